@@ -1,0 +1,24 @@
+//===- InitAll.cpp - Register Kiln's dialects and passes ------------------===//
+#include "compiler/driver/InitAll.h"
+
+#include "backends/cpu/Passes.h"
+#include "dialects/kiln/KilnDialect.h"
+#include "passes/lowering/Passes.h"
+
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+
+void mlir::kiln::registerAllDialects(DialectRegistry &registry) {
+  registry.insert<KilnDialect>();
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
+  mlir::registerAllToLLVMIRTranslations(registry);
+}
+
+void mlir::kiln::registerAllPasses() {
+  mlir::registerAllPasses();
+  registerLoweringPasses();
+  registerCpuBackendPasses();
+}

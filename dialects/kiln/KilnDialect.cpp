@@ -1,0 +1,24 @@
+//===- KilnDialect.cpp - The kiln graph dialect ---------------------------===//
+#include "dialects/kiln/KilnDialect.h"
+#include "dialects/kiln/KilnOps.h"
+
+using namespace mlir;
+using namespace mlir::kiln;
+
+#include "dialects/kiln/KilnDialect.cpp.inc"
+
+void KilnDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "dialects/kiln/KilnOps.cpp.inc"
+      >();
+}
+
+Operation *KilnDialect::materializeConstant(OpBuilder &builder,
+                                            Attribute value, Type type,
+                                            Location loc) {
+  auto elements = dyn_cast<ElementsAttr>(value);
+  if (!elements || elements.getType() != type)
+    return nullptr;
+  return ConstantOp::create(builder, loc, elements);
+}

@@ -1,0 +1,508 @@
+//===- ShapeInference.cpp - Result types of kiln ops ----------------------===//
+//
+// Every kiln op infers its result type from its operands and attributes.
+// The same functions verify ops: a mismatch between the written and the
+// inferred type is a verifier error, and a malformed op (bad axis, shapes that
+// do not broadcast) fails inference with a message at the op's location,
+// which the importer turns into an error naming the ONNX node.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/kiln/KilnOps.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/STLExtras.h"
+
+using namespace mlir;
+using namespace mlir::kiln;
+
+namespace {
+RankedTensorType rankedType(Value v) {
+  return cast<RankedTensorType>(v.getType());
+}
+
+std::string shapeString(ArrayRef<int64_t> shape) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << "[";
+  llvm::interleaveComma(shape, os);
+  os << "]";
+  return s;
+}
+
+LogicalResult inferBroadcast(std::optional<Location> loc, ValueRange operands,
+                             Type elementType,
+                             SmallVectorImpl<Type> &inferred) {
+  SmallVector<int64_t> shape;
+  for (Value v : operands) {
+    auto type = rankedType(v);
+    auto next = broadcastShapes(shape, type.getShape());
+    if (failed(next))
+      return emitOptionalError(loc, "shapes ", shapeString(shape), " and ",
+                               shapeString(type.getShape()),
+                               " do not broadcast");
+    shape = *next;
+  }
+  inferred.push_back(RankedTensorType::get(shape, elementType));
+  return success();
+}
+
+LogicalResult checkSameElementType(std::optional<Location> loc, Value a,
+                                   Value b) {
+  if (rankedType(a).getElementType() != rankedType(b).getElementType())
+    return emitOptionalError(loc, "element types differ: ",
+                             rankedType(a).getElementType(), " vs ",
+                             rankedType(b).getElementType());
+  return success();
+}
+} // namespace
+
+FailureOr<SmallVector<int64_t>> mlir::kiln::broadcastShapes(
+    ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
+  size_t rank = std::max(a.size(), b.size());
+  SmallVector<int64_t> out(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
+    int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
+    if (da != db && da != 1 && db != 1)
+      return failure();
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+int64_t mlir::kiln::windowOutputSize(int64_t in, int64_t kernel,
+                                     int64_t stride, int64_t dilation,
+                                     int64_t padBegin, int64_t padEnd,
+                                     bool ceilMode) {
+  int64_t span = dilation * (kernel - 1) + 1;
+  int64_t room = in + padBegin + padEnd - span;
+  if (room < 0)
+    return 0;
+  int64_t out = (ceilMode ? (room + stride - 1) / stride : room / stride) + 1;
+  // ONNX/PyTorch: the last window must start inside the input or left pad.
+  if (ceilMode && (out - 1) * stride >= in + padBegin)
+    --out;
+  return out;
+}
+
+int64_t mlir::kiln::sliceSize(int64_t start, int64_t end, int64_t step) {
+  if (step > 0)
+    return end > start ? (end - start + step - 1) / step : 0;
+  return start > end ? (start - end - step - 1) / -step : 0;
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+#define KILN_BINARY_INFER(OP)                                                  \
+  LogicalResult OP::inferReturnTypes(MLIRContext *, std::optional<Location> l, \
+                                     Adaptor a, SmallVectorImpl<Type> &out) {  \
+    if (failed(checkSameElementType(l, a.getLhs(), a.getRhs())))               \
+      return failure();                                                        \
+    return inferBroadcast(l, {a.getLhs(), a.getRhs()},                         \
+                          rankedType(a.getLhs()).getElementType(), out);       \
+  }
+KILN_BINARY_INFER(AddOp)
+KILN_BINARY_INFER(SubOp)
+KILN_BINARY_INFER(MulOp)
+KILN_BINARY_INFER(DivOp)
+KILN_BINARY_INFER(MaxOp)
+KILN_BINARY_INFER(MinOp)
+#undef KILN_BINARY_INFER
+
+// Pow allows a different exponent type (ONNX Pow has two type parameters).
+LogicalResult PowOp::inferReturnTypes(MLIRContext *, std::optional<Location> l,
+                                      Adaptor a, SmallVectorImpl<Type> &out) {
+  return inferBroadcast(l, {a.getLhs(), a.getRhs()},
+                        rankedType(a.getLhs()).getElementType(), out);
+}
+
+#define KILN_COMPARE_INFER(OP)                                                 \
+  LogicalResult OP::inferReturnTypes(MLIRContext *ctx,                         \
+                                     std::optional<Location> l, Adaptor a,     \
+                                     SmallVectorImpl<Type> &out) {             \
+    if (failed(checkSameElementType(l, a.getLhs(), a.getRhs())))               \
+      return failure();                                                        \
+    return inferBroadcast(l, {a.getLhs(), a.getRhs()},                         \
+                          IntegerType::get(ctx, 1), out);                      \
+  }
+KILN_COMPARE_INFER(EqualOp)
+KILN_COMPARE_INFER(LessOp)
+KILN_COMPARE_INFER(GreaterOp)
+#undef KILN_COMPARE_INFER
+
+#define KILN_SAME_TYPE_INFER(OP)                                               \
+  LogicalResult OP::inferReturnTypes(MLIRContext *, std::optional<Location>,   \
+                                     Adaptor a, SmallVectorImpl<Type> &out) {  \
+    out.push_back(a.getInput().getType());                                     \
+    return success();                                                          \
+  }
+KILN_SAME_TYPE_INFER(SqrtOp)
+KILN_SAME_TYPE_INFER(ExpOp)
+KILN_SAME_TYPE_INFER(LogOp)
+KILN_SAME_TYPE_INFER(NegOp)
+KILN_SAME_TYPE_INFER(AbsOp)
+KILN_SAME_TYPE_INFER(ReciprocalOp)
+KILN_SAME_TYPE_INFER(ReluOp)
+KILN_SAME_TYPE_INFER(SigmoidOp)
+KILN_SAME_TYPE_INFER(TanhOp)
+KILN_SAME_TYPE_INFER(ErfOp)
+KILN_SAME_TYPE_INFER(LeakyReluOp)
+KILN_SAME_TYPE_INFER(GeluOp)
+KILN_SAME_TYPE_INFER(ClipOp)
+KILN_SAME_TYPE_INFER(SoftmaxOp)
+KILN_SAME_TYPE_INFER(LogSoftmaxOp)
+#undef KILN_SAME_TYPE_INFER
+
+LogicalResult CastOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
+                                       Adaptor a, SmallVectorImpl<Type> &out) {
+  out.push_back(rankedType(a.getInput()).clone(a.getTo()));
+  return success();
+}
+
+LogicalResult WhereOp::inferReturnTypes(MLIRContext *,
+                                        std::optional<Location> l, Adaptor a,
+                                        SmallVectorImpl<Type> &out) {
+  if (!rankedType(a.getCondition()).getElementType().isInteger(1))
+    return emitOptionalError(l, "condition must be a tensor of i1");
+  if (failed(checkSameElementType(l, a.getX(), a.getY())))
+    return failure();
+  return inferBroadcast(l, {a.getCondition(), a.getX(), a.getY()},
+                        rankedType(a.getX()).getElementType(), out);
+}
+
+LogicalResult ConstantOp::inferReturnTypes(MLIRContext *,
+                                           std::optional<Location> l,
+                                           Adaptor a,
+                                           SmallVectorImpl<Type> &out) {
+  auto type = dyn_cast<RankedTensorType>(a.getValue().getType());
+  if (!type)
+    return emitOptionalError(l, "constant must be a ranked tensor");
+  out.push_back(type);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Normalization
+//===----------------------------------------------------------------------===//
+
+LogicalResult BatchNormOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> l,
+                                            Adaptor a,
+                                            SmallVectorImpl<Type> &out) {
+  auto type = rankedType(a.getInput());
+  if (type.getRank() < 2)
+    return emitOptionalError(l, "input must have rank >= 2, got ",
+                             type.getRank());
+  int64_t channels = type.getDimSize(1);
+  for (Value param : {a.getScale(), a.getBias(), a.getMean(),
+                      a.getVariance()}) {
+    auto p = rankedType(param);
+    if (p.getRank() != 1 || p.getDimSize(0) != channels)
+      return emitOptionalError(l, "per-channel operands must be [", channels,
+                               "], got ", shapeString(p.getShape()));
+  }
+  out.push_back(type);
+  return success();
+}
+
+LogicalResult LayerNormOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> l,
+                                            Adaptor a,
+                                            SmallVectorImpl<Type> &out) {
+  auto type = rankedType(a.getInput());
+  int64_t axis = a.getAxis();
+  if (axis < 0 || axis >= type.getRank())
+    return emitOptionalError(l, "axis ", axis, " out of range for rank ",
+                             type.getRank());
+  ArrayRef<int64_t> normalized = type.getShape().drop_front(axis);
+  for (Value param : {a.getScale(), a.getBias()}) {
+    if (!param)
+      continue;
+    auto b = broadcastShapes(normalized, rankedType(param).getShape());
+    if (failed(b) || ArrayRef<int64_t>(*b) != normalized)
+      return emitOptionalError(l, "scale/bias ",
+                               shapeString(rankedType(param).getShape()),
+                               " do not broadcast to ",
+                               shapeString(normalized));
+  }
+  out.push_back(type);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Contractions and windows
+//===----------------------------------------------------------------------===//
+
+LogicalResult MatMulOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> l, Adaptor a,
+                                         SmallVectorImpl<Type> &out) {
+  auto lhs = rankedType(a.getLhs()), rhs = rankedType(a.getRhs());
+  if (failed(checkSameElementType(l, a.getLhs(), a.getRhs())))
+    return failure();
+  if (lhs.getRank() < 2 || rhs.getRank() < 2)
+    return emitOptionalError(l, "operands must have rank >= 2");
+  int64_t m = lhs.getShape().end()[-2], k = lhs.getShape().back();
+  int64_t k2 = rhs.getShape().end()[-2], n = rhs.getShape().back();
+  if (k != k2)
+    return emitOptionalError(l, "contracted dims differ: ",
+                             shapeString(lhs.getShape()), " @ ",
+                             shapeString(rhs.getShape()));
+  auto batch = broadcastShapes(lhs.getShape().drop_back(2),
+                               rhs.getShape().drop_back(2));
+  if (failed(batch))
+    return emitOptionalError(l, "batch dims do not broadcast: ",
+                             shapeString(lhs.getShape()), " @ ",
+                             shapeString(rhs.getShape()));
+  SmallVector<int64_t> shape = *batch;
+  shape.append({m, n});
+  out.push_back(RankedTensorType::get(shape, lhs.getElementType()));
+  return success();
+}
+
+namespace {
+/// Checks the per-spatial-dim window attributes and computes the spatial
+/// output sizes of an NC[D]HW window op.
+LogicalResult inferWindow(std::optional<Location> l, RankedTensorType input,
+                          ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
+                          ArrayRef<int64_t> pads, ArrayRef<int64_t> dilations,
+                          bool ceilMode, SmallVectorImpl<int64_t> &spatial) {
+  int64_t n = input.getRank() - 2;
+  if (n < 1)
+    return emitOptionalError(l, "input must have rank >= 3, got ",
+                             input.getRank());
+  if ((int64_t)kernel.size() != n || (int64_t)strides.size() != n ||
+      (int64_t)dilations.size() != n || (int64_t)pads.size() != 2 * n)
+    return emitOptionalError(
+        l, "expected ", n, " kernel dims, strides and dilations and ", 2 * n,
+        " pads for a rank-", input.getRank(), " input");
+  for (int64_t i = 0; i < n; ++i) {
+    if (strides[i] < 1 || dilations[i] < 1 || kernel[i] < 1 || pads[i] < 0 ||
+        pads[n + i] < 0)
+      return emitOptionalError(l, "window attributes must be positive "
+                                  "(pads non-negative)");
+    int64_t size =
+        windowOutputSize(input.getDimSize(i + 2), kernel[i], strides[i],
+                         dilations[i], pads[i], pads[n + i], ceilMode);
+    if (size < 1)
+      return emitOptionalError(l, "window larger than padded input in dim ",
+                               i + 2);
+    spatial.push_back(size);
+  }
+  return success();
+}
+} // namespace
+
+LogicalResult ConvOp::inferReturnTypes(MLIRContext *, std::optional<Location> l,
+                                       Adaptor a, SmallVectorImpl<Type> &out) {
+  auto input = rankedType(a.getInput()), weight = rankedType(a.getWeight());
+  if (failed(checkSameElementType(l, a.getInput(), a.getWeight())))
+    return failure();
+  if (weight.getRank() != input.getRank())
+    return emitOptionalError(l, "weight rank ", weight.getRank(),
+                             " differs from input rank ", input.getRank());
+  int64_t group = a.getGroup();
+  int64_t channels = input.getDimSize(1), filters = weight.getDimSize(0);
+  if (group < 1 || channels != weight.getDimSize(1) * group ||
+      filters % group != 0)
+    return emitOptionalError(l, "input channels ", channels, ", weight ",
+                             shapeString(weight.getShape()), " and group ",
+                             group, " do not match");
+  if (a.getBias()) {
+    auto bias = rankedType(a.getBias());
+    if (bias.getRank() != 1 || bias.getDimSize(0) != filters)
+      return emitOptionalError(l, "bias must be [", filters, "]");
+  }
+  SmallVector<int64_t> shape = {input.getDimSize(0), filters};
+  if (failed(inferWindow(l, input, weight.getShape().drop_front(2),
+                         a.getStrides(), a.getPads(), a.getDilations(),
+                         /*ceilMode=*/false, shape)))
+    return failure();
+  out.push_back(input.clone(shape));
+  return success();
+}
+
+#define KILN_POOL_INFER(OP)                                                    \
+  LogicalResult OP::inferReturnTypes(MLIRContext *, std::optional<Location> l, \
+                                     Adaptor a, SmallVectorImpl<Type> &out) {  \
+    auto input = rankedType(a.getInput());                                     \
+    SmallVector<int64_t> shape(input.getShape().take_front(2));                \
+    if (failed(inferWindow(l, input, a.getKernelShape(), a.getStrides(),       \
+                           a.getPads(), a.getDilations(), a.getCeilMode(),     \
+                           shape)))                                            \
+      return failure();                                                        \
+    out.push_back(input.clone(shape));                                         \
+    return success();                                                          \
+  }
+KILN_POOL_INFER(MaxPoolOp)
+KILN_POOL_INFER(AvgPoolOp)
+#undef KILN_POOL_INFER
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+#define KILN_REDUCE_INFER(OP)                                                  \
+  LogicalResult OP::inferReturnTypes(MLIRContext *, std::optional<Location> l, \
+                                     Adaptor a, SmallVectorImpl<Type> &out) {  \
+    auto input = rankedType(a.getInput());                                     \
+    ArrayRef<int64_t> axes = a.getAxes();                                      \
+    for (size_t i = 0; i < axes.size(); ++i)                                   \
+      if (axes[i] < 0 || axes[i] >= input.getRank() ||                         \
+          (i > 0 && axes[i] <= axes[i - 1]))                                   \
+        return emitOptionalError(l, "axes must be sorted, unique and in [0, ", \
+                                 input.getRank(), ")");                        \
+    SmallVector<int64_t> shape;                                                \
+    for (int64_t d = 0; d < input.getRank(); ++d) {                            \
+      if (!llvm::is_contained(axes, d))                                        \
+        shape.push_back(input.getDimSize(d));                                  \
+      else if (a.getKeepdims())                                                \
+        shape.push_back(1);                                                    \
+    }                                                                          \
+    out.push_back(input.clone(shape));                                         \
+    return success();                                                          \
+  }
+KILN_REDUCE_INFER(ReduceSumOp)
+KILN_REDUCE_INFER(ReduceMeanOp)
+KILN_REDUCE_INFER(ReduceMaxOp)
+KILN_REDUCE_INFER(ReduceMinOp)
+KILN_REDUCE_INFER(ReduceProdOp)
+#undef KILN_REDUCE_INFER
+
+//===----------------------------------------------------------------------===//
+// Data movement
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *,
+                                          std::optional<Location> l,
+                                          Adaptor a,
+                                          SmallVectorImpl<Type> &out) {
+  auto input = rankedType(a.getInput());
+  ArrayRef<int64_t> shape = a.getShape();
+  int64_t count = 1;
+  for (int64_t d : shape) {
+    if (d < 0)
+      return emitOptionalError(l, "shape ", shapeString(shape),
+                               " has a negative dim");
+    count *= d;
+  }
+  if (count != input.getNumElements())
+    return emitOptionalError(l, "cannot reshape ",
+                             shapeString(input.getShape()), " (",
+                             input.getNumElements(), " elements) to ",
+                             shapeString(shape));
+  out.push_back(input.clone(shape));
+  return success();
+}
+
+LogicalResult TransposeOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location> l,
+                                            Adaptor a,
+                                            SmallVectorImpl<Type> &out) {
+  auto input = rankedType(a.getInput());
+  ArrayRef<int64_t> perm = a.getPerm();
+  SmallVector<bool> seen(input.getRank(), false);
+  SmallVector<int64_t> shape;
+  for (int64_t p : perm) {
+    if ((int64_t)perm.size() != input.getRank() || p < 0 ||
+        p >= input.getRank() || seen[p])
+      return emitOptionalError(l, "perm ", shapeString(perm),
+                               " is not a permutation of rank ",
+                               input.getRank());
+    seen[p] = true;
+    shape.push_back(input.getDimSize(p));
+  }
+  if ((int64_t)perm.size() != input.getRank())
+    return emitOptionalError(l, "perm ", shapeString(perm),
+                             " is not a permutation of rank ",
+                             input.getRank());
+  out.push_back(input.clone(shape));
+  return success();
+}
+
+LogicalResult ConcatOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> l, Adaptor a,
+                                         SmallVectorImpl<Type> &out) {
+  if (a.getInputs().empty())
+    return emitOptionalError(l, "needs at least one input");
+  auto first = rankedType(a.getInputs().front());
+  int64_t axis = a.getAxis();
+  if (axis < 0 || axis >= first.getRank())
+    return emitOptionalError(l, "axis ", axis, " out of range for rank ",
+                             first.getRank());
+  SmallVector<int64_t> shape(first.getShape());
+  shape[axis] = 0;
+  for (Value v : a.getInputs()) {
+    auto type = rankedType(v);
+    if (type.getRank() != first.getRank() ||
+        type.getElementType() != first.getElementType())
+      return emitOptionalError(l, "inputs differ in rank or element type");
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (d != axis && type.getDimSize(d) != first.getDimSize(d))
+        return emitOptionalError(l, "inputs differ in dim ", d, ": ",
+                                 shapeString(first.getShape()), " vs ",
+                                 shapeString(type.getShape()));
+    shape[axis] += type.getDimSize(axis);
+  }
+  out.push_back(first.clone(shape));
+  return success();
+}
+
+LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
+                                        std::optional<Location> l, Adaptor a,
+                                        SmallVectorImpl<Type> &out) {
+  auto input = rankedType(a.getInput());
+  ArrayRef<int64_t> starts = a.getStarts(), ends = a.getEnds(),
+                    steps = a.getSteps();
+  int64_t rank = input.getRank();
+  if ((int64_t)starts.size() != rank || (int64_t)ends.size() != rank ||
+      (int64_t)steps.size() != rank)
+    return emitOptionalError(l, "needs one start, end and step per dim");
+  SmallVector<int64_t> shape;
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t dim = input.getDimSize(d);
+    bool ok = steps[d] > 0
+                  ? 0 <= starts[d] && starts[d] <= ends[d] && ends[d] <= dim
+                  : steps[d] < 0 && -1 <= ends[d] && ends[d] <= starts[d] &&
+                        starts[d] < std::max<int64_t>(dim, 1);
+    if (!ok)
+      return emitOptionalError(l, "slice bounds not normalized in dim ", d,
+                               ": start ", starts[d], ", end ", ends[d],
+                               ", step ", steps[d], ", size ", dim);
+    shape.push_back(sliceSize(starts[d], ends[d], steps[d]));
+  }
+  out.push_back(input.clone(shape));
+  return success();
+}
+
+LogicalResult GatherOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> l, Adaptor a,
+                                         SmallVectorImpl<Type> &out) {
+  auto data = rankedType(a.getData()), indices = rankedType(a.getIndices());
+  int64_t axis = a.getAxis();
+  if (axis < 0 || axis >= data.getRank())
+    return emitOptionalError(l, "axis ", axis, " out of range for rank ",
+                             data.getRank());
+  if (!isa<IntegerType>(indices.getElementType()))
+    return emitOptionalError(l, "indices must be integers");
+  SmallVector<int64_t> shape(data.getShape().take_front(axis));
+  llvm::append_range(shape, indices.getShape());
+  llvm::append_range(shape, data.getShape().drop_front(axis + 1));
+  out.push_back(data.clone(shape));
+  return success();
+}
+
+LogicalResult ExpandOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> l, Adaptor a,
+                                         SmallVectorImpl<Type> &out) {
+  auto input = rankedType(a.getInput());
+  auto b = broadcastShapes(input.getShape(), a.getShape());
+  if (failed(b) || ArrayRef<int64_t>(*b) != a.getShape())
+    return emitOptionalError(l, "cannot expand ",
+                             shapeString(input.getShape()), " to ",
+                             shapeString(a.getShape()));
+  out.push_back(input.clone(a.getShape()));
+  return success();
+}

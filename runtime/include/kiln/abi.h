@@ -1,0 +1,99 @@
+/*
+ * The binary contract between a Kiln artifact and the Kiln runtime.
+ *
+ * An artifact is a shared library that exports exactly one symbol,
+ * KILN_ARTIFACT_SYMBOL: a function returning a pointer to a constant
+ * kiln_artifact_descriptor. The first two fields (magic, abi_version) never
+ * move, so a runtime can reject an artifact of another ABI version before it
+ * trusts the rest of the layout. Any change to these structs bumps
+ * KILN_ABI_VERSION.
+ *
+ * The compiler (backends/common) emits these structs as LLVM IR constants; the
+ * runtime reads them. Keep both in step with this header.
+ */
+#ifndef KILN_ABI_H
+#define KILN_ABI_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define KILN_ARTIFACT_MAGIC 0x4E4C494Bu /* "KILN" little-endian */
+#define KILN_ABI_VERSION 1u
+#define KILN_ARTIFACT_SYMBOL "kiln_artifact"
+/* Alignment of the arena, of every buffer planned in it, and of weights. */
+#define KILN_ALIGNMENT 64
+
+/* Element types, numbered as ONNX's TensorProto.DataType. */
+typedef enum kiln_dtype {
+  KILN_DTYPE_UNDEFINED = 0,
+  KILN_DTYPE_F32 = 1,
+  KILN_DTYPE_U8 = 2,
+  KILN_DTYPE_I8 = 3,
+  KILN_DTYPE_U16 = 4,
+  KILN_DTYPE_I16 = 5,
+  KILN_DTYPE_I32 = 6,
+  KILN_DTYPE_I64 = 7,
+  KILN_DTYPE_BOOL = 9,
+  KILN_DTYPE_F16 = 10,
+  KILN_DTYPE_F64 = 11,
+  KILN_DTYPE_U32 = 12,
+  KILN_DTYPE_U64 = 13,
+  KILN_DTYPE_BF16 = 16
+} kiln_dtype;
+
+/* One model input or output: dense, row-major, no padding. */
+typedef struct kiln_tensor_desc {
+  const char *name;
+  int32_t dtype; /* a kiln_dtype */
+  int32_t rank;
+  const int64_t *shape; /* rank entries */
+} kiln_tensor_desc;
+
+/* Callbacks the runtime hands to the entry point. Generated code creates no
+ * threads; it asks the runtime's pool to run loop bodies. */
+typedef void (*kiln_parallel_body)(void *ctx, int64_t begin, int64_t end);
+typedef struct kiln_runtime_callbacks {
+  uint32_t abi_version; /* KILN_ABI_VERSION */
+  uint32_t num_threads;
+  void *pool;
+  /* Splits [0, n) into chunks and runs body(ctx, begin, end) on each, possibly
+   * in parallel; returns when every chunk is done. */
+  void (*parallel_for)(void *pool, int64_t n, kiln_parallel_body body,
+                       void *ctx);
+} kiln_runtime_callbacks;
+
+/* Runs the model. inputs/outputs hold one data pointer per tensor, in
+ * descriptor order, each aligned to at least the element size. arena points
+ * to arena_size bytes aligned to KILN_ALIGNMENT, owned by the caller and
+ * reused across runs. Returns 0 on success. */
+typedef int32_t (*kiln_entry_fn)(void *const *inputs, void *const *outputs,
+                                 void *arena,
+                                 const kiln_runtime_callbacks *runtime);
+
+typedef struct kiln_artifact_descriptor {
+  uint32_t magic;       /* KILN_ARTIFACT_MAGIC */
+  uint32_t abi_version; /* KILN_ABI_VERSION */
+  const char *target_triple;   /* e.g. "x86_64-unknown-linux-gnu" */
+  const char *target_cpu;      /* e.g. "znver5" */
+  const char *target_features; /* LLVM feature string, e.g. "+avx2,+fma" */
+  const char *model_name;
+  const char *producer; /* e.g. "kiln 0.1.0" */
+  uint32_t num_inputs;
+  uint32_t num_outputs;
+  const kiln_tensor_desc *inputs;
+  const kiln_tensor_desc *outputs;
+  uint64_t arena_size;   /* bytes */
+  uint64_t weights_size; /* bytes embedded read-only in the artifact */
+  kiln_entry_fn entry;
+} kiln_artifact_descriptor;
+
+typedef const kiln_artifact_descriptor *(*kiln_artifact_fn)(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KILN_ABI_H */

@@ -1,0 +1,11 @@
+import os
+import lit.formats
+
+config.name = "kiln"
+config.test_format = lit.formats.ShTest(execute_external=True)
+config.suffixes = [".mlir"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.kiln_obj_root, "test", "lit")
+config.excludes = ["Inputs", "lit.cfg.py", "lit.site.cfg.py.in"]
+config.environment["PATH"] = os.pathsep.join(
+    [config.kiln_tools_dir, config.llvm_tools_dir, config.environment.get("PATH", "")])
