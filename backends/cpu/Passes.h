@@ -1,0 +1,18 @@
+//===- Passes.h - CPU backend passes ----------------------------*- C++ -*-===//
+#ifndef KILN_BACKENDS_CPU_PASSES_H
+#define KILN_BACKENDS_CPU_PASSES_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir::kiln {
+#define GEN_PASS_DECL
+#include "backends/cpu/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "backends/cpu/Passes.h.inc"
+
+inline void registerCpuBackendPasses() { registerKilnCpuPasses(); }
+} // namespace mlir::kiln
+
+#endif // KILN_BACKENDS_CPU_PASSES_H
