@@ -1,0 +1,289 @@
+//===- GraphImporter.cpp - ONNX graph -> func.func @main in kiln ----------===//
+//
+// Walks the (topologically sorted) ONNX graph once. Graph inputs become
+// function arguments, initializers become kiln.constant ops when first used,
+// and each node is handed to the handler registered for its op type. Every op
+// a handler builds is located at the node (FusedLoc of the node name, with the
+// op type as metadata), so any later diagnostic names the ONNX node.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/import/onnx/NodeContext.h"
+#include "compiler/import/onnx/OnnxImporter.h"
+
+#include "onnx/onnx.pb.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/Support/Path.h"
+#include <fmt/format.h>
+
+using namespace mlir;
+using namespace mlir::kiln::onnx_import;
+
+namespace {
+llvm::Error fail(const std::string &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+const llvm::StringMap<OpHandler> &handlerTable() {
+  static const llvm::StringMap<OpHandler> table = [] {
+    llvm::StringMap<OpHandler> t;
+    registerElementwiseHandlers(t);
+    registerNNHandlers(t);
+    registerShapeHandlers(t);
+    registerReductionHandlers(t);
+    return t;
+  }();
+  return table;
+}
+
+std::string shapeText(ArrayRef<int64_t> shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? "," : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+class GraphImporter {
+public:
+  GraphImporter(MLIRContext &ctx, const onnx::ModelProto &model,
+                StringRef modelPath, const ImportOptions &options)
+      : ctx(ctx), model(model), graph(model.graph()), options(options),
+        modelDir(llvm::sys::path::parent_path(modelPath).str()),
+        modelPath(modelPath.str()) {
+    if (modelDir.empty())
+      modelDir = ".";
+  }
+
+  llvm::Expected<OwningOpRef<ModuleOp>> run();
+
+private:
+  llvm::Error readOpset();
+  llvm::Expected<RankedTensorType> inputType(const onnx::ValueInfoProto &vi);
+  llvm::Expected<Value> lookup(const std::string &name, OpBuilder &b);
+  llvm::Error importNode(const onnx::NodeProto &node, size_t index,
+                         OpBuilder &b);
+
+  MLIRContext &ctx;
+  const onnx::ModelProto &model;
+  const onnx::GraphProto &graph;
+  const ImportOptions &options;
+  std::string modelDir, modelPath;
+  int64_t opset = 0;
+  llvm::StringMap<Value> values;
+  llvm::StringMap<const onnx::TensorProto *> initializers;
+  std::string lastDiagnostic;
+};
+
+llvm::Error GraphImporter::readOpset() {
+  for (const auto &entry : model.opset_import())
+    if (entry.domain().empty() || entry.domain() == "ai.onnx")
+      opset = entry.version();
+  if (opset == 0 && model.opset_import_size() == 0)
+    opset = 1; // IR version 1 models have no opset_import
+  if (opset == 0)
+    return fail("the model imports no opset of the default ONNX domain");
+  return llvm::Error::success();
+}
+
+llvm::Expected<RankedTensorType>
+GraphImporter::inputType(const onnx::ValueInfoProto &vi) {
+  const auto &tt = vi.type().tensor_type();
+  if (!vi.type().has_tensor_type())
+    return fail(fmt::format("input '{}' is not a tensor (sequences, maps and "
+                            "optionals are not supported)",
+                            vi.name()));
+  Type elementType = elementTypeFor(&ctx, tt.elem_type());
+  if (!elementType)
+    return fail(fmt::format("input '{}' has unsupported element type {}",
+                            vi.name(), onnxTypeName(tt.elem_type())));
+  auto it = options.inputShapes.find(vi.name());
+  if (it != options.inputShapes.end())
+    return RankedTensorType::get(it->second, elementType);
+  if (!tt.has_shape())
+    return fail(fmt::format("input '{}' has no shape; give one with "
+                            "--input-shape {}=D0,D1,...",
+                            vi.name(), vi.name()));
+  SmallVector<int64_t> shape;
+  for (const auto &dim : tt.shape().dim()) {
+    if (!dim.has_dim_value() || dim.dim_value() < 0)
+      return fail(fmt::format(
+          "input '{}' has a symbolic dim{}; give a static shape with "
+          "--input-shape {}=D0,D1,...",
+          vi.name(),
+          dim.has_dim_param() ? " '" + dim.dim_param() + "'" : std::string(),
+          vi.name()));
+    shape.push_back(dim.dim_value());
+  }
+  return RankedTensorType::get(shape, elementType);
+}
+
+llvm::Expected<Value> GraphImporter::lookup(const std::string &name,
+                                            OpBuilder &b) {
+  auto it = values.find(name);
+  if (it != values.end())
+    return it->second;
+  auto init = initializers.find(name);
+  if (init == initializers.end())
+    return fail(fmt::format("tensor '{}' is used before it is defined (the "
+                            "graph is not topologically sorted, or the name "
+                            "is missing)",
+                            name));
+  std::string error;
+  auto attr = convertTensor(&ctx, *init->second, modelDir, error);
+  if (failed(attr))
+    return fail(error);
+  Location loc = NameLoc::get(StringAttr::get(&ctx, name));
+  Value v = kiln::ConstantOp::create(b, loc, *attr);
+  values[name] = v;
+  return v;
+}
+
+llvm::Error GraphImporter::importNode(const onnx::NodeProto &node,
+                                      size_t index, OpBuilder &b) {
+  std::string name = node.name().empty()
+                         ? fmt::format("{}_{}", node.op_type(), index)
+                         : node.name();
+  auto where = [&] {
+    return fmt::format("at node '{}' ({})", name, node.op_type());
+  };
+  if (!node.domain().empty() && node.domain() != "ai.onnx")
+    return fail(fmt::format("unsupported ONNX op '{}' (domain '{}') at node "
+                            "'{}'",
+                            node.op_type(), node.domain(), name));
+  const auto &table = handlerTable();
+  auto handler = table.find(node.op_type());
+  if (handler == table.end())
+    return fail(fmt::format("unsupported ONNX op '{}' (opset {}) at node '{}'",
+                            node.op_type(), opset, name));
+
+  SmallVector<Value> inputs;
+  for (const std::string &in : node.input()) {
+    if (in.empty()) {
+      inputs.push_back(Value());
+      continue;
+    }
+    auto v = lookup(in, b);
+    if (!v)
+      return fail(fmt::format("{} {}", llvm::toString(v.takeError()),
+                              where()));
+    inputs.push_back(*v);
+  }
+
+  Location loc = FusedLoc::get(&ctx, {NameLoc::get(StringAttr::get(&ctx,
+                                                                   name))},
+                               StringAttr::get(&ctx, node.op_type()));
+  NodeContext nc(b, node, inputs, opset, loc, modelDir);
+  lastDiagnostic.clear();
+  auto results = handler->second(nc);
+  if (failed(results)) {
+    std::string why = !nc.error.empty() ? nc.error : lastDiagnostic;
+    if (why.empty())
+      why = "import failed";
+    if (nc.errorIsUnsupported)
+      return fail(fmt::format("unsupported ONNX op '{}' (opset {}) at node "
+                              "'{}': {}",
+                              node.op_type(), opset, name, why));
+    return fail(fmt::format("{} {}", why, where()));
+  }
+  for (size_t i = 0; i < (size_t)node.output_size(); ++i) {
+    if (node.output(i).empty())
+      continue;
+    if (i >= results->size() || !(*results)[i])
+      return fail(fmt::format("output {} ('{}') is not supported {}", i,
+                              node.output(i), where()));
+    values[node.output(i)] = (*results)[i];
+  }
+  return llvm::Error::success();
+}
+
+llvm::Expected<OwningOpRef<ModuleOp>> GraphImporter::run() {
+  ScopedDiagnosticHandler capture(&ctx, [&](Diagnostic &diag) {
+    if (diag.getSeverity() == DiagnosticSeverity::Error &&
+        lastDiagnostic.empty())
+      lastDiagnostic = diag.str();
+    return success();
+  });
+  ctx.loadDialect<kiln::KilnDialect, func::FuncDialect>();
+  if (auto err = readOpset())
+    return std::move(err);
+  for (const auto &t : graph.initializer())
+    initializers[t.name()] = &t;
+
+  OpBuilder b(&ctx);
+  Location fileLoc = FileLineColLoc::get(&ctx, modelPath, 0, 0);
+  OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);
+  std::string modelName = graph.name().empty()
+                              ? llvm::sys::path::stem(modelPath).str()
+                              : graph.name();
+  (*module)->setAttr("kiln.model_name", b.getStringAttr(modelName));
+  (*module)->setAttr("kiln.opset", b.getI64IntegerAttr(opset));
+
+  SmallVector<Type> argTypes;
+  SmallVector<std::string> argNames;
+  for (const auto &vi : graph.input()) {
+    if (initializers.count(vi.name()))
+      continue; // IR < 4 lists initializers among the inputs
+    auto type = inputType(vi);
+    if (!type)
+      return type.takeError();
+    argTypes.push_back(*type);
+    argNames.push_back(vi.name());
+  }
+  for (const auto &[name, shape] : options.inputShapes)
+    if (!llvm::is_contained(argNames, name))
+      return fail(fmt::format("--input-shape names '{}', which is not a "
+                              "graph input",
+                              name));
+
+  b.setInsertionPointToEnd(module->getBody());
+  auto func = func::FuncOp::create(b, fileLoc, "main",
+                                   b.getFunctionType(argTypes, {}));
+  Block *body = func.addEntryBlock();
+  for (size_t i = 0; i < argNames.size(); ++i) {
+    func.setArgAttr(i, "kiln.name", b.getStringAttr(argNames[i]));
+    values[argNames[i]] = body->getArgument(i);
+  }
+  b.setInsertionPointToEnd(body);
+
+  for (size_t i = 0; i < (size_t)graph.node_size(); ++i)
+    if (auto err = importNode(graph.node(i), i, b))
+      return std::move(err);
+
+  SmallVector<Value> results;
+  SmallVector<Type> resultTypes;
+  for (const auto &out : graph.output()) {
+    auto v = lookup(out.name(), b);
+    if (!v)
+      return fail(fmt::format("graph output '{}' is never computed",
+                              out.name()));
+    results.push_back(*v);
+    resultTypes.push_back(v->getType());
+  }
+  func::ReturnOp::create(b, fileLoc, results);
+  func.setFunctionType(b.getFunctionType(argTypes, resultTypes));
+  for (size_t i = 0; i < (size_t)graph.output_size(); ++i)
+    func.setResultAttr(i, "kiln.name", b.getStringAttr(graph.output(i).name()));
+
+  if (failed(verify(*module)))
+    return fail(fmt::format("internal error: imported IR does not verify: {}",
+                            lastDiagnostic));
+  return std::move(module);
+}
+} // namespace
+
+llvm::Expected<OwningOpRef<ModuleOp>> mlir::kiln::onnx_import::importOnnxModel(
+    MLIRContext &context, const onnx::ModelProto &model, StringRef modelPath,
+    const ImportOptions &options) {
+  return GraphImporter(context, model, modelPath, options).run();
+}
+
+std::vector<std::string> mlir::kiln::onnx_import::supportedOnnxOps() {
+  std::vector<std::string> ops;
+  for (const auto &entry : handlerTable())
+    ops.push_back(entry.getKey().str());
+  std::sort(ops.begin(), ops.end());
+  return ops;
+}

@@ -1,0 +1,367 @@
+//===- ImportShape.cpp - Shape and data-movement ONNX ops -----------------===//
+//
+// Reshape/Flatten/Squeeze/Unsqueeze become kiln.reshape with a resolved
+// shape; Slice/Split become normalized kiln.slice ops. Shape-valued inputs
+// must be compile-time constants: Shape of a static tensor is a constant, and
+// the folders reduce the usual Shape -> Gather -> Concat chains; anything
+// else gets a "needs data-dependent shape" error.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/import/onnx/NodeContext.h"
+
+#include "onnx/onnx.pb.h"
+
+#include <fmt/format.h>
+
+using namespace mlir;
+using namespace mlir::kiln::onnx_import;
+namespace k = mlir::kiln;
+
+namespace {
+using Results = FailureOr<SmallVector<Value>>;
+
+Results one(FailureOr<Value> v) {
+  if (failed(v))
+    return failure();
+  return SmallVector<Value>{*v};
+}
+
+FailureOr<Value> reshape(NodeContext &c, Value v, ArrayRef<int64_t> shape) {
+  return c.make<k::ReshapeOp>(v, {c.named("shape", c.i64s(shape))});
+}
+
+Value i64Constant(NodeContext &c, ArrayRef<int64_t> values) {
+  auto type = RankedTensorType::get({(int64_t)values.size()},
+                                    c.b.getI64Type());
+  return c.constant(cast<ElementsAttr>(DenseElementsAttr::get(type, values)));
+}
+
+/// Integer list from attribute `name` (opset < `inputSince`) or input `i`.
+/// nullopt with c.error set when the input exists but is not constant.
+std::optional<SmallVector<int64_t>> intsFrom(NodeContext &c, StringRef name,
+                                             size_t i, int64_t inputSince,
+                                             bool &notConstant) {
+  notConstant = false;
+  if (c.opset < inputSince)
+    return c.attrInts(name);
+  if (!c.hasInput(i))
+    return std::nullopt;
+  auto v = c.constantInts(i);
+  notConstant = !v.has_value();
+  return v;
+}
+
+Results importReshape(NodeContext &c) {
+  auto input = c.type(c.input(0));
+  bool notConstant;
+  auto target = intsFrom(c, "shape", 1, 5, notConstant);
+  if (notConstant)
+    return c.needsConstant(1);
+  if (!target)
+    return c.fail("shape is required");
+  bool allowZero = c.attrInt("allowzero", 0);
+  SmallVector<int64_t> shape;
+  int64_t known = 1, inferIndex = -1;
+  for (auto [i, d] : llvm::enumerate(*target)) {
+    if (d == 0 && !allowZero) {
+      if ((int64_t)i >= input.getRank())
+        return c.fail("shape copies dim " + std::to_string(i) +
+                      " that the input does not have");
+      d = input.getDimSize(i);
+    }
+    if (d == -1) {
+      if (inferIndex >= 0)
+        return c.fail("shape has more than one -1");
+      inferIndex = i;
+    } else if (d < 0) {
+      return c.fail("shape has a negative dim");
+    } else {
+      known *= d;
+    }
+    shape.push_back(d);
+  }
+  if (inferIndex >= 0) {
+    if (known == 0 || input.getNumElements() % known)
+      return c.fail("cannot infer the -1 dim of the shape");
+    shape[inferIndex] = input.getNumElements() / known;
+  }
+  return one(reshape(c, c.input(0), shape));
+}
+
+Results importFlatten(NodeContext &c) {
+  auto input = c.type(c.input(0));
+  int64_t rank = input.getRank();
+  int64_t axis = c.attrInt("axis", 1);
+  if (axis < 0)
+    axis += rank;
+  if (axis < 0 || axis > rank)
+    return c.fail("axis out of range");
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < rank; ++d)
+    (d < axis ? outer : inner) *= input.getDimSize(d);
+  return one(reshape(c, c.input(0), {outer, inner}));
+}
+
+Results importTranspose(NodeContext &c) {
+  int64_t rank = c.type(c.input(0)).getRank();
+  SmallVector<int64_t> perm;
+  for (int64_t d = rank - 1; d >= 0; --d)
+    perm.push_back(d);
+  if (auto p = c.attrInts("perm"))
+    perm = *p;
+  return one(c.make<k::TransposeOp>(c.input(0), {c.named("perm", c.i64s(perm))}));
+}
+
+Results importSqueeze(NodeContext &c) {
+  auto input = c.type(c.input(0));
+  bool notConstant;
+  auto axes = intsFrom(c, "axes", 1, 13, notConstant);
+  if (notConstant)
+    return c.needsConstant(1);
+  SmallVector<bool> drop(input.getRank(), false);
+  if (axes) {
+    for (int64_t a : *axes) {
+      auto axis = c.normalizeAxis(a, input.getRank());
+      if (!axis || input.getDimSize(*axis) != 1)
+        return c.fail(fmt::format("cannot squeeze axis {}", a));
+      drop[*axis] = true;
+    }
+  } else {
+    for (int64_t d = 0; d < input.getRank(); ++d)
+      drop[d] = input.getDimSize(d) == 1;
+  }
+  SmallVector<int64_t> shape;
+  for (int64_t d = 0; d < input.getRank(); ++d)
+    if (!drop[d])
+      shape.push_back(input.getDimSize(d));
+  return one(reshape(c, c.input(0), shape));
+}
+
+Results importUnsqueeze(NodeContext &c) {
+  auto input = c.type(c.input(0));
+  bool notConstant;
+  auto axes = intsFrom(c, "axes", 1, 13, notConstant);
+  if (notConstant)
+    return c.needsConstant(1);
+  if (!axes)
+    return c.fail("axes are required");
+  int64_t rank = input.getRank() + axes->size();
+  SmallVector<bool> inserted(rank, false);
+  for (int64_t a : *axes) {
+    auto axis = c.normalizeAxis(a, rank);
+    if (!axis || inserted[*axis])
+      return c.fail(fmt::format("bad unsqueeze axis {}", a));
+    inserted[*axis] = true;
+  }
+  SmallVector<int64_t> shape;
+  int64_t next = 0;
+  for (int64_t d = 0; d < rank; ++d)
+    shape.push_back(inserted[d] ? 1 : input.getDimSize(next++));
+  return one(reshape(c, c.input(0), shape));
+}
+
+Results importConcat(NodeContext &c) {
+  SmallVector<Value> inputs;
+  for (size_t i = 0; i < c.numInputs(); ++i)
+    if (c.hasInput(i) && c.type(c.input(i)).getNumElements() > 0)
+      inputs.push_back(c.input(i));
+  if (inputs.empty())
+    inputs.push_back(c.input(0));
+  auto axis = c.normalizeAxis(c.attrInt("axis", 0),
+                              c.type(inputs[0]).getRank());
+  if (!axis)
+    return c.fail("axis out of range");
+  return one(c.make<k::ConcatOp>(inputs,
+                                 {c.named("axis", c.b.getI64IntegerAttr(*axis))}));
+}
+
+/// Builds a kiln.slice from per-axis ONNX bounds, clamped as ONNX specifies.
+FailureOr<Value> slice(NodeContext &c, Value v, ArrayRef<int64_t> starts,
+                       ArrayRef<int64_t> ends, ArrayRef<int64_t> axes,
+                       ArrayRef<int64_t> steps) {
+  auto type = c.type(v);
+  int64_t rank = type.getRank();
+  SmallVector<int64_t> s(rank, 0), e(type.getShape()), st(rank, 1);
+  for (size_t i = 0; i < starts.size(); ++i) {
+    auto axis = c.normalizeAxis(axes[i], rank);
+    if (!axis || steps[i] == 0) {
+      c.error = "slice axis out of range or step 0";
+      return failure();
+    }
+    int64_t dim = type.getDimSize(*axis), step = steps[i];
+    int64_t start = starts[i] < 0 ? starts[i] + dim : starts[i];
+    int64_t end = ends[i] < 0 && ends[i] > INT64_MIN / 2 ? ends[i] + dim
+                                                           : ends[i];
+    if (step > 0) {
+      start = std::clamp<int64_t>(start, 0, dim);
+      end = std::clamp<int64_t>(end, start, dim);
+    } else {
+      start = std::clamp<int64_t>(start, 0, std::max<int64_t>(dim - 1, 0));
+      end = std::clamp<int64_t>(end, -1, start);
+    }
+    s[*axis] = start, e[*axis] = end, st[*axis] = step;
+  }
+  return c.make<k::SliceOp>(v, {c.named("starts", c.i64s(s)),
+                                c.named("ends", c.i64s(e)),
+                                c.named("steps", c.i64s(st))});
+}
+
+Results importSlice(NodeContext &c) {
+  int64_t rank = c.type(c.input(0)).getRank();
+  SmallVector<int64_t> starts, ends, axes, steps;
+  if (c.opset < 10) {
+    starts = c.attrInts("starts").value_or(SmallVector<int64_t>());
+    ends = c.attrInts("ends").value_or(SmallVector<int64_t>());
+    if (auto a = c.attrInts("axes"))
+      axes = *a;
+  } else {
+    for (size_t i = 1; i < 5; ++i)
+      if (c.hasInput(i) && !c.constantInts(i))
+        return c.needsConstant(i);
+    starts = c.constantInts(1).value_or(SmallVector<int64_t>());
+    ends = c.constantInts(2).value_or(SmallVector<int64_t>());
+    if (auto a = c.constantInts(3))
+      axes = *a;
+    if (auto s = c.constantInts(4))
+      steps = *s;
+  }
+  if (starts.size() != ends.size())
+    return c.fail("starts and ends differ in length");
+  if (axes.empty())
+    for (size_t i = 0; i < starts.size(); ++i)
+      axes.push_back(i);
+  if (steps.empty())
+    steps.assign(starts.size(), 1);
+  if (axes.size() != starts.size() || steps.size() != starts.size() ||
+      (int64_t)starts.size() > rank)
+    return c.fail("starts, ends, axes and steps differ in length");
+  return one(slice(c, c.input(0), starts, ends, axes, steps));
+}
+
+Results importSplit(NodeContext &c) {
+  auto type = c.type(c.input(0));
+  auto axis = c.normalizeAxis(c.attrInt("axis", 0), type.getRank());
+  if (!axis)
+    return c.fail("axis out of range");
+  int64_t dim = type.getDimSize(*axis);
+  int64_t parts = c.numOutputs();
+  bool notConstant;
+  auto sizes = intsFrom(c, "split", 1, 13, notConstant);
+  if (notConstant)
+    return c.needsConstant(1);
+  if (!sizes) {
+    // Equal parts; since opset 18 the last one may be smaller.
+    int64_t chunk = (dim + parts - 1) / parts;
+    sizes.emplace();
+    for (int64_t i = 0, left = dim; i < parts; ++i, left -= chunk)
+      sizes->push_back(std::min(chunk, std::max<int64_t>(left, 0)));
+  }
+  if ((int64_t)sizes->size() != parts)
+    return c.fail("split sizes do not match the number of outputs");
+  SmallVector<Value> results;
+  int64_t offset = 0;
+  for (int64_t size : *sizes) {
+    auto v = slice(c, c.input(0), {offset}, {offset + size}, {*axis}, {1});
+    if (failed(v))
+      return failure();
+    results.push_back(*v);
+    offset += size;
+  }
+  if (offset != dim)
+    return c.fail("split sizes do not add up to the dim");
+  return results;
+}
+
+Results importGather(NodeContext &c) {
+  auto axis = c.normalizeAxis(c.attrInt("axis", 0),
+                              c.type(c.input(0)).getRank());
+  if (!axis)
+    return c.fail("axis out of range");
+  return one(c.make<k::GatherOp>({c.input(0), c.input(1)},
+                                 {c.named("axis", c.b.getI64IntegerAttr(*axis))}));
+}
+
+Results importExpand(NodeContext &c) {
+  auto shape = c.constantInts(1);
+  if (!shape)
+    return c.needsConstant(1);
+  auto full = k::broadcastShapes(c.type(c.input(0)).getShape(), *shape);
+  if (failed(full))
+    return c.fail("shape does not broadcast with the input");
+  return one(c.make<k::ExpandOp>(c.input(0), {c.named("shape", c.i64s(*full))}));
+}
+
+Results importShape(NodeContext &c) {
+  auto shape = c.type(c.input(0)).getShape();
+  int64_t rank = shape.size();
+  int64_t start = c.attrInt("start", 0), end = c.attrInt("end", rank);
+  start = std::clamp<int64_t>(start < 0 ? start + rank : start, 0, rank);
+  end = std::clamp<int64_t>(end < 0 ? end + rank : end, start, rank);
+  return SmallVector<Value>{i64Constant(c, shape.slice(start, end - start))};
+}
+
+Results importSize(NodeContext &c) {
+  return SmallVector<Value>{
+      c.scalar(c.b.getI64Type(), (double)c.type(c.input(0)).getNumElements())};
+}
+
+Results importConstantOfShape(NodeContext &c) {
+  auto shape = c.constantInts(0);
+  if (!shape)
+    return c.needsConstant(0);
+  Attribute value = FloatAttr::get(c.b.getF32Type(), 0.0);
+  if (const auto *t = c.attrTensor("value")) {
+    std::string error;
+    auto attr = convertTensor(c.ctx(), *t, c.modelDir, error);
+    auto dense = succeeded(attr) ? dyn_cast<DenseElementsAttr>(*attr) : nullptr;
+    if (!dense || dense.getNumElements() != 1)
+      return c.fail("value must be a one-element tensor");
+    value = dense.getValues<Attribute>()[0];
+  }
+  auto type = RankedTensorType::get(*shape, cast<TypedAttr>(value).getType());
+  return SmallVector<Value>{
+      c.constant(cast<ElementsAttr>(DenseElementsAttr::get(type, value)))};
+}
+
+Results importRange(NodeContext &c) {
+  auto start = c.constantFloats(0), limit = c.constantFloats(1),
+       delta = c.constantFloats(2);
+  for (size_t i = 0; i < 3; ++i)
+    if (!c.constantFloats(i))
+      return c.needsConstant(i);
+  if (start->size() != 1 || limit->size() != 1 || delta->size() != 1 ||
+      (*delta)[0] == 0)
+    return c.fail("start, limit and delta must be scalars, delta non-zero");
+  double s = (*start)[0], l = (*limit)[0], d = (*delta)[0];
+  int64_t n = std::max<int64_t>(0, (int64_t)std::ceil((l - s) / d));
+  Type et = c.type(c.input(0)).getElementType();
+  auto type = RankedTensorType::get({n}, et);
+  SmallVector<Attribute> values;
+  for (int64_t i = 0; i < n; ++i) {
+    double v = s + i * d;
+    values.push_back(isa<FloatType>(et)
+                         ? Attribute(FloatAttr::get(et, v))
+                         : Attribute(IntegerAttr::get(et, (int64_t)v)));
+  }
+  return SmallVector<Value>{
+      c.constant(cast<ElementsAttr>(DenseElementsAttr::get(type, values)))};
+}
+} // namespace
+
+void mlir::kiln::onnx_import::registerShapeHandlers(llvm::StringMap<OpHandler> &t) {
+  t["Reshape"] = importReshape;
+  t["Flatten"] = importFlatten;
+  t["Transpose"] = importTranspose;
+  t["Squeeze"] = importSqueeze;
+  t["Unsqueeze"] = importUnsqueeze;
+  t["Concat"] = importConcat;
+  t["Slice"] = importSlice;
+  t["Split"] = importSplit;
+  t["Gather"] = importGather;
+  t["Expand"] = importExpand;
+  t["Shape"] = importShape;
+  t["Size"] = importSize;
+  t["ConstantOfShape"] = importConstantOfShape;
+  t["Range"] = importRange;
+}

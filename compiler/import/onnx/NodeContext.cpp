@@ -1,0 +1,139 @@
+//===- NodeContext.cpp - Attribute access and op building for handlers ----===//
+
+#include "compiler/import/onnx/NodeContext.h"
+
+#include "onnx/onnx.pb.h"
+
+#include "mlir/IR/Matchers.h"
+#include <fmt/format.h>
+
+using namespace mlir;
+using namespace mlir::kiln::onnx_import;
+
+const std::string &NodeContext::opType() const { return node.op_type(); }
+
+size_t NodeContext::numOutputs() const { return node.output_size(); }
+
+bool NodeContext::hasOutput(size_t i) const {
+  return i < (size_t)node.output_size() && !node.output(i).empty();
+}
+
+const onnx::AttributeProto *NodeContext::attr(StringRef name) const {
+  for (const auto &a : node.attribute())
+    if (a.name() == name)
+      return &a;
+  return nullptr;
+}
+
+int64_t NodeContext::attrInt(StringRef name, int64_t dflt) const {
+  const auto *a = attr(name);
+  return a ? a->i() : dflt;
+}
+
+double NodeContext::attrFloat(StringRef name, double dflt) const {
+  const auto *a = attr(name);
+  return a ? a->f() : dflt;
+}
+
+std::string NodeContext::attrString(StringRef name, StringRef dflt) const {
+  const auto *a = attr(name);
+  return a ? a->s() : dflt.str();
+}
+
+std::optional<SmallVector<int64_t>>
+NodeContext::attrInts(StringRef name) const {
+  const auto *a = attr(name);
+  if (!a)
+    return std::nullopt;
+  return SmallVector<int64_t>(a->ints().begin(), a->ints().end());
+}
+
+const onnx::TensorProto *NodeContext::attrTensor(StringRef name) const {
+  const auto *a = attr(name);
+  return a && a->has_t() ? &a->t() : nullptr;
+}
+
+FailureOr<SmallVector<Value>> NodeContext::fail(const std::string &message) {
+  error = message;
+  return failure();
+}
+
+FailureOr<SmallVector<Value>>
+NodeContext::unsupported(const std::string &what) {
+  errorIsUnsupported = true;
+  return fail(what);
+}
+
+FailureOr<SmallVector<Value>> NodeContext::needsConstant(size_t i) {
+  std::string name = i < (size_t)node.input_size() ? node.input(i) : "";
+  return unsupported(fmt::format(
+      "needs data-dependent shape (input {} '{}' is computed at run time; "
+      "only constant shape inputs are supported)",
+      i, name));
+}
+
+std::optional<SmallVector<int64_t>> NodeContext::constantInts(size_t i) const {
+  DenseElementsAttr attr;
+  if (!hasInput(i) || !matchPattern(input(i), m_Constant(&attr)) ||
+      !isa<IntegerType>(attr.getElementType()))
+    return std::nullopt;
+  SmallVector<int64_t> values;
+  bool isUnsigned = attr.getElementType().isUnsignedInteger();
+  for (const APInt &v : attr.getValues<APInt>())
+    values.push_back(isUnsigned ? (int64_t)v.getZExtValue() : v.getSExtValue());
+  return values;
+}
+
+std::optional<SmallVector<double>>
+NodeContext::constantFloats(size_t i) const {
+  DenseElementsAttr attr;
+  if (!hasInput(i) || !matchPattern(input(i), m_Constant(&attr)))
+    return std::nullopt;
+  SmallVector<double> values;
+  if (isa<FloatType>(attr.getElementType())) {
+    for (const APFloat &v : attr.getValues<APFloat>())
+      values.push_back(v.convertToDouble());
+    return values;
+  }
+  if (auto ints = constantInts(i)) {
+    for (int64_t v : *ints)
+      values.push_back((double)v);
+    return values;
+  }
+  return std::nullopt;
+}
+
+std::optional<int64_t> NodeContext::normalizeAxis(int64_t axis,
+                                                  int64_t rank) const {
+  if (axis < -rank || axis >= rank)
+    return std::nullopt;
+  return axis < 0 ? axis + rank : axis;
+}
+
+Value NodeContext::constant(ElementsAttr value) {
+  return kiln::ConstantOp::create(b, loc, value);
+}
+
+Value NodeContext::scalar(Type elementType, double value) {
+  auto type = RankedTensorType::get({}, elementType);
+  Attribute attr;
+  if (isa<FloatType>(elementType))
+    attr = DenseElementsAttr::get(type, FloatAttr::get(elementType, value));
+  else
+    attr = DenseElementsAttr::get(
+        type, IntegerAttr::get(elementType, APInt(elementType
+                                                      .getIntOrFloatBitWidth(),
+                                                  (int64_t)value, true)));
+  return constant(cast<ElementsAttr>(attr));
+}
+
+Value NodeContext::foldOrKeep(Operation *op) {
+  SmallVector<Value> folded;
+  if (succeeded(b.tryFold(op, folded)) && folded.size() == 1 &&
+      folded[0] != op->getResult(0) &&
+      folded[0].getType() == op->getResult(0).getType()) {
+    op->erase();
+    return folded[0];
+  }
+  return op->getResult(0);
+}

@@ -1,0 +1,146 @@
+//===- NodeContext.h - What an op handler sees of one ONNX node -*- C++ -*-===//
+//
+// Internal to the importer. Each ONNX op type has a handler that receives a
+// NodeContext: the node's inputs as kiln values, typed attribute access, the
+// opset, and helpers that build kiln ops with shape inference and folding.
+// A handler returns the node's results, or fails after recording one error
+// message (the importer adds the node name and op type).
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_COMPILER_IMPORT_ONNX_NODECONTEXT_H
+#define KILN_COMPILER_IMPORT_ONNX_NODECONTEXT_H
+
+#include "dialects/kiln/KilnOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace onnx {
+class NodeProto;
+class TensorProto;
+class AttributeProto;
+} // namespace onnx
+
+namespace mlir::kiln::onnx_import {
+using mlir::FailureOr;
+using mlir::LogicalResult;
+using mlir::Value;
+
+class NodeContext {
+public:
+  NodeContext(mlir::OpBuilder &builder, const onnx::NodeProto &node,
+              llvm::ArrayRef<Value> inputs, int64_t opset,
+              mlir::Location loc, llvm::StringRef modelDir)
+      : b(builder), node(node), inputs(inputs), opset(opset), loc(loc),
+        modelDir(modelDir) {}
+
+  mlir::OpBuilder &b;
+  const onnx::NodeProto &node;
+  llvm::ArrayRef<Value> inputs; // null where the ONNX input name is empty
+  int64_t opset;
+  mlir::Location loc;
+  llvm::StringRef modelDir;
+  /// Set by a failing handler; the importer prefixes node and op type.
+  std::string error;
+  /// True when the error means "this op/attribute combination is not
+  /// supported" rather than "this model is invalid".
+  bool errorIsUnsupported = false;
+
+  mlir::MLIRContext *ctx() const { return b.getContext(); }
+  const std::string &opType() const;
+  size_t numInputs() const { return inputs.size(); }
+  bool hasInput(size_t i) const { return i < inputs.size() && inputs[i]; }
+  Value input(size_t i) const { return hasInput(i) ? inputs[i] : Value(); }
+  size_t numOutputs() const;
+  bool hasOutput(size_t i) const;
+  mlir::RankedTensorType type(Value v) const {
+    return mlir::cast<mlir::RankedTensorType>(v.getType());
+  }
+
+  // ---- Attributes ----
+  const onnx::AttributeProto *attr(llvm::StringRef name) const;
+  bool hasAttr(llvm::StringRef name) const { return attr(name) != nullptr; }
+  int64_t attrInt(llvm::StringRef name, int64_t dflt) const;
+  double attrFloat(llvm::StringRef name, double dflt) const;
+  std::string attrString(llvm::StringRef name, llvm::StringRef dflt) const;
+  std::optional<llvm::SmallVector<int64_t>>
+  attrInts(llvm::StringRef name) const;
+  const onnx::TensorProto *attrTensor(llvm::StringRef name) const;
+
+  // ---- Errors: record and return failure ----
+  mlir::FailureOr<llvm::SmallVector<Value>> fail(const std::string &message);
+  mlir::FailureOr<llvm::SmallVector<Value>>
+  unsupported(const std::string &what);
+  /// "needs data-dependent shape" error for input `i` that is not constant.
+  mlir::FailureOr<llvm::SmallVector<Value>> needsConstant(size_t i);
+
+  // ---- Values ----
+  /// Integer elements of input `i` if it is a compile-time constant.
+  std::optional<llvm::SmallVector<int64_t>> constantInts(size_t i) const;
+  std::optional<llvm::SmallVector<double>> constantFloats(size_t i) const;
+  /// Normalizes a possibly negative axis; nullopt when out of range.
+  std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank) const;
+
+  Value constant(mlir::ElementsAttr value);
+  Value scalar(mlir::Type elementType, double value);
+
+  /// Builds a kiln op with inferred result type and folds it. Fails (with
+  /// the inference diagnostic recorded in `error`) instead of asserting.
+  template <typename OpTy>
+  FailureOr<Value> make(mlir::ValueRange operands,
+                        llvm::ArrayRef<mlir::NamedAttribute> attrs = {}) {
+    mlir::DictionaryAttr dict = mlir::DictionaryAttr::get(ctx(), attrs);
+    typename OpTy::Properties props;
+    std::string message;
+    auto diagnose = [&]() { return mlir::emitError(loc); };
+    if (mlir::failed(OpTy::setPropertiesFromAttr(props, dict, diagnose)))
+      return mlir::failure();
+    llvm::SmallVector<mlir::Type> types;
+    if (mlir::failed(OpTy::inferReturnTypes(
+            ctx(), loc, typename OpTy::Adaptor(operands, dict, props), types)))
+      return mlir::failure();
+    mlir::OperationState state(loc, OpTy::getOperationName());
+    state.addOperands(operands);
+    state.addAttributes(attrs);
+    state.addTypes(types);
+    return foldOrKeep(b.create(state));
+  }
+
+  mlir::NamedAttribute named(llvm::StringRef name, mlir::Attribute value) {
+    return b.getNamedAttr(name, value);
+  }
+  mlir::DenseI64ArrayAttr i64s(llvm::ArrayRef<int64_t> values) {
+    return b.getDenseI64ArrayAttr(values);
+  }
+
+private:
+  Value foldOrKeep(mlir::Operation *op);
+};
+
+using OpHandler =
+    std::function<FailureOr<llvm::SmallVector<Value>>(NodeContext &)>;
+
+/// Handler tables, one per op family, merged by the graph importer.
+void registerElementwiseHandlers(llvm::StringMap<OpHandler> &table);
+void registerNNHandlers(llvm::StringMap<OpHandler> &table);
+void registerShapeHandlers(llvm::StringMap<OpHandler> &table);
+void registerReductionHandlers(llvm::StringMap<OpHandler> &table);
+
+/// ONNX TensorProto data type -> MLIR element type (null if unsupported).
+mlir::Type elementTypeFor(mlir::MLIRContext *ctx, int32_t onnxType);
+/// ONNX TensorProto data type name, for messages ("FLOAT", "STRING", ...).
+std::string onnxTypeName(int32_t onnxType);
+/// TensorProto -> ElementsAttr; large tensors become dense_resource blobs.
+FailureOr<mlir::ElementsAttr> convertTensor(mlir::MLIRContext *ctx,
+                                            const onnx::TensorProto &tensor,
+                                            llvm::StringRef modelDir,
+                                            std::string &error);
+
+} // namespace mlir::kiln::onnx_import
+
+#endif // KILN_COMPILER_IMPORT_ONNX_NODECONTEXT_H
