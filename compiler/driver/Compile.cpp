@@ -1,0 +1,258 @@
+//===- Compile.cpp - `kiln compile`: model file -> artifact ---------------===//
+//
+// import -> graph passes -> lowering -> CPU codegen -> object + link. Each
+// stage is timed (-v), may print its artifact (KILN_LOGS), and every pass may
+// dump its IR (--dump-ir-after). Errors are one line and name the ONNX node.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/driver/Compile.h"
+
+#include "backends/common/Artifact.h"
+#include "compiler/driver/Diagnostics.h"
+#include "compiler/driver/InitAll.h"
+#include "compiler/driver/Pipeline.h"
+#include "compiler/import/onnx/OnnxImporter.h"
+#include "compiler/logging/Logging.h"
+#include "kiln/abi.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
+
+#include <chrono>
+
+using namespace mlir;
+using namespace mlir::kiln;
+
+namespace {
+OpPrintingFlags dumpFlags() {
+  return OpPrintingFlags().elideLargeElementsAttrs(16).elideLargeResourceString(
+      64);
+}
+
+/// --dump-ir-after: writes DIR/NN-<pass>.mlir after each selected pass, with
+/// one counter across all stages so files sort in pipeline order.
+class NumberedDumpConfig : public PassManager::IRPrinterConfig {
+public:
+  NumberedDumpConfig(std::string filter, std::string dir, int &counter)
+      : IRPrinterConfig(/*printModuleScope=*/true, false, false, dumpFlags()),
+        filter(std::move(filter)), dir(std::move(dir)), counter(counter) {}
+
+  void printAfterIfEnabled(Pass *pass, Operation *op,
+                           PrintCallbackFn print) override {
+    if (filter != "all" && pass->getArgument() != filter &&
+        pass->getName() != filter)
+      return;
+    std::string arg = pass->getArgument().str();
+    if (arg.empty())
+      arg = pass->getName().str();
+    write(arg, print);
+  }
+
+  void write(StringRef name, PrintCallbackFn print) {
+    llvm::SmallString<256> path(dir);
+    llvm::sys::path::append(path,
+                            llvm::formatv("{0:D2}-{1}.mlir", counter++, name)
+                                .str());
+    std::error_code ec;
+    llvm::raw_fd_ostream os(path, ec);
+    if (ec) {
+      llvm::errs() << "warning: cannot write '" << path << "': "
+                   << ec.message() << "\n";
+      return;
+    }
+    print(os);
+  }
+
+private:
+  std::string filter, dir;
+  int &counter;
+};
+
+int32_t dtypeOf(Type t) {
+  if (t.isF32())
+    return KILN_DTYPE_F32;
+  if (t.isF64())
+    return KILN_DTYPE_F64;
+  if (t.isF16())
+    return KILN_DTYPE_F16;
+  if (t.isBF16())
+    return KILN_DTYPE_BF16;
+  if (t.isInteger(1))
+    return KILN_DTYPE_BOOL;
+  if (auto i = dyn_cast<IntegerType>(t)) {
+    bool u = i.isUnsigned();
+    switch (i.getWidth()) {
+    case 8:
+      return u ? KILN_DTYPE_U8 : KILN_DTYPE_I8;
+    case 16:
+      return u ? KILN_DTYPE_U16 : KILN_DTYPE_I16;
+    case 32:
+      return u ? KILN_DTYPE_U32 : KILN_DTYPE_I32;
+    case 64:
+      return u ? KILN_DTYPE_U64 : KILN_DTYPE_I64;
+    }
+  }
+  return KILN_DTYPE_UNDEFINED;
+}
+
+/// The artifact's I/O table, read from @main before lowering erases the
+/// signedness of integer types.
+FailureOr<ArtifactSpec> describeIO(ModuleOp module) {
+  auto main = module.lookupSymbol<func::FuncOp>("main");
+  if (!main)
+    return failure();
+  ArtifactSpec spec;
+  if (auto name = module->getAttrOfType<StringAttr>("kiln.model_name"))
+    spec.modelName = name.str();
+  auto add = [](std::vector<TensorSpec> &list, Type type, StringAttr name,
+                size_t index, const char *kind) {
+    auto tensor = cast<RankedTensorType>(type);
+    TensorSpec t;
+    t.name = name ? name.str() : llvm::formatv("{0}{1}", kind, index).str();
+    t.dtype = dtypeOf(tensor.getElementType());
+    t.shape.assign(tensor.getShape().begin(), tensor.getShape().end());
+    list.push_back(std::move(t));
+    return t.dtype != KILN_DTYPE_UNDEFINED;
+  };
+  auto type = main.getFunctionType();
+  for (size_t i = 0; i < type.getNumInputs(); ++i)
+    if (!add(spec.inputs, type.getInput(i),
+             main.getArgAttrOfType<StringAttr>(i, "kiln.name"), i, "input"))
+      return failure();
+  for (size_t i = 0; i < type.getNumResults(); ++i)
+    if (!add(spec.outputs, type.getResult(i),
+             main.getResultAttrOfType<StringAttr>(i, "kiln.name"), i,
+             "output"))
+      return failure();
+  return spec;
+}
+
+struct StageTimer {
+  bool verbose;
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  double total = 0;
+  void done(const char *stage) {
+    auto now = std::chrono::steady_clock::now();
+    double ms = std::chrono::duration<double, std::milli>(now - start).count();
+    total += ms;
+    start = now;
+    if (verbose)
+      llvm::errs() << llvm::formatv("  {0,-10} {1,9:f1} ms\n", stage, ms);
+  }
+};
+} // namespace
+
+int mlir::kiln::compileModel(const CompileOptions &options) {
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  MLIRContext context(registry);
+  NodeDiagnosticHandler diagnostics(&context);
+
+  std::string error;
+  PipelineOptions pipeline;
+  pipeline.optLevel = options.optLevel;
+  if (options.target.empty() && options.cpu.empty()) {
+    pipeline.target = CpuTarget::host();
+  } else {
+    auto target = CpuTarget::fromFlags(options.target, options.cpu, error);
+    if (failed(target)) {
+      llvm::errs() << "error: " << error << "\n";
+      return 1;
+    }
+    pipeline.target = *target;
+  }
+
+  bool dumping = !options.dumpIrAfter.empty();
+  if (dumping) {
+    if (auto ec = llvm::sys::fs::create_directories(options.dumpDir)) {
+      llvm::errs() << "error: cannot create --dump-dir '" << options.dumpDir
+                   << "': " << ec.message() << "\n";
+      return 1;
+    }
+    context.disableMultithreading();
+  }
+  int dumpCounter = 0;
+
+  StageTimer timer{options.verbose};
+  if (options.verbose)
+    llvm::errs() << "kiln: compiling " << options.inputPath << " for "
+                 << pipeline.target.triple << " (" << pipeline.target.cpu
+                 << ", -O" << options.optLevel << ")\n";
+
+  onnx_import::ImportOptions importOptions;
+  importOptions.inputShapes = options.inputShapes;
+  auto imported =
+      onnx_import::importOnnxFile(context, options.inputPath, importOptions);
+  if (!imported) {
+    llvm::errs() << "error: " << llvm::toString(imported.takeError()) << "\n";
+    return 1;
+  }
+  OwningOpRef<ModuleOp> module = std::move(*imported);
+  timer.done("import");
+  KILN_LOG("import", Info) << "imported " << options.inputPath << " (opset "
+                           << (*module)->getAttr("kiln.opset") << ")\n";
+  if (logs::artifactEnabled("graph"))
+    module->print(logs::artifactStream("graph"), dumpFlags());
+  if (dumping && options.dumpIrAfter == "all") {
+    NumberedDumpConfig(options.dumpIrAfter, options.dumpDir, dumpCounter)
+        .write("import", [&](raw_ostream &os) { module->print(os, dumpFlags()); });
+  }
+
+  auto spec = describeIO(*module);
+  if (failed(spec)) {
+    llvm::errs() << "error: the model has an input or output of an "
+                    "unsupported type\n";
+    return 1;
+  }
+
+  struct Stage {
+    const char *name;
+    void (*build)(OpPassManager &, const PipelineOptions &);
+    const char *artifact;
+  };
+  const Stage stages[] = {
+      {"graph", buildGraphPipeline, "fused_graph"},
+      {"lowering", buildLoweringPipeline, "linalg"},
+      {"codegen", buildBackendPipeline, nullptr},
+  };
+  for (const Stage &stage : stages) {
+    PassManager pm(&context);
+    stage.build(pm, pipeline);
+    if (dumping)
+      pm.enableIRPrinting(std::make_unique<NumberedDumpConfig>(
+          options.dumpIrAfter, options.dumpDir, dumpCounter));
+    if (options.timePasses)
+      pm.enableTiming();
+    if (failed(pm.run(*module))) {
+      if (!diagnostics.sawError())
+        llvm::errs() << "error: the " << stage.name << " stage failed\n";
+      return 1;
+    }
+    timer.done(stage.name);
+    if (stage.artifact && logs::artifactEnabled(stage.artifact))
+      module->print(logs::artifactStream(stage.artifact), dumpFlags());
+  }
+
+  if (!options.emitMlirPath.empty()) {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(options.emitMlirPath, ec);
+    if (!ec)
+      module->print(os, dumpFlags());
+  }
+
+  if (failed(writeArtifact(*module, *spec, pipeline.target, options.optLevel,
+                           options.outputPath, error))) {
+    llvm::errs() << "error: " << error << "\n";
+    return 1;
+  }
+  timer.done("emit+link");
+  if (options.verbose)
+    llvm::errs() << llvm::formatv("  {0,-10} {1,9:f1} ms\n", "total",
+                                  timer.total);
+  return 0;
+}

@@ -1,0 +1,31 @@
+//===- Compile.h - `kiln compile`: model file -> artifact -------*- C++ -*-===//
+#ifndef KILN_COMPILER_DRIVER_COMPILE_H
+#define KILN_COMPILER_DRIVER_COMPILE_H
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace mlir::kiln {
+
+struct CompileOptions {
+  std::string inputPath;
+  std::string outputPath;
+  std::string target; // "" = host
+  std::string cpu;    // "" = host CPU (or the target's generic CPU)
+  int optLevel = 2;
+  std::map<std::string, std::vector<int64_t>> inputShapes;
+  std::string dumpIrAfter; // "", "all" or a pass argument
+  std::string dumpDir = "kiln-dump";
+  std::string emitMlirPath; // write the final LLVM-dialect module here
+  bool verbose = false;    // -v: time of each stage
+  bool timePasses = false; // MLIR's per-pass timing report
+};
+
+/// Runs the whole pipeline. Prints errors (one line each) and returns the
+/// process exit code.
+int compileModel(const CompileOptions &options);
+
+} // namespace mlir::kiln
+
+#endif // KILN_COMPILER_DRIVER_COMPILE_H

@@ -1,0 +1,125 @@
+//===- Inspect.cpp - `kiln inspect`: summarize a model or artifact --------===//
+
+#include "compiler/driver/Inspect.h"
+
+#include "compiler/import/onnx/OnnxImporter.h"
+#include "kiln/runtime.h"
+#include "onnx/onnx.pb.h"
+
+#include "llvm/ADT/StringRef.h"
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+using namespace mlir::kiln;
+
+namespace {
+std::string dimsOf(const onnx::TypeProto &type) {
+  if (!type.has_tensor_type())
+    return "(not a tensor)";
+  const auto &tt = type.tensor_type();
+  std::string s = "[";
+  if (!tt.has_shape())
+    return onnx::TensorProto::DataType_Name(
+               (onnx::TensorProto::DataType)tt.elem_type()) +
+           " (unknown shape)";
+  for (int i = 0; i < tt.shape().dim_size(); ++i) {
+    const auto &d = tt.shape().dim(i);
+    s += i ? "," : "";
+    s += d.has_dim_value() ? std::to_string(d.dim_value())
+                           : (d.dim_param().empty() ? "?" : d.dim_param());
+  }
+  return onnx::TensorProto::DataType_Name(
+             (onnx::TensorProto::DataType)tt.elem_type()) +
+         " " + s + "]";
+}
+
+int inspectOnnx(const std::string &path) {
+  auto model = onnx_import::loadOnnxModel(path);
+  if (!model) {
+    fmt::print(stderr, "error: {}\n", llvm::toString(model.takeError()));
+    return 1;
+  }
+  const onnx::ModelProto &m = **model;
+  const onnx::GraphProto &g = m.graph();
+  fmt::print("model:     {}\n", path);
+  fmt::print("producer:  {} {}\n", m.producer_name(), m.producer_version());
+  fmt::print("ir:        version {}\n", m.ir_version());
+  for (const auto &op : m.opset_import())
+    fmt::print("opset:     {} {}\n", op.domain().empty() ? "ai.onnx" : op.domain(),
+               op.version());
+  std::set<std::string> inits;
+  uint64_t params = 0, bytes = 0;
+  for (const auto &t : g.initializer()) {
+    inits.insert(t.name());
+    uint64_t n = 1;
+    for (int64_t d : t.dims())
+      n *= d;
+    params += n;
+    bytes += t.has_raw_data() ? t.raw_data().size() : 0;
+  }
+  fmt::print("inputs:\n");
+  for (const auto &in : g.input())
+    if (!inits.count(in.name()))
+      fmt::print("  {:<24} {}\n", in.name(), dimsOf(in.type()));
+  fmt::print("outputs:\n");
+  for (const auto &out : g.output())
+    fmt::print("  {:<24} {}\n", out.name(), dimsOf(out.type()));
+  fmt::print("parameters: {} ({:.1f} MB)\n", params, bytes / 1e6);
+  std::map<std::string, int> histogram;
+  for (const auto &n : g.node())
+    histogram[n.domain().empty() ? n.op_type() : n.domain() + "." + n.op_type()]++;
+  std::vector<std::pair<std::string, int>> ops(histogram.begin(),
+                                               histogram.end());
+  std::stable_sort(ops.begin(), ops.end(),
+                   [](auto &a, auto &b) { return a.second > b.second; });
+  fmt::print("nodes:     {}\n", g.node_size());
+  auto supported = onnx_import::supportedOnnxOps();
+  std::vector<std::string> missing;
+  for (const auto &[op, count] : ops) {
+    bool ok = std::binary_search(supported.begin(), supported.end(), op);
+    fmt::print("  {:<24} {:>5}{}\n", op, count, ok ? "" : "   (unsupported)");
+    if (!ok)
+      missing.push_back(op);
+  }
+  if (!missing.empty())
+    fmt::print("unsupported ops: {}\n", fmt::join(missing, ", "));
+  return 0;
+}
+
+int inspectArtifact(const std::string &path) {
+  kiln_model *model = nullptr;
+  if (kiln_model_load(path.c_str(), &model) != KILN_OK) {
+    fmt::print(stderr, "error: {}\n", kiln_last_error());
+    return 1;
+  }
+  const kiln_artifact_descriptor *d = kiln_model_descriptor(model);
+  fmt::print("artifact:  {}\n", path);
+  fmt::print("model:     {}\n", d->model_name ? d->model_name : "");
+  fmt::print("producer:  {}\n", d->producer ? d->producer : "");
+  fmt::print("abi:       {}\n", d->abi_version);
+  fmt::print("target:    {} (cpu {})\n", d->target_triple, d->target_cpu);
+  fmt::print("arena:     {:.2f} MB\n", d->arena_size / 1e6);
+  fmt::print("weights:   {:.2f} MB\n", d->weights_size / 1e6);
+  auto list = [](const char *title, const kiln_tensor_desc *t, uint32_t n) {
+    fmt::print("{}\n", title);
+    for (uint32_t i = 0; i < n; ++i) {
+      std::vector<int64_t> shape(t[i].shape, t[i].shape + t[i].rank);
+      fmt::print("  {:<24} {} [{}]\n", t[i].name,
+                 kiln_dtype_name((kiln_dtype)t[i].dtype), fmt::join(shape, ","));
+    }
+  };
+  list("inputs:", d->inputs, d->num_inputs);
+  list("outputs:", d->outputs, d->num_outputs);
+  kiln_model_free(model);
+  return 0;
+}
+} // namespace
+
+int mlir::kiln::inspectFile(const std::string &path) {
+  if (llvm::StringRef(path).ends_with(".so"))
+    return inspectArtifact(path);
+  return inspectOnnx(path);
+}

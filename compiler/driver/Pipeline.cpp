@@ -1,0 +1,30 @@
+//===- Pipeline.cpp - The stages of compilation, per target and -O --------===//
+
+#include "compiler/driver/Pipeline.h"
+
+#include "passes/lowering/Passes.h"
+
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+void mlir::kiln::buildGraphPipeline(OpPassManager &pm,
+                                    const PipelineOptions &options) {
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+void mlir::kiln::buildLoweringPipeline(OpPassManager &pm,
+                                       const PipelineOptions &options) {
+  pm.addPass(createLowerToLinalg());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+void mlir::kiln::buildBackendPipeline(OpPassManager &pm,
+                                      const PipelineOptions &options) {
+  CpuCodegenOptions cpu;
+  cpu.target = options.target;
+  cpu.optLevel = options.optLevel;
+  buildCpuCodegenPipeline(pm, cpu);
+}

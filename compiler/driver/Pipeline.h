@@ -1,0 +1,30 @@
+//===- Pipeline.h - The stages of compilation, per target and -O -*- C++ -*-===//
+//
+// The one place that lists which passes run, in which order, for each target
+// and optimization level. Each stage runs as its own pass manager so the
+// driver can time it and print the artifact that follows it.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_COMPILER_DRIVER_PIPELINE_H
+#define KILN_COMPILER_DRIVER_PIPELINE_H
+
+#include "backends/cpu/CpuPipeline.h"
+#include "mlir/Pass/PassManager.h"
+
+namespace mlir::kiln {
+
+struct PipelineOptions {
+  int optLevel = 2;
+  CpuTarget target;
+};
+
+/// kiln -> kiln: folding, canonicalization, CSE (fusion passes go here).
+void buildGraphPipeline(OpPassManager &pm, const PipelineOptions &options);
+/// kiln -> linalg/tensor/arith/math on tensors.
+void buildLoweringPipeline(OpPassManager &pm, const PipelineOptions &options);
+/// linalg on tensors -> LLVM dialect for the target.
+void buildBackendPipeline(OpPassManager &pm, const PipelineOptions &options);
+
+} // namespace mlir::kiln
+
+#endif // KILN_COMPILER_DRIVER_PIPELINE_H
