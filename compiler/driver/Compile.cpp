@@ -256,3 +256,31 @@ int mlir::kiln::compileModel(const CompileOptions &options) {
                                   timer.total);
   return 0;
 }
+
+int mlir::kiln::importModel(const CompileOptions &options) {
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  MLIRContext context(registry);
+  NodeDiagnosticHandler diagnostics(&context);
+  onnx_import::ImportOptions importOptions;
+  importOptions.inputShapes = options.inputShapes;
+  auto imported =
+      onnx_import::importOnnxFile(context, options.inputPath, importOptions);
+  if (!imported) {
+    llvm::errs() << "error: " << llvm::toString(imported.takeError()) << "\n";
+    return 1;
+  }
+  if (options.outputPath.empty() || options.outputPath == "-") {
+    (*imported)->print(llvm::outs());
+    return 0;
+  }
+  std::error_code ec;
+  llvm::raw_fd_ostream os(options.outputPath, ec);
+  if (ec) {
+    llvm::errs() << "error: cannot write '" << options.outputPath
+                 << "': " << ec.message() << "\n";
+    return 1;
+  }
+  (*imported)->print(os);
+  return 0;
+}

@@ -26,6 +26,10 @@ struct CompileOptions {
 /// process exit code.
 int compileModel(const CompileOptions &options);
 
+/// `kiln import`: writes the imported kiln IR (weights included, so the file
+/// is valid input for kiln-opt) to options.outputPath or stdout.
+int importModel(const CompileOptions &options);
+
 } // namespace mlir::kiln
 
 #endif // KILN_COMPILER_DRIVER_COMPILE_H

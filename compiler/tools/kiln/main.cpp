@@ -10,6 +10,7 @@
 #include "compiler/driver/Compile.h"
 #include "compiler/driver/Inspect.h"
 #include "compiler/logging/Logging.h"
+#include "runtime/tools/runner.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/FileSystem.h"
@@ -19,8 +20,6 @@
 
 #include <string>
 
-int kilnRunMain(int argc, char **argv);
-int kilnBenchMain(int argc, char **argv);
 
 namespace {
 constexpr const char *kUsage =
@@ -31,6 +30,7 @@ constexpr const char *kUsage =
     "  run MODEL.so [options]         run an artifact (see kiln run --help)\n"
     "  bench MODEL.so [options]       time an artifact (see kiln bench --help)\n"
     "  inspect MODEL.onnx|MODEL.so    summarize a model or an artifact\n"
+    "  import MODEL.onnx [-o F.mlir]  print the imported kiln IR\n"
     "\n"
     "compile options:\n"
     "  -o PATH                  output artifact (default: MODEL.so here)\n"
@@ -86,7 +86,7 @@ bool parseShape(llvm::StringRef text, mlir::kiln::CompileOptions &options) {
   return true;
 }
 
-int compileCommand(int argc, char **argv) {
+int compileCommand(int argc, char **argv, bool importOnly) {
   mlir::kiln::CompileOptions options;
   std::string logs, value;
   for (int i = 2; i < argc; ++i) {
@@ -133,11 +133,14 @@ int compileCommand(int argc, char **argv) {
   }
   if (options.inputPath.empty())
     return usageError("compile needs a model file");
-  if (options.outputPath.empty())
+  if (options.outputPath.empty() && !importOnly)
     options.outputPath = llvm::sys::path::stem(options.inputPath).str() + ".so";
-  if (llvm::sys::fs::equivalent(options.inputPath, options.outputPath))
+  if (!options.outputPath.empty() &&
+      llvm::sys::fs::equivalent(options.inputPath, options.outputPath))
     return usageError("the output '" + options.outputPath +
                       "' is the input model; refusing to overwrite it");
+  if (importOnly)
+    return mlir::kiln::importModel(options);
   return mlir::kiln::compileModel(options);
 }
 } // namespace
@@ -156,7 +159,9 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (command == "compile")
-    return compileCommand(argc, argv);
+    return compileCommand(argc, argv, /*importOnly=*/false);
+  if (command == "import")
+    return compileCommand(argc, argv, /*importOnly=*/true);
   if (command == "run")
     return kilnRunMain(argc - 1, argv + 1);
   if (command == "bench")

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Compiles an example model and checks it against onnxruntime's reference
+# output (relative tolerance 1e-4).
+# usage: run_example.sh KILN EXAMPLE_DIR WORK_DIR
+set -eu
+kiln=$1 dir=$2 work=$3
+rm -rf "$work" && mkdir -p "$work"
+"$kiln" compile "$dir/model.onnx" -o "$work/model.so"
+args=()
+for f in "$dir"/*.npy; do
+  case "$(basename "$f")" in
+    expected_*) n=$(basename "$f" .npy); args+=(--expect "${n#expected_}=$f") ;;
+    *) args+=(--input "$(basename "$f" .npy)=$f") ;;
+  esac
+done
+"$kiln" run "$work/model.so" "${args[@]}" --rtol 1e-4 --atol 1e-5
