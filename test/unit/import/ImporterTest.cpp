@@ -101,7 +101,7 @@ TEST_CASE("a constant shape computed from Shape folds away") {
   b.node("Shape", "s", {"x"}, {"shape"});
   b.node("Gather", "g", {"shape", "idx"}, {"batch"});
   b.node("Concat", "c", {"batch", "minus1"}, {"target"});
-  addInt(b.graph().mutable_node(2)->operator*(), "axis", 0);
+  addInt(*b.graph().mutable_node(2), "axis", 0);
   b.node("Reshape", "r", {"x", "target"}, {"y"});
   std::string ir;
   REQUIRE(importError(b, {}, &ir) == "");
