@@ -82,6 +82,8 @@ kiln_status kiln_session_create(const kiln_model *model,
                                 const kiln_session_options *options,
                                 kiln_session **out);
 void kiln_session_destroy(kiln_session *session);
+/* Threads the session's pool runs on, counting the caller (resolves 0). */
+uint32_t kiln_session_num_threads(const kiln_session *session);
 
 typedef struct kiln_named_tensor {
   const char *name;

@@ -1,0 +1,60 @@
+// `bench`: latency of an artifact over repeated runs, plus peak memory.
+#include "runner.h"
+
+#include "command_main.h"
+#include "tensor_args.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <sys/resource.h>
+
+namespace kiln::runner {
+namespace {
+
+double peakRssMegabytes() {
+  struct rusage usage;
+  if (getrusage(RUSAGE_SELF, &usage) != 0)
+    return 0;
+  return static_cast<double>(usage.ru_maxrss) / 1024.0; // Linux: kilobytes
+}
+
+int bench(const RunnerOptions &options) {
+  Model model(options.model);
+  const kiln_artifact_descriptor &descriptor = model.descriptor();
+  std::vector<std::pair<std::string, Tensor>> inputs =
+      loadInputs(descriptor, options);
+  auto refs = inputRefs(inputs);
+  Session session(model, options.threads);
+
+  for (int i = 0; i < options.warmup; ++i)
+    session.run(refs);
+  std::vector<double> times;
+  times.reserve(options.repeat);
+  for (int i = 0; i < options.repeat; ++i) {
+    auto start = std::chrono::steady_clock::now();
+    session.run(refs);
+    std::chrono::duration<double, std::milli> elapsed =
+        std::chrono::steady_clock::now() - start;
+    times.push_back(elapsed.count());
+  }
+  std::sort(times.begin(), times.end());
+  size_t mid = times.size() / 2;
+  double median =
+      times.size() % 2 ? times[mid] : (times[mid - 1] + times[mid]) / 2;
+  std::printf("model: %s (%u threads, %d warmup, %d runs)\n",
+              options.model.c_str(), session.numThreads(), options.warmup,
+              options.repeat);
+  std::printf("latency: median %.3f ms, min %.3f ms\n", median, times.front());
+  std::printf("peak RSS: %.1f MB\n", peakRssMegabytes());
+  std::fflush(stdout);
+  return 0;
+}
+
+} // namespace
+} // namespace kiln::runner
+
+int kilnBenchMain(int argc, char **argv) {
+  return kiln::runner::commandMain(kiln::runner::Command::Bench, argc, argv,
+                                   kiln::runner::bench);
+}

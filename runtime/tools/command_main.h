@@ -1,0 +1,20 @@
+// Shared shell of the run and bench commands: option parsing, --help, and
+// turning exceptions into one "error: ..." line and an exit code.
+#ifndef KILN_TOOLS_COMMAND_MAIN_H
+#define KILN_TOOLS_COMMAND_MAIN_H
+
+#include "runner_options.h"
+
+#include <functional>
+
+namespace kiln::runner {
+
+// Parses options and calls `body`, returning its exit code; prints usage for
+// --help (exit 0) and usage errors (exit 2); any other exception becomes
+// "error: <message>" on stderr and exit 1.
+int commandMain(Command command, int argc, char **argv,
+                const std::function<int(const RunnerOptions &)> &body);
+
+} // namespace kiln::runner
+
+#endif // KILN_TOOLS_COMMAND_MAIN_H

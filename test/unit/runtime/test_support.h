@@ -1,0 +1,34 @@
+// Shared helpers for the runtime tests: fixture and scratch paths, files,
+// and running a command entry point with captured output.
+#ifndef KILN_TEST_RUNTIME_TEST_SUPPORT_H
+#define KILN_TEST_RUNTIME_TEST_SUPPORT_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kiln::test {
+
+// Path of a fake artifact built from fixtures/<name>.c.
+std::string fixturePath(const std::string &name);
+
+// A path in the tests' scratch directory (created on first use).
+std::string scratchPath(const std::string &name);
+
+void writeBytes(const std::string &path, const std::vector<uint8_t> &bytes);
+void writeText(const std::string &path, const std::string &text);
+std::vector<uint8_t> readBytes(const std::string &path);
+
+struct CommandResult {
+  int exitCode;
+  std::string out, err;
+};
+
+// Calls main(argc, argv) with argv built from `args` (args[0] is the command
+// name), capturing what it prints on stdout and stderr.
+CommandResult runCommand(int (*main)(int, char **),
+                         const std::vector<std::string> &args);
+
+} // namespace kiln::test
+
+#endif // KILN_TEST_RUNTIME_TEST_SUPPORT_H
