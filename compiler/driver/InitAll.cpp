@@ -3,6 +3,7 @@
 
 #include "backends/cpu/Passes.h"
 #include "dialects/kiln/KilnDialect.h"
+#include "passes/graph/Passes.h"
 #include "passes/lowering/Passes.h"
 
 #include "mlir/InitAllDialects.h"
@@ -19,6 +20,7 @@ void mlir::kiln::registerAllDialects(DialectRegistry &registry) {
 
 void mlir::kiln::registerAllPasses() {
   mlir::registerAllPasses();
+  registerGraphPasses();
   registerLoweringPasses();
   registerCpuBackendPasses();
 }

@@ -2,6 +2,7 @@
 
 #include "compiler/driver/Pipeline.h"
 
+#include "passes/graph/Passes.h"
 #include "passes/lowering/Passes.h"
 
 #include "mlir/Transforms/Passes.h"
@@ -12,6 +13,11 @@ void mlir::kiln::buildGraphPipeline(OpPassManager &pm,
                                     const PipelineOptions &options) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  if (options.optLevel > 0) {
+    pm.addPass(createFoldWeights());
+    pm.addPass(createFoldBatchNorm());
+    pm.addPass(createCanonicalizerPass());
+  }
 }
 
 void mlir::kiln::buildLoweringPipeline(OpPassManager &pm,

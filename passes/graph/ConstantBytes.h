@@ -1,0 +1,25 @@
+//===- ConstantBytes.h - Raw bytes of kiln constants ------------*- C++ -*-===//
+//
+// Weights are folded with plain C++ on their bytes: reading a dense or
+// dense_resource constant as a byte vector, and making a dense_resource
+// constant from bytes. Never per-element attributes.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_PASSES_GRAPH_CONSTANTBYTES_H
+#define KILN_PASSES_GRAPH_CONSTANTBYTES_H
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+
+#include <optional>
+#include <vector>
+
+namespace mlir::kiln {
+/// Row-major little-endian bytes of a constant (not i1), splats expanded.
+std::optional<std::vector<char>> constantBytes(ElementsAttr attr);
+/// A dense_resource constant of `type` holding `bytes`.
+ElementsAttr bytesToConstant(RankedTensorType type, StringRef name,
+                             ArrayRef<char> bytes);
+} // namespace mlir::kiln
+
+#endif // KILN_PASSES_GRAPH_CONSTANTBYTES_H

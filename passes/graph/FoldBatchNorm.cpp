@@ -1,0 +1,107 @@
+//===- FoldBatchNorm.cpp - batch_norm(conv(x)) -> conv(x) -----------------===//
+
+#include "passes/graph/ConstantBytes.h"
+#include "passes/graph/Passes.h"
+
+#include "compiler/logging/Logging.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include <cmath>
+
+namespace mlir::kiln {
+#define GEN_PASS_DEF_FOLDBATCHNORM
+#include "passes/graph/Passes.h.inc"
+} // namespace mlir::kiln
+
+using namespace mlir;
+using namespace mlir::kiln;
+
+namespace {
+std::string nodeName(Location loc) {
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location inner : fused.getLocations())
+      if (auto name = dyn_cast<NameLoc>(inner))
+        return name.getName().str();
+  return "?";
+}
+
+/// f32 contents of a constant operand, or nullopt.
+std::optional<std::vector<float>> floats(Value v) {
+  ElementsAttr attr;
+  if (!v || !matchPattern(v, m_Constant(&attr)) ||
+      !cast<ShapedType>(attr.getType()).getElementType().isF32())
+    return std::nullopt;
+  auto bytes = constantBytes(attr);
+  if (!bytes)
+    return std::nullopt;
+  std::vector<float> out(bytes->size() / 4);
+  std::memcpy(out.data(), bytes->data(), bytes->size());
+  return out;
+}
+
+struct FoldBatchNormIntoConv : OpRewritePattern<BatchNormOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(BatchNormOp bn,
+                                PatternRewriter &rewriter) const override {
+    auto conv = bn.getInput().getDefiningOp<ConvOp>();
+    if (!conv || !conv->hasOneUse())
+      return failure();
+    auto weight = floats(conv.getWeight());
+    auto scale = floats(bn.getScale()), shift = floats(bn.getBias());
+    auto mean = floats(bn.getMean()), var = floats(bn.getVariance());
+    if (!weight || !scale || !shift || !mean || !var)
+      return failure();
+    size_t filters = conv.getType().getDimSize(1);
+    std::vector<float> bias(filters, 0.0f);
+    if (conv.getBias()) {
+      auto b = floats(conv.getBias());
+      if (!b)
+        return failure();
+      bias = *b;
+    }
+    size_t perFilter = weight->size() / filters;
+    double eps = bn.getEpsilon().convertToDouble();
+    for (size_t c = 0; c < filters; ++c) {
+      float s = (float)((*scale)[c] / std::sqrt((double)(*var)[c] + eps));
+      for (size_t i = 0; i < perFilter; ++i)
+        (*weight)[c * perFilter + i] *= s;
+      bias[c] = (bias[c] - (*mean)[c]) * s + (*shift)[c];
+    }
+    auto weightType = cast<RankedTensorType>(conv.getWeight().getType());
+    auto biasType = RankedTensorType::get({(int64_t)filters},
+                                          rewriter.getF32Type());
+    auto bytes = [](const std::vector<float> &v) {
+      return ArrayRef<char>(reinterpret_cast<const char *>(v.data()),
+                            v.size() * sizeof(float));
+    };
+    rewriter.setInsertionPoint(conv);
+    Value newWeight = ConstantOp::create(
+        rewriter, conv.getWeight().getLoc(),
+        bytesToConstant(weightType, "folded_weight", bytes(*weight)));
+    Value newBias = ConstantOp::create(
+        rewriter, bn.getLoc(),
+        bytesToConstant(biasType, "folded_bias", bytes(bias)));
+    auto folded = ConvOp::create(
+        rewriter, conv.getLoc(), conv.getInput(), newWeight, newBias, conv.getStridesAttr(),
+        conv.getPadsAttr(), conv.getDilationsAttr(), conv.getGroupAttr());
+    KILN_LOG("fusion", Info) << "folded batch norm '" << nodeName(bn.getLoc())
+                             << "' into conv '" << nodeName(conv.getLoc())
+                             << "'\n";
+    rewriter.replaceOp(bn, folded.getResult());
+    rewriter.eraseOp(conv);
+    return success();
+  }
+};
+
+struct FoldBatchNormPass : mlir::kiln::impl::FoldBatchNormBase<FoldBatchNormPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    patterns.add<FoldBatchNormIntoConv>(&getContext());
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+} // namespace

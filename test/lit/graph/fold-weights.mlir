@@ -1,0 +1,23 @@
+// RUN: kiln-opt %s -kiln-fold-weights -split-input-file | FileCheck %s
+
+// A transposed constant becomes a constant with permuted values.
+// CHECK-LABEL: func.func @transpose_constant
+// CHECK-NOT: kiln.transpose
+// CHECK: %[[C:.+]] = kiln.constant dense_resource<transposed> : tensor<3x2xf32>
+// CHECK: return %[[C]]
+// CHECK: transposed: "0x040000000000803F000080400000004000008040000000400000A040"
+func.func @transpose_constant() -> tensor<3x2xf32> {
+  %c = kiln.constant dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]> : tensor<2x3xf32>
+  %t = kiln.transpose %c {perm = array<i64: 1, 0>} : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  return %t : tensor<3x2xf32>
+}
+
+// -----
+
+// A transpose of a run-time value is left alone.
+// CHECK-LABEL: func.func @transpose_argument
+// CHECK: kiln.transpose
+func.func @transpose_argument(%a: tensor<2x3xf32>) -> tensor<3x2xf32> {
+  %t = kiln.transpose %a {perm = array<i64: 1, 0>} : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  return %t : tensor<3x2xf32>
+}
