@@ -28,7 +28,7 @@ struct kiln_session {
 
 namespace {
 
-constexpr unsigned kMaxThreads = 1024;
+constexpr unsigned kMaxThreads = ThreadPool::kMaxThreads;
 
 std::string inputNames(const kiln_artifact_descriptor &descriptor) {
   std::string names;

@@ -20,6 +20,9 @@ unsigned availableCores();
 
 class ThreadPool {
 public:
+  // Most threads a pool can have; chunk indices must fit the claim word.
+  static constexpr unsigned kMaxThreads = 1024;
+
   // `numThreads` counts the calling thread, so a pool of 1 has no workers.
   // Throws std::system_error if the threads cannot be started.
   explicit ThreadPool(unsigned numThreads);
@@ -30,8 +33,8 @@ public:
   unsigned numThreads() const { return numThreads_; }
 
   // Splits [0, n) into min(n, numThreads) contiguous chunks of nearly equal
-  // size and runs body(ctx, begin, end) once per chunk; the calling thread
-  // runs the first chunk. Returns when all chunks are done. Calls with one
+  // size and runs body(ctx, begin, end) once per chunk, on the calling
+  // thread and the workers; returns when all chunks are done. Calls with one
   // chunk, and nested calls from inside a body, run inline.
   void parallelFor(int64_t n, kiln_parallel_body body, void *ctx);
 
@@ -40,26 +43,32 @@ public:
                                   kiln_parallel_body body, void *ctx);
 
 private:
-  void workerLoop(unsigned index);
-  void runChunk(unsigned index);
-  void waitForWorkers();
+  void workerLoop();
+  // Claims and runs chunks of job `generation` until none are left.
+  void runChunks(uint32_t generation);
+  void waitForChunks();
 
   unsigned numThreads_;
   std::vector<std::thread> workers_;
 
-  // The current job; written by the dispatching thread before it bumps
-  // generation_, read by workers after they observe the new generation.
+  // The current job. Written only while no chunk of the previous job is
+  // running; read by a thread only after it has claimed a chunk.
   int64_t jobSize_ = 0;
   unsigned jobChunks_ = 0;
   kiln_parallel_body jobBody_ = nullptr;
   void *jobContext_ = nullptr;
 
-  std::atomic<uint64_t> generation_{0};
-  std::atomic<unsigned> pending_{0}; // workers yet to finish this job
-  bool stopping_ = false;            // guarded by mutex_
+  // Chunk boundaries are static, but which thread runs a chunk is not: any
+  // participant claims the next unclaimed chunk. On a busy machine a worker
+  // may wake late; the caller then runs its chunks instead of waiting for
+  // the scheduler. Layout: generation (32 bits) | chunks (16) | next (16).
+  // The generation makes a stale claim from an earlier job fail.
+  std::atomic<uint64_t> claim_{0};
+  std::atomic<unsigned> unfinished_{0}; // chunks of this job not yet done
+  bool stopping_ = false;               // guarded by mutex_
   std::mutex mutex_;
   std::condition_variable wake_; // workers: new job or stop
-  std::condition_variable done_; // dispatcher: pending_ reached 0
+  std::condition_variable done_; // dispatcher: unfinished_ reached 0
   std::mutex dispatchMutex_;     // one job at a time per pool
 };
 

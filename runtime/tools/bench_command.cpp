@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <string>
 #include <sys/resource.h>
 
 namespace kiln::runner {
@@ -17,6 +18,13 @@ double peakRssMegabytes() {
   if (getrusage(RUSAGE_SELF, &usage) != 0)
     return 0;
   return static_cast<double>(usage.ru_maxrss) / 1024.0; // Linux: kilobytes
+}
+
+// Three decimals, or four significant digits for sub-millisecond models.
+std::string formatMilliseconds(double value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, value < 1 ? "%.4g" : "%.3f", value);
+  return buffer;
 }
 
 int bench(const RunnerOptions &options) {
@@ -45,7 +53,9 @@ int bench(const RunnerOptions &options) {
   std::printf("model: %s (%u threads, %d warmup, %d runs)\n",
               options.model.c_str(), session.numThreads(), options.warmup,
               options.repeat);
-  std::printf("latency: median %.3f ms, min %.3f ms\n", median, times.front());
+  std::printf("latency: median %s ms, min %s ms\n",
+              formatMilliseconds(median).c_str(),
+              formatMilliseconds(times.front()).c_str());
   std::printf("peak RSS: %.1f MB\n", peakRssMegabytes());
   std::fflush(stdout);
   return 0;

@@ -294,12 +294,40 @@ size_t typedCount(kiln_dtype dtype, const RawTensor &raw, const char **field) {
   }
 }
 
-} // namespace
+// Whether the bytes parse as an ONNX SequenceProto or OptionalProto: name
+// (1, text), elem_type (2, small enum) and element messages (3-7). ONNX test
+// data stores sequence and optional values in .pb files of their own.
+bool looksLikeSequenceOrOptional(const uint8_t *data, size_t size,
+                                 const std::string &what) {
+  try {
+    WireReader reader(data, data + size, what);
+    bool sawName = false;
+    while (!reader.atEnd()) {
+      uint64_t key = reader.varint();
+      uint64_t field = key >> 3;
+      int wireType = static_cast<int>(key & 7);
+      if (field == 1 && wireType == kLengthDelimited) {
+        WireReader text = reader.lengthDelimited();
+        for (size_t i = 0; i < text.size(); ++i)
+          if (text.data()[i] < 0x20)
+            return false;
+        sawName = true;
+      } else if (field == 2 && wireType == kVarint) {
+        if (reader.varint() > 5)
+          return false;
+      } else if (field >= 3 && field <= 7 && wireType == kLengthDelimited) {
+        reader.lengthDelimited();
+      } else {
+        return false;
+      }
+    }
+    return sawName;
+  } catch (const Error &) {
+    return false;
+  }
+}
 
-NamedTensor parseOnnxTensor(const uint8_t *data, size_t size,
-                            const std::string &what) {
-  WireReader reader(data, data + size, what);
-  RawTensor raw = readFields(reader);
+NamedTensor buildTensor(const RawTensor &raw, const std::string &what) {
   std::string where =
       raw.name.empty() ? what : what + " (tensor '" + raw.name + "')";
   if (raw.hasStrings)
@@ -349,6 +377,23 @@ NamedTensor parseOnnxTensor(const uint8_t *data, size_t size,
     fillTyped(tensor, raw);
   }
   return {raw.name, std::move(tensor)};
+}
+
+} // namespace
+
+NamedTensor parseOnnxTensor(const uint8_t *data, size_t size,
+                            const std::string &what) {
+  try {
+    WireReader reader(data, data + size, what);
+    return buildTensor(readFields(reader), what);
+  } catch (const Error &) {
+    // Read as a TensorProto, a sequence gives nonsense (its name decodes as
+    // dims); say what the file is instead.
+    if (looksLikeSequenceOrOptional(data, size, what))
+      throw Error(what + " holds an ONNX sequence or optional value, not a "
+                         "tensor; only tensors are supported");
+    throw;
+  }
 }
 
 NamedTensor readOnnxTensor(const std::string &path) {

@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <dirent.h>
 #include <sys/stat.h>
 
 using kiln::Tensor;
@@ -125,6 +126,54 @@ TEST_CASE("reads ONNX's own test data", "[onnx_pb]") {
   CHECK_THROWS_WITH(
       kiln::io::readOnnxTensor(strings),
       "'" + strings + "' (tensor 'output'): string tensors are not supported");
+}
+
+TEST_CASE("sequence and optional .pb files are named as such", "[onnx_pb]") {
+  if (!haveTestData()) {
+    WARN("libonnx-testdata is not installed; skipped");
+    return;
+  }
+  for (const char *test : {"test_identity_sequence", "test_identity_opt",
+                           "test_optional_get_element"}) {
+    std::string path = testFile(test, "input_0.pb");
+    CHECK_THROWS_WITH(kiln::io::readOnnxTensor(path),
+                      "'" + path +
+                          "' holds an ONNX sequence or optional value, not a "
+                          "tensor; only tensors are supported");
+  }
+}
+
+TEST_CASE("every .pb file of ONNX's node tests reads or is rejected",
+          "[onnx_pb]") {
+  if (!haveTestData()) {
+    WARN("libonnx-testdata is not installed; skipped");
+    return;
+  }
+  size_t read = 0, rejected = 0;
+  DIR *nodes = ::opendir(KILN_ONNX_TESTDATA_DIR);
+  REQUIRE(nodes);
+  while (dirent *test = ::readdir(nodes)) {
+    if (test->d_name[0] == '.')
+      continue;
+    for (int file = 0; file < 8; ++file)
+      for (const char *kind : {"input_", "output_"}) {
+        std::string path =
+            testFile(test->d_name, kind + std::to_string(file) + ".pb");
+        struct stat info;
+        if (::stat(path.c_str(), &info) != 0)
+          continue;
+        try {
+          kiln::io::readOnnxTensor(path);
+          ++read;
+        } catch (const kiln::Error &) {
+          ++rejected;
+        }
+      }
+  }
+  ::closedir(nodes);
+  INFO(read << " read, " << rejected << " rejected");
+  CHECK(read > 2000);
+  CHECK(rejected < read / 10); // strings, sequences and optionals only
 }
 
 TEST_CASE("typed data fields, packed or not", "[onnx_pb]") {

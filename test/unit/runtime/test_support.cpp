@@ -21,7 +21,8 @@ void writeBytes(const std::string &path, const std::vector<uint8_t> &bytes) {
   std::FILE *file = std::fopen(path.c_str(), "wb");
   if (!file)
     throw std::runtime_error("cannot write " + path);
-  std::fwrite(bytes.data(), 1, bytes.size(), file);
+  if (!bytes.empty())
+    std::fwrite(bytes.data(), 1, bytes.size(), file);
   std::fclose(file);
 }
 

@@ -4,6 +4,7 @@
 #include "thread_pool.h"
 
 #include <algorithm>
+#include <chrono>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -75,6 +76,22 @@ TEST_CASE("workers persist across calls", "[thread_pool]") {
   CHECK(recorder.threads.count(std::this_thread::get_id()) == 1);
   CHECK(std::all_of(recorder.hits.begin(), recorder.hits.end(),
                     [](int hits) { return hits == 500; }));
+}
+
+TEST_CASE("workers take chunks when the caller is busy", "[thread_pool]") {
+  ThreadPool pool(2);
+  Recorder recorder;
+  recorder.hits.assign(4, 0);
+  // Slow chunks: the worker has long enough to wake and claim some.
+  pool.parallelFor(
+      4,
+      [](void *ctx, int64_t begin, int64_t end) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        record(ctx, begin, end);
+      },
+      &recorder);
+  CHECK(recorder.threads.size() == 2);
+  CHECK(recorder.chunks.size() == 2);
 }
 
 namespace {
