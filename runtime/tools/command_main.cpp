@@ -13,8 +13,8 @@ int commandMain(Command command, int argc, char **argv,
   try {
     options = parseRunnerOptions(command, argc, argv);
   } catch (const UsageError &error) {
-    std::fprintf(stderr, "error: %s\n%s", error.what(),
-                 usageText(command, program).c_str());
+    std::fprintf(stderr, "error: %s (see %s --help)\n", error.what(),
+                 program.c_str());
     return 2;
   }
   if (options.help) {

@@ -9,9 +9,10 @@
 
 namespace kiln::runner {
 
-// Parses options and calls `body`, returning its exit code; prints usage for
-// --help (exit 0) and usage errors (exit 2); any other exception becomes
-// "error: <message>" on stderr and exit 1.
+// Parses options and calls `body`, returning its exit code. --help prints
+// usage (exit 0); a usage error prints one "error: ..." line pointing at
+// --help (exit 2); any other exception becomes "error: <message>" on stderr
+// and exit 1.
 int commandMain(Command command, int argc, char **argv,
                 const std::function<int(const RunnerOptions &)> &body);
 

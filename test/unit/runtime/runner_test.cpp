@@ -130,8 +130,7 @@ TEST_CASE("run reports bad inputs as one error line", "[runner]") {
 TEST_CASE("usage errors exit with 2, --help with 0", "[runner]") {
   CommandResult result = run({});
   CHECK(result.exitCode == 2);
-  CHECK(
-      contains(result.err, "error: no model given\nusage: kiln run MODEL.so"));
+  CHECK(result.err == "error: no model given (see kiln run --help)\n");
   result = run({fixturePath("add_one"), "--bogus"});
   CHECK(result.exitCode == 2);
   CHECK(contains(result.err, "error: unknown option '--bogus'"));
