@@ -1,12 +1,24 @@
 //===- LowerToLinalg.cpp - kiln -> linalg on tensors ----------------------===//
+//
+// A dialect conversion: every kiln op is illegal, and functions are rewritten
+// to signless signatures (uiN -> iN) by the same type converter. The pattern
+// groups live in one file each (see Patterns.h); this file only combines
+// them.
+//
+//===----------------------------------------------------------------------===//
 #include "passes/lowering/Passes.h"
+
+#include "passes/lowering/LoweringUtils.h"
+#include "passes/lowering/Patterns.h"
 
 #include "dialects/kiln/KilnOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Func/Transforms/FuncConversions.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Transforms/DialectConversion.h"
 
 namespace mlir::kiln {
 #define GEN_PASS_DEF_LOWERTOLINALG
@@ -14,11 +26,50 @@ namespace mlir::kiln {
 } // namespace mlir::kiln
 
 using namespace mlir;
+using namespace mlir::kiln;
+
+void mlir::kiln::populateKilnToLinalgPatterns(RewritePatternSet &patterns,
+                                              TypeConverter &typeConverter) {
+  populateKilnConstantToLinalgPatterns(patterns, typeConverter);
+  populateKilnElementwiseToLinalgPatterns(patterns, typeConverter);
+  populateKilnContractionToLinalgPatterns(patterns, typeConverter);
+  populateKilnPoolingToLinalgPatterns(patterns, typeConverter);
+  populateKilnNormalizationToLinalgPatterns(patterns, typeConverter);
+  populateKilnReductionToLinalgPatterns(patterns, typeConverter);
+  populateKilnDataMovementToLinalgPatterns(patterns, typeConverter);
+}
 
 namespace {
 struct LowerToLinalgPass
     : public kiln::impl::LowerToLinalgBase<LowerToLinalgPass> {
   using Base::Base;
-  void runOnOperation() override {}
+
+  void runOnOperation() override {
+    MLIRContext *ctx = &getContext();
+    KilnTypeConverter typeConverter;
+
+    ConversionTarget target(*ctx);
+    target.addIllegalDialect<KilnDialect>();
+    target.addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect,
+                           arith::ArithDialect, math::MathDialect>();
+    // Functions, calls and returns are legal once no uiN is left in them.
+    target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp op) {
+      return typeConverter.isSignatureLegal(op.getFunctionType()) &&
+             typeConverter.isLegal(&op.getBody());
+    });
+    target.addDynamicallyLegalOp<func::ReturnOp, func::CallOp>(
+        [&](Operation *op) { return typeConverter.isLegal(op); });
+
+    RewritePatternSet patterns(ctx);
+    populateKilnToLinalgPatterns(patterns, typeConverter);
+    populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(
+        patterns, typeConverter);
+    populateCallOpTypeConversionPattern(patterns, typeConverter);
+    populateReturnOpTypeConversionPattern(patterns, typeConverter);
+
+    if (failed(applyPartialConversion(getOperation(), target,
+                                      std::move(patterns))))
+      signalPassFailure();
+  }
 };
 } // namespace

@@ -1,0 +1,291 @@
+//===- Contraction.cpp - kiln.matmul / kiln.conv -> linalg ----------------===//
+//
+// Contractions become named linalg ops whenever one fits, because the CPU
+// backend's data tiling and microkernels look for linalg.matmul,
+// linalg.batch_matmul and linalg.conv_2d_nchw_fchw by name. Shapes the named
+// ops cannot express (broadcast batch dims, grouped convolution) become a
+// linalg.generic with the same loop structure.
+//
+// f16/bf16 contractions accumulate in f32 and round once at the end.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/lowering/LoweringUtils.h"
+#include "passes/lowering/Patterns.h"
+
+#include "dialects/kiln/KilnOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+using namespace mlir::kiln;
+
+namespace {
+
+int64_t product(ArrayRef<int64_t> dims) {
+  int64_t p = 1;
+  for (int64_t d : dims)
+    p *= d;
+  return p;
+}
+
+/// acc + a * b with both operands converted to the accumulator type.
+Value multiplyAccumulate(OpBuilder &b, Location loc, Value lhs, Value rhs,
+                         Value acc, Type kilnType) {
+  Type accType = acc.getType();
+  lhs = convertScalar(b, loc, lhs, kilnType, accType);
+  rhs = convertScalar(b, loc, rhs, kilnType, accType);
+  if (isa<FloatType>(accType))
+    return arith::AddFOp::create(b, loc, acc,
+                                 arith::MulFOp::create(b, loc, lhs, rhs));
+  return arith::AddIOp::create(b, loc, acc,
+                               arith::MulIOp::create(b, loc, lhs, rhs));
+}
+
+Value zeroTensor(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+                 Type type) {
+  return createFilledTensor(b, loc, shape,
+                            cast<TypedAttr>(b.getZeroAttr(type)));
+}
+
+//===----------------------------------------------------------------------===//
+// MatMul
+//===----------------------------------------------------------------------===//
+
+/// Batch dims broadcast in general: loops (batch..., m, n, k); operands map
+/// their batch dims numpy-style, broadcast dims dropped.
+Value createBroadcastMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
+                            ArrayRef<int64_t> resultShape, Type accType,
+                            Type kilnType) {
+  MLIRContext *ctx = b.getContext();
+  int64_t batchRank = resultShape.size() - 2;
+  unsigned numLoops = batchRank + 3;
+  int64_t m = batchRank, n = batchRank + 1, k = batchRank + 2;
+  SmallVector<int64_t> batchLoops;
+  for (int64_t i = 0; i < batchRank; ++i)
+    batchLoops.push_back(i);
+  ArrayRef<int64_t> batchShape = resultShape.drop_back(2);
+
+  // Align each operand against (result batch dims + its own matrix dims),
+  // then route its two matrix dims to the right loops.
+  auto alignOperand = [&](Value operand, int64_t row, int64_t col) {
+    auto type = cast<RankedTensorType>(operand.getType());
+    SmallVector<int64_t> shape(batchShape);
+    llvm::append_range(shape, type.getShape().take_back(2));
+    BroadcastOperand aligned = alignForBroadcast(b, loc, operand, shape);
+    SmallVector<int64_t> loops(batchLoops);
+    loops.append({row, col});
+    aligned.map = aligned.map.compose(mapOfDims(ctx, numLoops, loops));
+    return aligned;
+  };
+  BroadcastOperand a = alignOperand(lhs, m, k);
+  BroadcastOperand bOp = alignOperand(rhs, k, n);
+  SmallVector<int64_t> outLoops(batchLoops);
+  outLoops.append({m, n});
+  AffineMap outMap = mapOfDims(ctx, numLoops, outLoops);
+
+  SmallVector<utils::IteratorType> iterators = parallelIterators(numLoops);
+  iterators[k] = utils::IteratorType::reduction;
+  Value init = zeroTensor(b, loc, resultShape, accType);
+  auto generic = linalg::GenericOp::create(
+      b, loc, init.getType(), ValueRange{a.value, bOp.value}, init,
+      ArrayRef<AffineMap>{a.map, bOp.map, outMap}, iterators,
+      [&](OpBuilder &nb, Location nl, ValueRange args) {
+        linalg::YieldOp::create(
+            nb, nl,
+            multiplyAccumulate(nb, nl, args[0], args[1], args[2], kilnType));
+      });
+  return generic.getResult(0);
+}
+
+struct MatMulLowering : OpConversionPattern<kiln::MatMulOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(kiln::MatMulOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value lhs = adaptor.getLhs(), rhs = adaptor.getRhs();
+    auto lhsType = cast<RankedTensorType>(lhs.getType());
+    auto rhsType = cast<RankedTensorType>(rhs.getType());
+    Type kilnType = getElementType(op.getLhs());
+    Type accType = getAccumulatorType(lhsType.getElementType());
+    ArrayRef<int64_t> resultShape = op.getType().getShape();
+    int64_t m = lhsType.getShape().end()[-2], k = lhsType.getShape().back();
+    int64_t n = rhsType.getShape().back();
+    ArrayRef<int64_t> lhsBatch = lhsType.getShape().drop_back(2);
+    ArrayRef<int64_t> rhsBatch = rhsType.getShape().drop_back(2);
+
+    Value result;
+    if (product(rhsBatch) == 1) {
+      // [B..., M, K] x [(1...,) K, N]: rows of all batches are contiguous, so
+      // this is one [B*M, K] x [K, N] matmul.
+      int64_t rows = product(lhsBatch) * m;
+      Value a = createReshape(rewriter, loc, lhs, {rows, k});
+      Value bt = createReshape(rewriter, loc, rhs, {k, n});
+      Value init = zeroTensor(rewriter, loc, {rows, n}, accType);
+      Value mm = linalg::MatmulOp::create(rewriter, loc, ValueRange{a, bt},
+                                          ValueRange{init})
+                     .getResult(0);
+      result = createReshape(rewriter, loc, mm, resultShape);
+    } else if (lhsBatch == rhsBatch) {
+      int64_t batch = product(lhsBatch);
+      Value a = createReshape(rewriter, loc, lhs, {batch, m, k});
+      Value bt = createReshape(rewriter, loc, rhs, {batch, k, n});
+      Value init = zeroTensor(rewriter, loc, {batch, m, n}, accType);
+      Value mm = linalg::BatchMatmulOp::create(rewriter, loc, ValueRange{a, bt},
+                                               ValueRange{init})
+                     .getResult(0);
+      result = createReshape(rewriter, loc, mm, resultShape);
+    } else {
+      result = createBroadcastMatmul(rewriter, loc, lhs, rhs, resultShape,
+                                     accType, kilnType);
+    }
+    rewriter.replaceOp(op, convertTensor(rewriter, loc, result, accType,
+                                         lhsType.getElementType()));
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Conv
+//===----------------------------------------------------------------------===//
+
+/// Grouped N-d convolution as one generic over
+/// (n, g, f, out..., c, k...): input [N, G, C/G, in...],
+/// weight [G, F/G, C/G, k...], output [N, G, F/G, out...].
+Value createGroupedConv(OpBuilder &b, Location loc, Value input, Value weight,
+                        Value init, kiln::ConvOp op, Type kilnType) {
+  MLIRContext *ctx = b.getContext();
+  int64_t group = op.getGroup();
+  auto inType = cast<RankedTensorType>(input.getType());
+  auto wType = cast<RankedTensorType>(weight.getType());
+  auto outType = cast<RankedTensorType>(init.getType());
+  int64_t spatial = inType.getRank() - 2;
+
+  auto splitDim = [&](Value v, int64_t dim) {
+    auto type = cast<RankedTensorType>(v.getType());
+    SmallVector<int64_t> shape(type.getShape().take_front(dim));
+    shape.append({group, type.getDimSize(dim) / group});
+    llvm::append_range(shape, type.getShape().drop_front(dim + 1));
+    return createReshape(b, loc, v, shape);
+  };
+  Value in = splitDim(input, 1), w = splitDim(weight, 0),
+        out = splitDim(init, 1);
+
+  // Loop numbering.
+  int64_t nLoop = 0, gLoop = 1, fLoop = 2, outLoop0 = 3;
+  int64_t cLoop = 3 + spatial, kLoop0 = 4 + spatial;
+  unsigned numLoops = 4 + 2 * spatial;
+  auto dim = [&](int64_t d) { return getAffineDimExpr(d, ctx); };
+
+  SmallVector<AffineExpr> inExprs = {dim(nLoop), dim(gLoop), dim(cLoop)};
+  SmallVector<AffineExpr> wExprs = {dim(gLoop), dim(fLoop), dim(cLoop)};
+  SmallVector<AffineExpr> outExprs = {dim(nLoop), dim(gLoop), dim(fLoop)};
+  for (int64_t i = 0; i < spatial; ++i) {
+    inExprs.push_back(dim(outLoop0 + i) * op.getStrides()[i] +
+                      dim(kLoop0 + i) * op.getDilations()[i]);
+    wExprs.push_back(dim(kLoop0 + i));
+    outExprs.push_back(dim(outLoop0 + i));
+  }
+  SmallVector<AffineMap> maps = {AffineMap::get(numLoops, 0, inExprs, ctx),
+                                 AffineMap::get(numLoops, 0, wExprs, ctx),
+                                 AffineMap::get(numLoops, 0, outExprs, ctx)};
+  SmallVector<utils::IteratorType> iterators = parallelIterators(numLoops);
+  for (int64_t l = cLoop; l < numLoops; ++l)
+    iterators[l] = utils::IteratorType::reduction;
+
+  auto generic = linalg::GenericOp::create(
+      b, loc, out.getType(), ValueRange{in, w}, out, maps, iterators,
+      [&](OpBuilder &nb, Location nl, ValueRange args) {
+        linalg::YieldOp::create(
+            nb, nl,
+            multiplyAccumulate(nb, nl, args[0], args[1], args[2], kilnType));
+      });
+  return createReshape(b, loc, generic.getResult(0), outType.getShape());
+}
+
+struct ConvLowering : OpConversionPattern<kiln::ConvOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(kiln::ConvOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto inType = cast<RankedTensorType>(adaptor.getInput().getType());
+    Type elementType = inType.getElementType();
+    Type kilnType = getElementType(op.getInput());
+    Type accType = getAccumulatorType(elementType);
+    int64_t rank = inType.getRank(), spatial = rank - 2;
+    int64_t channels = inType.getDimSize(1);
+    int64_t filters = op.getType().getDimSize(1);
+    int64_t group = op.getGroup();
+    ArrayRef<int64_t> resultShape = op.getType().getShape();
+
+    // Explicit zero padding: the named conv ops have no padding of their own.
+    ArrayRef<int64_t> pads = op.getPads();
+    SmallVector<int64_t> low = {0, 0}, high = {0, 0};
+    llvm::append_range(low, pads.take_front(spatial));
+    llvm::append_range(high, pads.drop_front(spatial));
+    Value input = createPad(rewriter, loc, adaptor.getInput(), low, high,
+                            cast<TypedAttr>(rewriter.getZeroAttr(elementType)));
+    Value weight = adaptor.getWeight();
+
+    // The bias seeds the accumulator, so no separate add pass is needed.
+    Value init;
+    if (Value bias = adaptor.getBias()) {
+      Value accBias = convertTensor(rewriter, loc, bias, kilnType, accType);
+      SmallVector<int64_t> dims = {0};
+      for (int64_t d = 2; d < rank; ++d)
+        dims.push_back(d);
+      Value empty = createEmptyTensor(rewriter, loc, resultShape, accType);
+      init = linalg::BroadcastOp::create(rewriter, loc, accBias, empty, dims)
+                 .getResult()[0];
+    } else {
+      init = zeroTensor(rewriter, loc, resultShape, accType);
+    }
+
+    auto strides = rewriter.getI64TensorAttr(op.getStrides());
+    auto dilations = rewriter.getI64TensorAttr(op.getDilations());
+    Type resultTypes = init.getType();
+    Value result;
+    if (group == 1 && spatial == 2) {
+      result = linalg::Conv2DNchwFchwOp::create(rewriter, loc, resultTypes,
+                                                ValueRange{input, weight}, init,
+                                                strides, dilations)
+                   .getResult(0);
+    } else if (group == 1 && spatial == 1) {
+      result = linalg::Conv1DNcwFcwOp::create(rewriter, loc, resultTypes,
+                                              ValueRange{input, weight}, init,
+                                              strides, dilations)
+                   .getResult(0);
+    } else if (group == 1 && spatial == 3) {
+      result = linalg::Conv3DNcdhwFcdhwOp::create(rewriter, loc, resultTypes,
+                                                  ValueRange{input, weight},
+                                                  init, strides, dilations)
+                   .getResult(0);
+    } else if (group == channels && filters == channels && spatial == 2) {
+      // Depthwise, one filter per channel: [C, 1, kh, kw] -> [C, kh, kw].
+      auto wShape = cast<RankedTensorType>(weight.getType()).getShape();
+      Value w = createReshape(rewriter, loc, weight,
+                              {wShape[0], wShape[2], wShape[3]});
+      result = linalg::DepthwiseConv2DNchwChwOp::create(
+                   rewriter, loc, resultTypes, ValueRange{input, w}, init,
+                   strides, dilations)
+                   .getResult(0);
+    } else {
+      result =
+          createGroupedConv(rewriter, loc, input, weight, init, op, kilnType);
+    }
+    rewriter.replaceOp(op,
+                       convertTensor(rewriter, loc, result, accType, kilnType));
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::kiln::populateKilnContractionToLinalgPatterns(
+    RewritePatternSet &patterns, TypeConverter &converter) {
+  patterns.add<MatMulLowering, ConvLowering>(converter, patterns.getContext());
+}

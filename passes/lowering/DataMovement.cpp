@@ -1,0 +1,214 @@
+//===- DataMovement.cpp - reshape, transpose, concat, slice, gather, expand
+//===//
+//
+//   reshape    collapse_shape/expand_shape through the finest common grouping
+//   transpose  linalg.transpose
+//   concat     tensor.empty + one tensor.insert_slice per input
+//   slice      tensor.extract_slice (positive steps); a generic whose input
+//              map walks backwards (start + step * i) when a step is negative
+//   gather     generic over the result, tensor.extract from the data in the
+//              body; indices wrap once if negative, then clamp into range
+//   expand     broadcasting generic
+//
+//===----------------------------------------------------------------------===//
+#include "passes/lowering/LoweringUtils.h"
+#include "passes/lowering/Patterns.h"
+
+#include "dialects/kiln/KilnOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+using namespace mlir::kiln;
+
+namespace {
+
+SmallVector<OpFoldResult> indexAttrs(OpBuilder &b, ArrayRef<int64_t> values) {
+  SmallVector<OpFoldResult> result;
+  for (int64_t v : values)
+    result.push_back(b.getIndexAttr(v));
+  return result;
+}
+
+RankedTensorType convertedType(const TypeConverter *converter, Value v) {
+  return cast<RankedTensorType>(converter->convertType(v.getType()));
+}
+
+struct ReshapeLowering : OpConversionPattern<kiln::ReshapeOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(kiln::ReshapeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, createReshape(rewriter, op.getLoc(),
+                                         adaptor.getInput(), op.getShape()));
+    return success();
+  }
+};
+
+struct TransposeLowering : OpConversionPattern<kiln::TransposeOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(kiln::TransposeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = convertedType(getTypeConverter(), op.getResult());
+    Value init = createEmptyTensor(rewriter, op.getLoc(), type.getShape(),
+                                   type.getElementType());
+    rewriter.replaceOp(op, linalg::TransposeOp::create(rewriter, op.getLoc(),
+                                                       adaptor.getInput(), init,
+                                                       op.getPerm())
+                               .getResult());
+    return success();
+  }
+};
+
+struct ConcatLowering : OpConversionPattern<kiln::ConcatOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(kiln::ConcatOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = convertedType(getTypeConverter(), op.getResult());
+    int64_t axis = op.getAxis();
+    Value result = createEmptyTensor(rewriter, loc, type.getShape(),
+                                     type.getElementType());
+    SmallVector<int64_t> offsets(type.getRank(), 0);
+    SmallVector<int64_t> strides(type.getRank(), 1);
+    for (Value input : adaptor.getInputs()) {
+      auto inputType = cast<RankedTensorType>(input.getType());
+      if (inputType.getNumElements() == 0)
+        continue;
+      result = tensor::InsertSliceOp::create(
+          rewriter, loc, input, result, indexAttrs(rewriter, offsets),
+          indexAttrs(rewriter, inputType.getShape()),
+          indexAttrs(rewriter, strides));
+      offsets[axis] += inputType.getDimSize(axis);
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct SliceLowering : OpConversionPattern<kiln::SliceOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(kiln::SliceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = convertedType(getTypeConverter(), op.getResult());
+    ArrayRef<int64_t> starts = op.getStarts(), steps = op.getSteps();
+    if (type.getNumElements() == 0) {
+      rewriter.replaceOp(op, createEmptyTensor(rewriter, loc, type.getShape(),
+                                               type.getElementType()));
+      return success();
+    }
+    if (llvm::all_of(steps, [](int64_t s) { return s > 0; })) {
+      rewriter.replaceOp(op, tensor::ExtractSliceOp::create(
+                                 rewriter, loc, type, adaptor.getInput(),
+                                 indexAttrs(rewriter, starts),
+                                 indexAttrs(rewriter, type.getShape()),
+                                 indexAttrs(rewriter, steps)));
+      return success();
+    }
+    // Result element i reads input element start + step * i in every dim;
+    // negative coefficients are fine in an indexing map.
+    MLIRContext *ctx = rewriter.getContext();
+    SmallVector<AffineExpr> exprs;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      exprs.push_back(getAffineDimExpr(d, ctx) * steps[d] + starts[d]);
+    BroadcastOperand input = {adaptor.getInput(),
+                              AffineMap::get(type.getRank(), 0, exprs, ctx)};
+    rewriter.replaceOp(
+        op, createParallelGeneric(rewriter, loc, type, input,
+                                  [](OpBuilder &, Location, ValueRange args) {
+                                    return args[0];
+                                  }));
+    return success();
+  }
+};
+
+struct GatherLowering : OpConversionPattern<kiln::GatherOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(kiln::GatherOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    auto type = convertedType(getTypeConverter(), op.getResult());
+    Value data = adaptor.getData();
+    auto dataType = cast<RankedTensorType>(data.getType());
+    int64_t axis = op.getAxis();
+    int64_t indexRank =
+        cast<RankedTensorType>(op.getIndices().getType()).getRank();
+    int64_t axisSize = dataType.getDimSize(axis);
+    bool unsignedIndices = isUnsignedLike(getElementType(op.getIndices()));
+
+    // Result dims: data[:axis], indices..., data[axis+1:].
+    SmallVector<int64_t> indexDims;
+    for (int64_t d = axis; d < axis + indexRank; ++d)
+      indexDims.push_back(d);
+    BroadcastOperand indices = {adaptor.getIndices(),
+                                mapOfDims(ctx, type.getRank(), indexDims)};
+    auto body = [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+      Value index = unsignedIndices ? Value(arith::IndexCastUIOp::create(
+                                          b, l, b.getIndexType(), args[0]))
+                                    : Value(arith::IndexCastOp::create(
+                                          b, l, b.getIndexType(), args[0]));
+      Value size = arith::ConstantIndexOp::create(b, l, axisSize);
+      Value zero = arith::ConstantIndexOp::create(b, l, 0);
+      if (!unsignedIndices) {
+        Value negative =
+            arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, index, zero);
+        index = arith::SelectOp::create(
+            b, l, negative, arith::AddIOp::create(b, l, index, size), index);
+        index = arith::MaxSIOp::create(b, l, index, zero);
+      }
+      Value last = arith::ConstantIndexOp::create(b, l, axisSize - 1);
+      // Unsigned: an index with its top bit set is huge, not negative.
+      index = unsignedIndices
+                  ? Value(arith::MinUIOp::create(b, l, index, last))
+                  : Value(arith::MinSIOp::create(b, l, index, last));
+
+      SmallVector<Value> coords;
+      for (int64_t d = 0; d < axis; ++d)
+        coords.push_back(linalg::IndexOp::create(b, l, d));
+      coords.push_back(index);
+      for (int64_t d = axis + indexRank; d < type.getRank(); ++d)
+        coords.push_back(linalg::IndexOp::create(b, l, d));
+      return tensor::ExtractOp::create(b, l, data, coords);
+    };
+    rewriter.replaceOp(
+        op, createParallelGeneric(rewriter, loc, type, indices, body));
+    return success();
+  }
+};
+
+struct ExpandLowering : OpConversionPattern<kiln::ExpandOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(kiln::ExpandOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = convertedType(getTypeConverter(), op.getResult());
+    rewriter.replaceOp(op, createElementwiseGeneric(
+                               rewriter, op.getLoc(), type, adaptor.getInput(),
+                               [](OpBuilder &, Location, ValueRange args) {
+                                 return args[0];
+                               }));
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::kiln::populateKilnDataMovementToLinalgPatterns(
+    RewritePatternSet &patterns, TypeConverter &converter) {
+  patterns.add<ReshapeLowering, TransposeLowering, ConcatLowering,
+               SliceLowering, GatherLowering, ExpandLowering>(
+      converter, patterns.getContext());
+}

@@ -1,0 +1,127 @@
+//===- LoweringUtils.h - Shared pieces of the kiln -> linalg lowering -*- C++
+//-*-===//
+//
+// Builders used by several pattern groups: the uiN -> iN type converter,
+// broadcasting linalg.generic construction, reshapes between static shapes,
+// scalar conversions that remember the kiln signedness, and the identity
+// values of reductions.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_PASSES_LOWERING_LOWERINGUTILS_H
+#define KILN_PASSES_LOWERING_LOWERINGUTILS_H
+
+#include "mlir/Dialect/Utils/StructuredOpsUtils.h"
+#include "mlir/IR/AffineMap.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mlir::kiln {
+
+/// Maps `uiN` (ONNX unsigned) to signless `iN`, elementwise inside tensors;
+/// every other type is kept. Patterns read the signedness from the kiln op's
+/// own (unconverted) types.
+class KilnTypeConverter : public TypeConverter {
+public:
+  KilnTypeConverter();
+};
+
+/// Unsigned ints and bools compare, divide and extend as unsigned values.
+inline bool isUnsignedLike(Type elementType) {
+  return elementType.isUnsignedInteger() || elementType.isInteger(1);
+}
+
+inline Type getElementType(Value v) {
+  return cast<ShapedType>(v.getType()).getElementType();
+}
+
+/// f16/bf16 sums lose too much precision; they accumulate in f32.
+Type getAccumulatorType(Type elementType);
+
+SmallVector<utils::IteratorType> parallelIterators(unsigned count);
+
+Value createEmptyTensor(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+                        Type elementType);
+
+/// tensor.empty + linalg.fill with a scalar constant.
+Value createFilledTensor(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+                         TypedAttr value);
+
+/// An operand prepared for a generic over `resultShape`: dims it broadcasts
+/// (size 1 against a larger result dim) are collapsed away, so `map` is a
+/// projected permutation that fusion and vectorization understand.
+struct BroadcastOperand {
+  Value value;
+  AffineMap map;
+};
+BroadcastOperand alignForBroadcast(OpBuilder &b, Location loc, Value operand,
+                                   ArrayRef<int64_t> resultShape);
+
+using ScalarBuilder =
+    function_ref<Value(OpBuilder &, Location, ValueRange /*elements*/)>;
+
+/// An all-parallel linalg.generic producing `resultType` from `inputs`,
+/// broadcast numpy-style; `body` computes one result element.
+Value createElementwiseGeneric(OpBuilder &b, Location loc,
+                               RankedTensorType resultType, ValueRange inputs,
+                               ScalarBuilder body);
+
+/// The same with operands whose maps the caller chose.
+Value createParallelGeneric(OpBuilder &b, Location loc,
+                            RankedTensorType resultType,
+                            ArrayRef<BroadcastOperand> inputs,
+                            ScalarBuilder body);
+
+/// A linalg.generic over the loops of the inputs' maps, reducing `reducedDims`
+/// into `init` (shaped like the loops without them). `body` receives the
+/// input elements followed by the accumulator.
+Value createReductionGeneric(OpBuilder &b, Location loc,
+                             ArrayRef<BroadcastOperand> inputs, Value init,
+                             ArrayRef<int64_t> reducedDims, ScalarBuilder body);
+
+/// `shape` without the dims listed in `dims` (sorted).
+SmallVector<int64_t> dropDims(ArrayRef<int64_t> shape, ArrayRef<int64_t> dims);
+
+/// Map from `numDims` loops to all loops except the listed ones.
+AffineMap dropDimsMap(MLIRContext *ctx, unsigned numDims,
+                      ArrayRef<int64_t> dims);
+
+/// Reshape between static shapes of equal element count: a collapse, an
+/// expand, or a collapse to the coarsest common grouping then an expand.
+Value createReshape(OpBuilder &b, Location loc, Value input,
+                    ArrayRef<int64_t> shape);
+
+/// Converts a scalar between kiln element types (signedness taken from the
+/// kiln types, values already signless): ints extend per their sign, float to
+/// int truncates toward zero, anything to i1 is `x != 0`, i1 is 0/1.
+Value convertScalar(OpBuilder &b, Location loc, Value value, Type fromType,
+                    Type toType);
+
+/// Elementwise convertScalar over a tensor; `input` itself if the types agree.
+Value convertTensor(OpBuilder &b, Location loc, Value input, Type fromType,
+                    Type toType);
+
+/// tensor.pad with a constant; `input` itself when nothing is padded.
+Value createPad(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> low,
+                ArrayRef<int64_t> high, TypedAttr padValue);
+
+/// Constant scalar of a signless/float type.
+Value createScalarConstant(OpBuilder &b, Location loc, Type type, double value);
+
+/// The smallest / largest value of a (kiln) element type: -inf/+inf for
+/// floats, the integer limits otherwise; as a signless attribute.
+TypedAttr getLowestValue(Type kilnElementType);
+TypedAttr getHighestValue(Type kilnElementType);
+
+/// Scalar max/min honoring signedness; floats propagate NaN.
+Value createMax(OpBuilder &b, Location loc, Value lhs, Value rhs,
+                Type kilnElementType);
+Value createMin(OpBuilder &b, Location loc, Value lhs, Value rhs,
+                Type kilnElementType);
+
+/// Affine map (d0..dn-1) -> (the listed dims).
+AffineMap mapOfDims(MLIRContext *ctx, unsigned numDims, ArrayRef<int64_t> dims);
+
+} // namespace mlir::kiln
+
+#endif // KILN_PASSES_LOWERING_LOWERINGUTILS_H

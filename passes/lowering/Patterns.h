@@ -1,0 +1,38 @@
+//===- Patterns.h - kiln -> linalg conversion pattern groups ----*- C++ -*-===//
+//
+// One populate function per group of kiln ops. Each adds OpConversionPatterns
+// that read operands through the adaptor (already uiN -> iN converted) and the
+// kiln op's own types for signedness. `kiln-lower-to-linalg` uses them all;
+// other pipelines may pick groups.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_PASSES_LOWERING_PATTERNS_H
+#define KILN_PASSES_LOWERING_PATTERNS_H
+
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mlir::kiln {
+
+void populateKilnConstantToLinalgPatterns(RewritePatternSet &patterns,
+                                          TypeConverter &typeConverter);
+void populateKilnElementwiseToLinalgPatterns(RewritePatternSet &patterns,
+                                             TypeConverter &typeConverter);
+void populateKilnContractionToLinalgPatterns(RewritePatternSet &patterns,
+                                             TypeConverter &typeConverter);
+void populateKilnPoolingToLinalgPatterns(RewritePatternSet &patterns,
+                                         TypeConverter &typeConverter);
+void populateKilnNormalizationToLinalgPatterns(RewritePatternSet &patterns,
+                                               TypeConverter &typeConverter);
+void populateKilnReductionToLinalgPatterns(RewritePatternSet &patterns,
+                                           TypeConverter &typeConverter);
+void populateKilnDataMovementToLinalgPatterns(RewritePatternSet &patterns,
+                                              TypeConverter &typeConverter);
+
+/// All of the above.
+void populateKilnToLinalgPatterns(RewritePatternSet &patterns,
+                                  TypeConverter &typeConverter);
+
+} // namespace mlir::kiln
+
+#endif // KILN_PASSES_LOWERING_PATTERNS_H
