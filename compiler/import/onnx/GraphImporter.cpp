@@ -34,16 +34,10 @@ const llvm::StringMap<OpHandler> &handlerTable() {
     registerNNHandlers(t);
     registerShapeHandlers(t);
     registerReductionHandlers(t);
+    registerActivationHandlers(t);
     return t;
   }();
   return table;
-}
-
-std::string shapeText(ArrayRef<int64_t> shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i)
-    s += (i ? "," : "") + std::to_string(shape[i]);
-  return s + "]";
 }
 
 class GraphImporter {

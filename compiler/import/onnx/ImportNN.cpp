@@ -228,6 +228,54 @@ Results importLayerNorm(NodeContext &c) {
        c.named("epsilon", c.b.getF64FloatAttr(c.attrFloat("epsilon", 1e-5)))}));
 }
 
+/// InstanceNormalization: per (sample, channel) mean and variance over the
+/// spatial dims, then the per-channel affine transform.
+Results importInstanceNorm(NodeContext &c) {
+  Value x = c.input(0);
+  auto type = c.type(x);
+  int64_t rank = type.getRank();
+  if (rank < 3 || !c.hasInput(1) || !c.hasInput(2))
+    return c.fail("needs an input of rank >= 3, scale and B");
+  SmallVector<int64_t> axes, channelShape(rank - 1, 1);
+  for (int64_t d = 2; d < rank; ++d)
+    axes.push_back(d);
+  channelShape[0] = type.getDimSize(1);
+  auto keep = {c.named("axes", c.i64s(axes)),
+               c.named("keepdims", c.b.getBoolAttr(true))};
+  Type et = type.getElementType();
+  auto mean = c.make<k::ReduceMeanOp>(x, keep);
+  if (failed(mean))
+    return failure();
+  auto centered = c.make<k::SubOp>({x, *mean});
+  if (failed(centered))
+    return failure();
+  auto squared = c.make<k::MulOp>({*centered, *centered});
+  if (failed(squared))
+    return failure();
+  auto var = c.make<k::ReduceMeanOp>(*squared, keep);
+  if (failed(var))
+    return failure();
+  auto shifted = c.make<k::AddOp>({*var, c.scalar(et, c.attrFloat("epsilon", 1e-5))});
+  if (failed(shifted))
+    return failure();
+  auto std = c.make<k::SqrtOp>(*shifted);
+  if (failed(std))
+    return failure();
+  auto normalized = c.make<k::DivOp>({*centered, *std});
+  if (failed(normalized))
+    return failure();
+  auto reshapeChannel = [&](Value v) {
+    return c.make<k::ReshapeOp>(v, {c.named("shape", c.i64s(channelShape))});
+  };
+  auto scale = reshapeChannel(c.input(1)), bias = reshapeChannel(c.input(2));
+  if (failed(scale) || failed(bias))
+    return failure();
+  auto scaled = c.make<k::MulOp>({*normalized, *scale});
+  if (failed(scaled))
+    return failure();
+  return one(c.make<k::AddOp>({*scaled, *bias}));
+}
+
 /// Softmax/LogSoftmax. Before opset 13 the input is coerced to 2-D at `axis`
 /// and normalized over everything from `axis` on.
 template <typename OpTy> OpHandler softmax() {
@@ -267,6 +315,7 @@ void mlir::kiln::onnx_import::registerNNHandlers(llvm::StringMap<OpHandler> &t) 
   t["GlobalMaxPool"] = globalPool<k::ReduceMaxOp>();
   t["BatchNormalization"] = importBatchNorm;
   t["LayerNormalization"] = importLayerNorm;
+  t["InstanceNormalization"] = importInstanceNorm;
   t["Softmax"] = softmax<k::SoftmaxOp>();
   t["LogSoftmax"] = softmax<k::LogSoftmaxOp>();
 }

@@ -292,6 +292,33 @@ Results importExpand(NodeContext &c) {
   return one(c.make<k::ExpandOp>(c.input(0), {c.named("shape", c.i64s(*full))}));
 }
 
+/// Tile = reshape to [1,d0,1,d1,...], expand to [r0,d0,r1,d1,...], reshape
+/// to [r0*d0, r1*d1, ...]: no op of its own, and still one copy.
+Results importTile(NodeContext &c) {
+  auto repeats = c.constantInts(1);
+  if (!repeats)
+    return c.needsConstant(1);
+  auto shape = c.type(c.input(0)).getShape();
+  if (repeats->size() != shape.size())
+    return c.fail("repeats must have one entry per input dim");
+  SmallVector<int64_t> interleaved, expanded, result;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if ((*repeats)[d] < 0)
+      return c.fail("repeats must be non-negative");
+    interleaved.append({1, shape[d]});
+    expanded.append({(*repeats)[d], shape[d]});
+    result.push_back((*repeats)[d] * shape[d]);
+  }
+  auto spread = reshape(c, c.input(0), interleaved);
+  if (failed(spread))
+    return failure();
+  auto copies =
+      c.make<k::ExpandOp>(*spread, {c.named("shape", c.i64s(expanded))});
+  if (failed(copies))
+    return failure();
+  return one(reshape(c, *copies, result));
+}
+
 Results importShape(NodeContext &c) {
   auto shape = c.type(c.input(0)).getShape();
   int64_t rank = shape.size();
@@ -360,6 +387,7 @@ void mlir::kiln::onnx_import::registerShapeHandlers(llvm::StringMap<OpHandler> &
   t["Split"] = importSplit;
   t["Gather"] = importGather;
   t["Expand"] = importExpand;
+  t["Tile"] = importTile;
   t["Shape"] = importShape;
   t["Size"] = importSize;
   t["ConstantOfShape"] = importConstantOfShape;

@@ -130,6 +130,7 @@ void registerElementwiseHandlers(llvm::StringMap<OpHandler> &table);
 void registerNNHandlers(llvm::StringMap<OpHandler> &table);
 void registerShapeHandlers(llvm::StringMap<OpHandler> &table);
 void registerReductionHandlers(llvm::StringMap<OpHandler> &table);
+void registerActivationHandlers(llvm::StringMap<OpHandler> &table);
 
 /// ONNX TensorProto data type -> MLIR element type (null if unsupported).
 mlir::Type elementTypeFor(mlir::MLIRContext *ctx, int32_t onnxType);
