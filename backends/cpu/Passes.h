@@ -12,7 +12,9 @@ namespace mlir::kiln {
 #define GEN_PASS_REGISTRATION
 #include "backends/cpu/Passes.h.inc"
 
-inline void registerCpuBackendPasses() { registerKilnCpuPasses(); }
+/// Registers the CPU backend's passes and the `kiln-cpu-codegen` pipeline
+/// (defined in CpuPipeline.cpp).
+void registerCpuBackendPasses();
 } // namespace mlir::kiln
 
 #endif // KILN_BACKENDS_CPU_PASSES_H

@@ -3,11 +3,167 @@
 
 include "mlir/Pass/PassBase.td"
 
+def MarkInputsReadOnly : Pass<"kiln-mark-inputs-readonly", "ModuleOp"> {
+  let summary = "Forbid bufferization from writing into the entry's inputs";
+  let description = [{
+    The entry function's tensor arguments become the caller's input buffers,
+    which the runtime may share between runs and sessions. One-shot
+    bufferization treats function arguments as writable unless told
+    otherwise, so this pass marks every tensor argument of the entry function
+    `bufferization.writable = false`; bufferization then copies before any
+    in-place update instead of clobbering an input.
+
+    Before:
+    ```mlir
+    func.func @main(%x: tensor<4xf32>) -> tensor<4xf32>
+    ```
+    After:
+    ```mlir
+    func.func @main(%x: tensor<4xf32> {bufferization.writable = false})
+        -> tensor<4xf32>
+    ```
+  }];
+  let options = [
+    Option<"entryName", "entry", "std::string", "\"main\"",
+           "Name of the entry function">,
+  ];
+  let dependentDialects = ["bufferization::BufferizationDialect"];
+}
+
 def PlanArena : Pass<"kiln-plan-arena", "ModuleOp"> {
   let summary = "Place every intermediate buffer in one arena planned by liveness";
   let description = [{
-    (to be written)
+    Replaces each statically shaped, identity-layout `memref.alloc` in the
+    entry function with a `memref.view` into one new trailing argument, the
+    arena (`memref<Nxi8>`, owned by the runtime and aligned to 64 bytes).
+    A buffer is live from the top-level op that allocates it (or contains its
+    allocation) to the last top-level op that uses it or any alias of it
+    (subviews, casts, reshapes, loop results). Buffers are placed first-fit,
+    largest first, at 64-byte aligned offsets so that buffers whose live
+    ranges overlap never share bytes. `memref.dealloc` of a placed buffer is
+    erased. The arena size is recorded as the module attribute
+    `kiln.arena_size`; the argument gets the attribute `kiln.arena`.
+
+    Buffers that escape through `func.return` or a call, have dynamic shapes
+    or layouts, or are allocated in a region and yielded out of it are left
+    alone (they keep calling the allocator).
+
+    Before:
+    ```mlir
+    func.func @main(%in: memref<16xf32>, %out: memref<16xf32>) {
+      %a = memref.alloc() : memref<16xf32>   // live in ops 1-2
+      %b = memref.alloc() : memref<16xf32>   // live in ops 3-4
+      ...
+    }
+    ```
+    After:
+    ```mlir
+    module attributes {kiln.arena_size = 64 : i64} {
+      func.func @main(%in: memref<16xf32>, %out: memref<16xf32>,
+                      %arena: memref<64xi8> {kiln.arena}) {
+        %c0 = arith.constant 0 : index
+        %a = memref.view %arena[%c0][] : memref<64xi8> to memref<16xf32>
+        %b = memref.view %arena[%c0][] : memref<64xi8> to memref<16xf32>
+        ...
+      }
+    }
+    ```
   }];
+  let options = [
+    Option<"entryName", "entry", "std::string", "\"main\"",
+           "Name of the entry function">,
+  ];
+  let dependentDialects = ["arith::ArithDialect", "memref::MemRefDialect"];
+}
+
+def OutlineWeights : Pass<"kiln-outline-weights", "ModuleOp"> {
+  let summary = "Gather constant memref.globals into one raw weights blob";
+  let description = [{
+    Every non-splat constant `memref.global` (dense or `dense_resource`) used
+    only from the entry function is copied, at a 64-byte aligned offset, into
+    one byte blob. The blob becomes the module attribute `kiln.weights`
+    (a `dense_resource<kiln_weights> : tensor<Nxi8>`, never split into
+    per-element attributes, so 100 MB of weights cost one memcpy), the entry
+    function gets a trailing `memref<Nxi8> {kiln.weights}` argument, each
+    `memref.get_global` becomes a `memref.view` of that argument and the
+    outlined globals are erased. The artifact writer places the blob in a
+    read-only section of its own and passes its address as that argument.
+    i1 constants are stored one byte per element, as in memory.
+
+    Splat constants stay globals: they cost one element in the object file.
+
+    Before:
+    ```mlir
+    memref.global "private" constant @w : memref<2xf32> = dense<[1.0, 2.0]>
+    func.func @main(%out: memref<2xf32>) {
+      %0 = memref.get_global @w : memref<2xf32>
+      ...
+    }
+    ```
+    After:
+    ```mlir
+    module attributes {kiln.weights = dense_resource<kiln_weights> : tensor<8xi8>} {
+      func.func @main(%out: memref<2xf32>, %weights: memref<8xi8> {kiln.weights}) {
+        %c0 = arith.constant 0 : index
+        %0 = memref.view %weights[%c0][] : memref<8xi8> to memref<2xf32>
+        ...
+      }
+    }
+    ```
+  }];
+  let options = [
+    Option<"entryName", "entry", "std::string", "\"main\"",
+           "Name of the entry function">,
+  ];
+  let dependentDialects = ["arith::ArithDialect", "memref::MemRefDialect"];
+}
+
+def ExpandStridedCopies : Pass<"kiln-expand-strided-copies"> {
+  let summary = "Turn memref.copy between non-contiguous buffers into linalg.copy";
+  let description = [{
+    The LLVM lowering of `memref.copy` calls the MLIR runtime's `memrefCopy`
+    when either side is not contiguous (for example the subview that
+    bufferized `tensor.pad` copies into). Artifacts must not import anything
+    beyond libc and libm, so such copies become `linalg.copy`, which later
+    lowers to loops. Contiguous copies stay `memref.copy` (a `memcpy`).
+
+    Before:
+    ```mlir
+    memref.copy %src, %sub : memref<2x5xf32>
+        to memref<2x5xf32, strided<[7, 1], offset: 8>>
+    ```
+    After:
+    ```mlir
+    linalg.copy ins(%src : memref<2x5xf32>)
+        outs(%sub : memref<2x5xf32, strided<[7, 1], offset: 8>>)
+    ```
+  }];
+  let dependentDialects = ["linalg::LinalgDialect"];
+}
+
+def ApproximateMath : Pass<"kiln-approximate-math"> {
+  let summary = "Replace transcendental math ops by inline polynomials";
+  let description = [{
+    Rewrites f32 (and, through f32, f16/bf16) `math.exp`, `expm1`, `log`,
+    `log1p`, `log2`, `tanh`, `erf`, `erfc` into arith-only polynomial
+    approximations, and simplifies `math.powf` with small constant
+    exponents into multiplications or `math.sqrt`. The result needs no libm
+    call, vectorizes, and keeps the artifact free of imports; the ops left
+    (f64, `powf` with a variable exponent, ...) go to LLVM intrinsics or libm.
+
+    Before:
+    ```mlir
+    %y = math.tanh %x : f32
+    %z = math.powf %x, %two : f32   // %two = arith.constant 2.0
+    ```
+    After (abridged):
+    ```mlir
+    %y = ... arith.mulf / arith.addf / arith.divf / arith.select ...
+    %z = arith.mulf %x, %x : f32
+    ```
+  }];
+  let dependentDialects = ["arith::ArithDialect", "math::MathDialect",
+                           "vector::VectorDialect"];
 }
 
 #endif // KILN_BACKENDS_CPU_PASSES_TD

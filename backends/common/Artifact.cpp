@@ -1,0 +1,158 @@
+//===- Artifact.cpp - LLVM-dialect module to a Kiln artifact --------------===//
+#include "backends/common/Artifact.h"
+#include "backends/common/ArtifactInterface.h"
+#include "backends/common/Linker.h"
+#include "backends/common/ObjectCodegen.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Target/TargetMachine.h"
+
+using namespace mlir;
+using namespace mlir::kiln;
+
+/// Past this, RIP/PC-relative addressing of the weights breaks; such models
+/// need external weights (not implemented yet).
+static constexpr uint64_t kMaxEmbeddedWeights = (1ull << 31) - (1ull << 20);
+
+namespace {
+/// What the backend pipeline left on the module for the artifact.
+struct ModuleContents {
+  uint64_t arenaSize = 0;
+  ArrayRef<char> weights;
+};
+} // namespace
+
+static FailureOr<ModuleContents> readContents(ModuleOp module,
+                                              std::string &error) {
+  ModuleContents contents;
+  if (Attribute attr = module->getAttr("kiln.arena_size")) {
+    auto size = dyn_cast<IntegerAttr>(attr);
+    if (!size || size.getInt() < 0) {
+      error = "kiln.arena_size must be a non-negative integer";
+      return failure();
+    }
+    contents.arenaSize = size.getInt();
+  }
+  if (Attribute attr = module->getAttr("kiln.weights")) {
+    auto blob = dyn_cast<DenseResourceElementsAttr>(attr);
+    AsmResourceBlob *data = blob ? blob.getRawHandle().getBlob() : nullptr;
+    if (!data) {
+      error = "kiln.weights must be a dense_resource blob with its data";
+      return failure();
+    }
+    contents.weights = data->getData();
+  }
+  if (contents.weights.size() > kMaxEmbeddedWeights) {
+    error = std::to_string(contents.weights.size()) +
+            " bytes of weights exceed what an artifact can embed (2 GiB); "
+            "external weights are not supported yet";
+    return failure();
+  }
+  return contents;
+}
+
+/// Translates a copy of `module` without the kiln.* attributes, which mean
+/// nothing to LLVM IR. Cloning shares attributes, so the weights blob is not
+/// copied.
+static std::unique_ptr<llvm::Module>
+translate(ModuleOp module, llvm::LLVMContext &llvmContext, StringRef name) {
+  MLIRContext *ctx = module.getContext();
+  registerBuiltinDialectTranslation(*ctx);
+  registerLLVMDialectTranslation(*ctx);
+  OwningOpRef<ModuleOp> copy = module.clone();
+  for (NamedAttribute attr : module->getDiscardableAttrs())
+    if (attr.getName().strref().starts_with("kiln."))
+      (*copy)->removeDiscardableAttr(attr.getName());
+  return translateModuleToLLVMIR(*copy, llvmContext, name);
+}
+
+/// The directory `path` is in ("." for a bare file name).
+static SmallString<128> directoryOf(StringRef path) {
+  SmallString<128> dir = llvm::sys::path::parent_path(path);
+  if (dir.empty())
+    dir = ".";
+  return dir;
+}
+
+/// A new, uniquely named file in `dir`; its name begins with a dot so a
+/// half-written artifact never looks like a finished one.
+static LogicalResult createSiblingFile(StringRef dir, StringRef stem,
+                                       StringRef suffix,
+                                       SmallVectorImpl<char> &path,
+                                       std::string &error) {
+  SmallString<128> model(dir);
+  llvm::sys::path::append(model, "." + stem + "-%%%%%%" + suffix);
+  if (std::error_code ec = llvm::sys::fs::createUniqueFile(model, path)) {
+    error = ("cannot create a file in '" + dir + "': " + ec.message()).str();
+    return failure();
+  }
+  return success();
+}
+
+LogicalResult mlir::kiln::writeArtifact(ModuleOp llvmDialectModule,
+                                        const ArtifactSpec &spec,
+                                        const CpuTarget &target, int optLevel,
+                                        StringRef outputPath,
+                                        std::string &error) {
+  if (outputPath.empty() || llvm::sys::fs::is_directory(outputPath)) {
+    error = ("output '" + outputPath + "' is not a file path").str();
+    return failure();
+  }
+  FailureOr<ModuleContents> contents = readContents(llvmDialectModule, error);
+  if (failed(contents))
+    return failure();
+
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> module =
+      translate(llvmDialectModule, llvmContext, spec.modelName);
+  if (!module) {
+    error = "translation to LLVM IR failed (is the module in the LLVM "
+            "dialect?)";
+    return failure();
+  }
+  ArtifactContents glue{contents->arenaSize, contents->weights};
+  if (failed(addArtifactInterface(*module, spec, target, glue, error)))
+    return failure();
+
+  std::unique_ptr<llvm::TargetMachine> machine =
+      createCpuTargetMachine(target, optLevel, error);
+  if (!machine)
+    return failure();
+  optimizeModule(*module, *machine, optLevel);
+
+  // Both intermediate files live beside the output, so the final rename
+  // stays within one file system and is atomic.
+  SmallString<128> dir = directoryOf(outputPath);
+  StringRef stem = llvm::sys::path::filename(outputPath);
+  SmallString<128> objectPath, tempOutput;
+  if (failed(createSiblingFile(dir, stem, ".o", objectPath, error)))
+    return failure();
+  llvm::FileRemover objectRemover(objectPath);
+  if (failed(emitObjectFile(*module, *machine, objectPath, error)))
+    return failure();
+  module.reset();
+
+  if (failed(createSiblingFile(dir, stem, ".so", tempOutput, error)))
+    return failure();
+  llvm::FileRemover outputRemover(tempOutput);
+  if (failed(linkSharedLibrary(objectPath, tempOutput, target, error)))
+    return failure();
+  if (std::error_code ec = llvm::sys::fs::rename(tempOutput, outputPath)) {
+    error =
+        ("cannot move the artifact to '" + outputPath + "': " + ec.message())
+            .str();
+    return failure();
+  }
+  outputRemover.releaseFile();
+  return success();
+}

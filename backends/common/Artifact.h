@@ -1,0 +1,54 @@
+//===- Artifact.h - Write a Kiln artifact (.so) -----------------*- C++ -*-===//
+//
+// Turns an LLVM-dialect module produced by a Kiln backend pipeline into the
+// shared library described by runtime/include/kiln/abi.h.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_BACKENDS_COMMON_ARTIFACT_H
+#define KILN_BACKENDS_COMMON_ARTIFACT_H
+
+#include "backends/common/CpuTarget.h"
+
+#include "mlir/IR/BuiltinOps.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mlir::kiln {
+
+/// One model input or output as the descriptor reports it.
+struct TensorSpec {
+  std::string name;
+  int32_t dtype = 0; ///< ONNX TensorProto numbering (kiln_dtype).
+  std::vector<int64_t> shape;
+};
+
+struct ArtifactSpec {
+  std::string modelName;
+  std::vector<TensorSpec> inputs, outputs;
+};
+
+/// Writes the artifact for `llvmDialectModule` to `outputPath`.
+///
+/// The module must hold `llvm.func @main(ptr x (inputs + outputs + 2))`:
+/// input pointers, output pointers, the arena, the weights base (as
+/// kiln-plan-arena and kiln-outline-weights leave it); `kiln.arena_size`
+/// and `kiln.weights` module attributes are optional. The module is not
+/// modified.
+///
+/// Translates to LLVM IR, adds the entry wrapper, the descriptor, the
+/// exported `kiln_artifact` function and the weights (raw bytes in the
+/// read-only, 64-byte aligned section `.kiln.weights`), optimizes at
+/// `optLevel` (0-3), emits an object for `target` and links it with ld.lld
+/// into a shared library that exports only `kiln_artifact`. The file appears
+/// atomically (temporary file in the same directory, then rename): on
+/// failure nothing is left at `outputPath` and `error` says why.
+LogicalResult writeArtifact(ModuleOp llvmDialectModule,
+                            const ArtifactSpec &spec, const CpuTarget &target,
+                            int optLevel, StringRef outputPath,
+                            std::string &error);
+
+} // namespace mlir::kiln
+
+#endif // KILN_BACKENDS_COMMON_ARTIFACT_H

@@ -1,0 +1,241 @@
+//===- ArtifactInterface.cpp - Entry wrapper, descriptor, weights ---------===//
+//
+// Builds, next to the generated @main, the few symbols abi.h promises. The
+// struct types below mirror kiln_tensor_desc and kiln_artifact_descriptor
+// field by field; LLVM lays them out with the C rules of the LP64 targets we
+// emit for, so no explicit padding is needed.
+//
+//===----------------------------------------------------------------------===//
+#include "backends/common/ArtifactInterface.h"
+
+#include "kiln/abi.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Module.h"
+
+using namespace mlir;
+using namespace mlir::kiln;
+
+namespace {
+class InterfaceBuilder {
+public:
+  InterfaceBuilder(llvm::Module &module)
+      : module(module), ctx(module.getContext()),
+        ptrTy(llvm::PointerType::getUnqual(ctx)),
+        i32Ty(llvm::Type::getInt32Ty(ctx)), i64Ty(llvm::Type::getInt64Ty(ctx)) {
+  }
+
+  llvm::Constant *weights(llvm::ArrayRef<char> bytes);
+  llvm::Function *entry(llvm::Function *main, size_t numInputs,
+                        size_t numOutputs, llvm::Constant *weights);
+  llvm::Constant *descriptor(const ArtifactSpec &spec, const CpuTarget &target,
+                             uint64_t arenaSize, uint64_t weightsSize,
+                             llvm::Function *entry);
+
+private:
+  llvm::Constant *internalConstant(llvm::Constant *init,
+                                   const llvm::Twine &name, unsigned align = 0);
+  llvm::Constant *string(llvm::StringRef text, const llvm::Twine &name);
+  llvm::Constant *tensorDescs(const std::vector<TensorSpec> &tensors,
+                              llvm::StringRef kind);
+
+  llvm::Module &module;
+  llvm::LLVMContext &ctx;
+  llvm::PointerType *ptrTy;
+  llvm::IntegerType *i32Ty, *i64Ty;
+};
+} // namespace
+
+llvm::Constant *InterfaceBuilder::internalConstant(llvm::Constant *init,
+                                                   const llvm::Twine &name,
+                                                   unsigned align) {
+  auto *global = new llvm::GlobalVariable(
+      module, init->getType(),
+      /*isConstant=*/true, llvm::GlobalValue::PrivateLinkage, init, name);
+  global->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+  if (align)
+    global->setAlignment(llvm::Align(align));
+  return global;
+}
+
+llvm::Constant *InterfaceBuilder::string(llvm::StringRef text,
+                                         const llvm::Twine &name) {
+  return internalConstant(llvm::ConstantDataArray::getString(ctx, text), name);
+}
+
+llvm::Constant *InterfaceBuilder::weights(llvm::ArrayRef<char> bytes) {
+  if (bytes.empty())
+    return llvm::ConstantPointerNull::get(ptrTy);
+  // One raw copy of the bytes; never one constant per element.
+  llvm::Constant *data = llvm::ConstantDataArray::getRaw(
+      llvm::StringRef(bytes.data(), bytes.size()), bytes.size(),
+      llvm::Type::getInt8Ty(ctx));
+  auto *global = new llvm::GlobalVariable(module, data->getType(),
+                                          /*isConstant=*/true,
+                                          llvm::GlobalValue::InternalLinkage,
+                                          data, "kiln_weights");
+  global->setSection(".kiln.weights");
+  global->setAlignment(llvm::Align(KILN_ALIGNMENT));
+  return global;
+}
+
+llvm::Function *InterfaceBuilder::entry(llvm::Function *main, size_t numInputs,
+                                        size_t numOutputs,
+                                        llvm::Constant *weights) {
+  auto *type = llvm::FunctionType::get(i32Ty, {ptrTy, ptrTy, ptrTy, ptrTy},
+                                       /*isVarArg=*/false);
+  auto *fn = llvm::Function::Create(type, llvm::GlobalValue::InternalLinkage,
+                                    "kiln_entry", module);
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", fn));
+  llvm::SmallVector<llvm::Value *> args;
+  auto loadPointers = [&](llvm::Value *array, size_t count) {
+    for (size_t i = 0; i < count; ++i)
+      args.push_back(
+          b.CreateLoad(ptrTy, b.CreateConstInBoundsGEP1_64(ptrTy, array, i)));
+  };
+  loadPointers(fn->getArg(0), numInputs);
+  loadPointers(fn->getArg(1), numOutputs);
+  args.push_back(fn->getArg(2));
+  args.push_back(weights);
+  b.CreateCall(main, args);
+  b.CreateRet(llvm::ConstantInt::get(i32Ty, 0));
+  return fn;
+}
+
+llvm::Constant *
+InterfaceBuilder::tensorDescs(const std::vector<TensorSpec> &tensors,
+                              llvm::StringRef kind) {
+  if (tensors.empty())
+    return llvm::ConstantPointerNull::get(ptrTy);
+  auto *descTy = llvm::StructType::get(ctx, {ptrTy, i32Ty, i32Ty, ptrTy});
+  std::vector<llvm::Constant *> descs;
+  for (auto [i, tensor] : llvm::enumerate(tensors)) {
+    std::string prefix = ("kiln_" + kind + llvm::Twine(i)).str();
+    llvm::Constant *shape = llvm::ConstantPointerNull::get(ptrTy);
+    if (!tensor.shape.empty()) {
+      std::vector<uint64_t> dims(tensor.shape.begin(), tensor.shape.end());
+      shape = internalConstant(llvm::ConstantDataArray::get(ctx, dims),
+                               prefix + "_shape", 8);
+    }
+    descs.push_back(llvm::ConstantStruct::get(
+        descTy, {string(tensor.name, prefix + "_name"),
+                 llvm::ConstantInt::get(i32Ty, tensor.dtype),
+                 llvm::ConstantInt::get(i32Ty, tensor.shape.size()), shape}));
+  }
+  auto *arrayTy = llvm::ArrayType::get(descTy, descs.size());
+  return internalConstant(llvm::ConstantArray::get(arrayTy, descs),
+                          "kiln_" + kind + "s", 8);
+}
+
+llvm::Constant *InterfaceBuilder::descriptor(const ArtifactSpec &spec,
+                                             const CpuTarget &target,
+                                             uint64_t arenaSize,
+                                             uint64_t weightsSize,
+                                             llvm::Function *entry) {
+  auto *descTy = llvm::StructType::get(ctx, {i32Ty, i32Ty, ptrTy, ptrTy, ptrTy,
+                                             ptrTy, ptrTy, i32Ty, i32Ty, ptrTy,
+                                             ptrTy, i64Ty, i64Ty, ptrTy});
+  llvm::Constant *fields[] = {
+      llvm::ConstantInt::get(i32Ty, KILN_ARTIFACT_MAGIC),
+      llvm::ConstantInt::get(i32Ty, KILN_ABI_VERSION),
+      string(target.triple, "kiln_target_triple"),
+      string(target.cpu, "kiln_target_cpu"),
+      string(target.features, "kiln_target_features"),
+      string(spec.modelName, "kiln_model_name"),
+      string("kiln " KILN_PRODUCER_VERSION, "kiln_producer"),
+      llvm::ConstantInt::get(i32Ty, spec.inputs.size()),
+      llvm::ConstantInt::get(i32Ty, spec.outputs.size()),
+      tensorDescs(spec.inputs, "input"),
+      tensorDescs(spec.outputs, "output"),
+      llvm::ConstantInt::get(i64Ty, arenaSize),
+      llvm::ConstantInt::get(i64Ty, weightsSize),
+      entry};
+  return internalConstant(llvm::ConstantStruct::get(descTy, fields),
+                          "kiln_descriptor", 8);
+}
+
+/// A dtype abi.h knows, so the runtime can trust the descriptor.
+static bool isKnownDtype(int32_t dtype) {
+  return llvm::is_contained({KILN_DTYPE_F32, KILN_DTYPE_U8, KILN_DTYPE_I8,
+                             KILN_DTYPE_U16, KILN_DTYPE_I16, KILN_DTYPE_I32,
+                             KILN_DTYPE_I64, KILN_DTYPE_BOOL, KILN_DTYPE_F16,
+                             KILN_DTYPE_F64, KILN_DTYPE_U32, KILN_DTYPE_U64,
+                             KILN_DTYPE_BF16},
+                            kiln_dtype(dtype));
+}
+
+static LogicalResult checkSpec(const ArtifactSpec &spec, std::string &error) {
+  for (const auto *tensors : {&spec.inputs, &spec.outputs})
+    for (const TensorSpec &tensor : *tensors) {
+      if (!isKnownDtype(tensor.dtype)) {
+        error = "tensor '" + tensor.name + "' has unknown dtype " +
+                std::to_string(tensor.dtype);
+        return failure();
+      }
+      if (llvm::any_of(tensor.shape, [](int64_t d) { return d < 0; })) {
+        error = "tensor '" + tensor.name + "' has a dynamic dimension";
+        return failure();
+      }
+    }
+  return success();
+}
+
+LogicalResult mlir::kiln::addArtifactInterface(llvm::Module &module,
+                                               const ArtifactSpec &spec,
+                                               const CpuTarget &target,
+                                               const ArtifactContents &contents,
+                                               std::string &error) {
+  if (failed(checkSpec(spec, error)))
+    return failure();
+  llvm::Function *main = module.getFunction("main");
+  if (!main || main->isDeclaration()) {
+    error = "the module has no @main to wrap";
+    return failure();
+  }
+  size_t expected = spec.inputs.size() + spec.outputs.size() + 2;
+  if (main->arg_size() != expected || !main->getReturnType()->isVoidTy() ||
+      llvm::any_of(main->args(), [](llvm::Argument &a) {
+        return !a.getType()->isPointerTy();
+      })) {
+    error = "@main must return nothing and take " + std::to_string(expected) +
+            " pointers (" + std::to_string(spec.inputs.size()) + " inputs, " +
+            std::to_string(spec.outputs.size()) +
+            " outputs, arena, weights); it takes " +
+            std::to_string(main->arg_size()) + " arguments";
+    return failure();
+  }
+
+  InterfaceBuilder builder(module);
+  llvm::Constant *weights = builder.weights(contents.weights);
+  llvm::Function *entry =
+      builder.entry(main, spec.inputs.size(), spec.outputs.size(), weights);
+  llvm::Constant *descriptor = builder.descriptor(
+      spec, target, contents.arenaSize, contents.weights.size(), entry);
+
+  auto *artifactFn = llvm::Function::Create(
+      llvm::FunctionType::get(llvm::PointerType::getUnqual(module.getContext()),
+                              /*isVarArg=*/false),
+      llvm::GlobalValue::ExternalLinkage, KILN_ARTIFACT_SYMBOL, module);
+  llvm::IRBuilder<> b(
+      llvm::BasicBlock::Create(module.getContext(), "entry", artifactFn));
+  b.CreateRet(descriptor);
+
+  // Only kiln_artifact is visible; everything else may be inlined, merged
+  // or dropped by the optimizer.
+  for (llvm::GlobalValue &value : module.global_values()) {
+    if (&value == artifactFn || value.isDeclaration())
+      continue;
+    if (!value.hasLocalLinkage())
+      value.setLinkage(llvm::GlobalValue::InternalLinkage);
+  }
+  for (llvm::Function &fn : module) {
+    if (fn.isDeclaration())
+      continue;
+    fn.addFnAttr("target-cpu", target.cpu);
+    if (!target.features.empty())
+      fn.addFnAttr("target-features", target.features);
+  }
+  return success();
+}

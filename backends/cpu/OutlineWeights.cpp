@@ -1,0 +1,184 @@
+//===- OutlineWeights.cpp - Constant globals into one raw blob ------------===//
+//
+// Weights must reach the object file as raw bytes: an LLVM constant per
+// element costs minutes and gigabytes at ResNet/BERT sizes. This pass only
+// ever copies bytes (one memcpy per dense_resource), never builds per-element
+// attributes.
+//
+//===----------------------------------------------------------------------===//
+#include "backends/cpu/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/Interfaces/DataLayoutInterfaces.h"
+
+#include <cstring>
+
+namespace mlir::kiln {
+#define GEN_PASS_DEF_OUTLINEWEIGHTS
+#include "backends/cpu/Passes.h.inc"
+} // namespace mlir::kiln
+
+using namespace mlir;
+
+namespace {
+constexpr uint64_t kWeightsAlignment = 64;
+
+struct OutlinedGlobal {
+  memref::GlobalOp global;
+  ElementsAttr value;
+  uint64_t bytes = 0;
+  uint64_t offset = 0;
+  SmallVector<memref::GetGlobalOp> uses;
+};
+
+/// Bytes the constant takes in memory, or nothing if it is not a kind of
+/// constant this pass knows how to lay out byte for byte.
+std::optional<uint64_t> memoryBytes(ElementsAttr value) {
+  Type element = value.getShapedType().getElementType();
+  unsigned bits = element.isIntOrFloat() ? element.getIntOrFloatBitWidth() : 0;
+  if (bits != 1 && bits % 8 != 0)
+    return std::nullopt;
+  uint64_t elementBytes = bits == 1 ? 1 : bits / 8;
+  return uint64_t(value.getNumElements()) * elementBytes;
+}
+
+/// Writes the constant's in-memory bytes to `out` (`bytes` of them).
+LogicalResult copyBytes(memref::GlobalOp global, ElementsAttr value,
+                        uint64_t bytes, char *out) {
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(value)) {
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    if (!blob)
+      return global.emitError("kiln-outline-weights: the data of '")
+             << resource.getRawHandle().getKey() << "' is not available";
+    ArrayRef<char> data = blob->getData();
+    if (data.size() != bytes)
+      return global.emitError("kiln-outline-weights: resource holds ")
+             << data.size() << " bytes, its type needs " << bytes;
+    std::memcpy(out, data.data(), bytes);
+    return success();
+  }
+  auto dense = cast<DenseElementsAttr>(value);
+  if (dense.getElementType().isInteger(1)) {
+    // DenseElementsAttr packs i1 as bits; memory holds one byte per element.
+    for (auto [i, bit] : llvm::enumerate(dense.getValues<bool>()))
+      out[i] = bit ? 1 : 0;
+    return success();
+  }
+  ArrayRef<char> raw = dense.getRawData();
+  if (raw.size() != bytes)
+    return global.emitError("kiln-outline-weights: unexpected raw data size");
+  std::memcpy(out, raw.data(), bytes);
+  return success();
+}
+
+/// The globals to outline: constant, non-splat, laid out byte for byte, and
+/// read only from `func`.
+SmallVector<OutlinedGlobal> collectWeights(ModuleOp module, func::FuncOp func) {
+  DenseMap<StringAttr, SmallVector<memref::GetGlobalOp>> uses;
+  module.walk([&](memref::GetGlobalOp get) {
+    uses[get.getNameAttr().getAttr()].push_back(get);
+  });
+
+  SmallVector<OutlinedGlobal> result;
+  for (auto global : module.getOps<memref::GlobalOp>()) {
+    if (!global.getConstant() || !global.getType().getLayout().isIdentity())
+      continue;
+    auto value = dyn_cast_or_null<ElementsAttr>(global.getConstantInitValue());
+    if (!value)
+      continue;
+    if (auto dense = dyn_cast<DenseElementsAttr>(value);
+        (dense && dense.isSplat()) ||
+        (!dense && !isa<DenseResourceElementsAttr>(value)))
+      continue;
+    std::optional<uint64_t> bytes = memoryBytes(value);
+    if (!bytes)
+      continue;
+    auto globalUses = uses.lookup(global.getSymNameAttr());
+    if (llvm::any_of(globalUses, [&](memref::GetGlobalOp get) {
+          return get->getParentOfType<func::FuncOp>() != func;
+        }))
+      continue;
+    // Other symbol uses (not get_global) would dangle once the global is gone.
+    std::optional<SymbolTable::UseRange> allUses =
+        SymbolTable::getSymbolUses(global, module);
+    if (!allUses || size_t(llvm::range_size(*allUses)) != globalUses.size())
+      continue;
+    result.push_back({global, value, *bytes, 0, std::move(globalUses)});
+  }
+  return result;
+}
+
+LogicalResult outlineWeights(ModuleOp module, func::FuncOp func) {
+  if (module->hasAttr("kiln.weights"))
+    return module.emitError("kiln-outline-weights: weights already outlined");
+  SmallVector<OutlinedGlobal> weights = collectWeights(module, func);
+
+  uint64_t total = 0;
+  for (OutlinedGlobal &w : weights) {
+    w.offset = llvm::alignTo(total, kWeightsAlignment);
+    total = w.offset + w.bytes;
+  }
+  total = llvm::alignTo(total, kWeightsAlignment);
+
+  MLIRContext *ctx = module.getContext();
+  Type i8 = IntegerType::get(ctx, 8);
+  if (total) {
+    AsmResourceBlob blob =
+        HeapAsmResourceBlob::allocate(total, kWeightsAlignment);
+    MutableArrayRef<char> data = blob.getMutableData();
+    std::memset(data.data(), 0, total);
+    for (OutlinedGlobal &w : weights)
+      if (failed(copyBytes(w.global, w.value, w.bytes, data.data() + w.offset)))
+        return failure();
+    auto blobType = RankedTensorType::get({int64_t(total)}, i8);
+    module->setAttr("kiln.weights",
+                    DenseResourceElementsAttr::get(blobType, "kiln_weights",
+                                                   std::move(blob)));
+  }
+
+  unsigned argIndex = func.getNumArguments();
+  NamedAttribute marker(StringAttr::get(ctx, "kiln.weights"),
+                        UnitAttr::get(ctx));
+  if (failed(
+          func.insertArgument(argIndex, MemRefType::get({int64_t(total)}, i8),
+                              DictionaryAttr::get(ctx, marker), func.getLoc())))
+    return func.emitError("kiln-outline-weights: cannot add the argument");
+  Value base = func.getArgument(argIndex);
+
+  OpBuilder builder(ctx);
+  for (OutlinedGlobal &w : weights) {
+    for (memref::GetGlobalOp get : w.uses) {
+      builder.setInsertionPoint(get);
+      Value offset =
+          arith::ConstantIndexOp::create(builder, get.getLoc(), w.offset);
+      Value view = memref::ViewOp::create(builder, get.getLoc(), get.getType(),
+                                          base, offset, ValueRange{});
+      get.getResult().replaceAllUsesWith(view);
+      get.erase();
+    }
+    w.global.erase();
+  }
+  return success();
+}
+
+struct OutlineWeightsPass
+    : public kiln::impl::OutlineWeightsBase<OutlineWeightsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    auto func = getOperation().lookupSymbol<func::FuncOp>(entryName);
+    if (!func || func.isExternal()) {
+      getOperation().emitError()
+          << "kiln-outline-weights: no entry function @" << entryName;
+      return signalPassFailure();
+    }
+    if (failed(outlineWeights(getOperation(), func)))
+      signalPassFailure();
+  }
+};
+} // namespace

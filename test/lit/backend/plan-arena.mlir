@@ -1,0 +1,97 @@
+// RUN: kiln-opt %s -kiln-plan-arena -split-input-file -allow-unregistered-dialect \
+// RUN:   | FileCheck %s
+
+// Two buffers whose live ranges do not overlap share offset 0; the arena is
+// as big as the larger one.
+// CHECK: module attributes {kiln.arena_size = 128 : i64}
+// CHECK-LABEL: func.func @main(
+// CHECK-SAME:    %[[IN:[a-z0-9_]+]]: memref<16xf32>, %[[OUT:[a-z0-9_]+]]: memref<16xf32>,
+// CHECK-SAME:    %[[ARENA:[a-z0-9_]+]]: memref<128xi8> {kiln.arena})
+// CHECK-NOT:   memref.alloc
+// CHECK:       %[[C0:.+]] = arith.constant 0 : index
+// CHECK:       %[[A:.+]] = memref.view %[[ARENA]][%[[C0]]][] : memref<128xi8> to memref<16xf32>
+// CHECK:       memref.copy %[[IN]], %[[A]]
+// CHECK:       memref.copy %[[A]], %[[OUT]]
+// CHECK:       %[[C0B:.+]] = arith.constant 0 : index
+// CHECK:       %[[B:.+]] = memref.view %[[ARENA]][%[[C0B]]][] : memref<128xi8> to memref<32xf32>
+// CHECK-NOT:   memref.dealloc
+func.func @main(%in: memref<16xf32>, %out: memref<16xf32>) {
+  %a = memref.alloc() : memref<16xf32>
+  memref.copy %in, %a : memref<16xf32> to memref<16xf32>
+  memref.copy %a, %out : memref<16xf32> to memref<16xf32>
+  memref.dealloc %a : memref<16xf32>
+  %cst = arith.constant 0.0 : f32
+  %b = memref.alloc() : memref<32xf32>
+  linalg.fill ins(%cst : f32) outs(%b : memref<32xf32>)
+  return
+}
+
+// -----
+
+// Overlapping live ranges get disjoint, 64-byte aligned slots, largest
+// buffer first (i1 takes a byte per element). A use through a subview keeps
+// %a live until the last copy.
+// CHECK: module attributes {kiln.arena_size = 256 : i64}
+// CHECK-LABEL: func.func @main(
+// CHECK-SAME:    %[[ARENA:[a-z0-9_]+]]: memref<256xi8> {kiln.arena})
+// CHECK:       %[[C192:.+]] = arith.constant 192 : index
+// CHECK:       memref.view %[[ARENA]][%[[C192]]][] : memref<256xi8> to memref<3xf32>
+// CHECK:       %[[C0:.+]] = arith.constant 0 : index
+// CHECK:       memref.view %[[ARENA]][%[[C0]]][] : memref<256xi8> to memref<100xi1>
+// CHECK:       %[[C128:.+]] = arith.constant 128 : index
+// CHECK:       memref.view %[[ARENA]][%[[C128]]][] : memref<256xi8> to memref<2xi64>
+func.func @main(%out: memref<2xf32>) {
+  %a = memref.alloc() : memref<3xf32>
+  %b = memref.alloc() : memref<100xi1>
+  %c = memref.alloc() : memref<2xi64>
+  %s = memref.subview %a[1] [2] [1] : memref<3xf32> to memref<2xf32, strided<[1], offset: 1>>
+  "test.use"(%b, %c) : (memref<100xi1>, memref<2xi64>) -> ()
+  memref.copy %s, %out : memref<2xf32, strided<[1], offset: 1>> to memref<2xf32>
+  return
+}
+
+// -----
+
+// A buffer used inside a loop is live for the whole loop, so the buffer
+// allocated in the loop body cannot share its slot.
+// CHECK: module attributes {kiln.arena_size = 128 : i64}
+// CHECK-LABEL: func.func @main(
+// CHECK:         arith.constant 0 : index
+// CHECK:         memref.view
+// CHECK:         scf.for
+// CHECK:           %[[C64:.+]] = arith.constant 64 : index
+// CHECK:           memref.view %{{.+}}[%[[C64]]][] : memref<128xi8> to memref<4xf32>
+func.func @main(%out: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %acc = memref.alloc() : memref<4xf32>
+  scf.for %i = %c0 to %c4 step %c1 {
+    %tmp = memref.alloc() : memref<4xf32>
+    memref.copy %acc, %tmp : memref<4xf32> to memref<4xf32>
+    memref.copy %tmp, %acc : memref<4xf32> to memref<4xf32>
+  }
+  memref.copy %acc, %out : memref<4xf32> to memref<4xf32>
+  return
+}
+
+// -----
+
+// Negative cases: dynamic shapes, returned buffers, buffers aligned beyond the
+// arena's 64 bytes and allocas stay as they are. The arena is still added.
+// CHECK: module attributes {kiln.arena_size = 0 : i64}
+// CHECK-LABEL: func.func @main(
+// CHECK-SAME:    %{{.+}}: memref<0xi8> {kiln.arena}) -> memref<8xf32>
+// CHECK:         memref.alloc(%{{.+}}) : memref<?xf32>
+// CHECK:         memref.alloc() : memref<8xf32>
+// CHECK:         memref.alloc() {alignment = 128 : i64} : memref<8xf32>
+// CHECK:         memref.alloca() : memref<8xf32>
+// CHECK-NOT:     memref.view
+func.func @main(%n: index) -> memref<8xf32> {
+  %d = memref.alloc(%n) : memref<?xf32>
+  %r = memref.alloc() : memref<8xf32>
+  %big = memref.alloc() {alignment = 128 : i64} : memref<8xf32>
+  %s = memref.alloca() : memref<8xf32>
+  "test.use"(%d, %big, %s) : (memref<?xf32>, memref<8xf32>, memref<8xf32>) -> ()
+  return %r : memref<8xf32>
+}

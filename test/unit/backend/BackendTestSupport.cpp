@@ -1,0 +1,159 @@
+//===- BackendTestSupport.cpp - Compile, load and run test artifacts ------===//
+#include "BackendTestSupport.h"
+
+#include "backends/cpu/CpuPipeline.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <catch.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <dlfcn.h>
+#include <random>
+#include <sstream>
+
+using namespace kiln_test;
+
+TempDir::TempDir() {
+  llvm::SmallString<128> dir;
+  REQUIRE(!llvm::sys::fs::createUniqueDirectory("kiln-backend-test", dir));
+  path = std::string(dir);
+}
+
+TempDir::~TempDir() { llvm::sys::fs::remove_directories(path); }
+
+LoadedArtifact::~LoadedArtifact() {
+  if (handle)
+    dlclose(handle);
+}
+
+int32_t LoadedArtifact::run(const std::vector<const void *> &inputs,
+                            const std::vector<void *> &outputs) const {
+  size_t size = (descriptor->arena_size + KILN_ALIGNMENT - 1) / KILN_ALIGNMENT *
+                KILN_ALIGNMENT;
+  void *arena =
+      std::aligned_alloc(KILN_ALIGNMENT, size ? size : KILN_ALIGNMENT);
+  std::memset(arena, 0xA5, size);
+  kiln_runtime_callbacks callbacks{};
+  callbacks.abi_version = KILN_ABI_VERSION;
+  callbacks.num_threads = 1;
+  int32_t status = descriptor->entry(const_cast<void *const *>(inputs.data()),
+                                     outputs.data(), arena, &callbacks);
+  std::free(arena);
+  return status;
+}
+
+std::string kiln_test::compileToFile(const std::string &mlirSource,
+                                     const mlir::kiln::ArtifactSpec &spec,
+                                     const mlir::kiln::CpuTarget &target,
+                                     const std::string &outputPath,
+                                     int optLevel) {
+  mlir::DialectRegistry registry;
+  mlir::kiln::registerCpuBackendDialects(registry);
+  mlir::MLIRContext context(registry);
+  std::string diagnostics;
+  llvm::raw_string_ostream diagStream(diagnostics);
+  mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &diag) {
+    diagStream << diag.getLocation() << ": " << diag << "\n";
+    return mlir::success();
+  });
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceString<mlir::ModuleOp>(mlirSource, &context);
+  if (!module)
+    return "parse error: " + diagnostics;
+  mlir::PassManager pm(&context);
+  mlir::kiln::CpuCodegenOptions options{target, optLevel};
+  mlir::kiln::buildCpuCodegenPipeline(pm, options);
+  if (mlir::failed(pm.run(*module)))
+    return "pipeline failed: " + diagnostics;
+  std::string error;
+  if (mlir::failed(mlir::kiln::writeArtifact(*module, spec, target, optLevel,
+                                             outputPath, error)))
+    return "writeArtifact failed: " + error;
+  return "";
+}
+
+std::unique_ptr<LoadedArtifact>
+kiln_test::compileAndLoad(const std::string &mlirSource,
+                          const mlir::kiln::ArtifactSpec &spec, int optLevel) {
+  auto artifact = std::make_unique<LoadedArtifact>();
+  artifact->path = artifact->dir.file("model.so");
+  std::string error =
+      compileToFile(mlirSource, spec, mlir::kiln::CpuTarget::host(),
+                    artifact->path, optLevel);
+  INFO(error);
+  REQUIRE(error.empty());
+  artifact->handle = dlopen(artifact->path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  INFO((artifact->handle ? "" : dlerror()));
+  REQUIRE(artifact->handle);
+  auto fn = reinterpret_cast<kiln_artifact_fn>(
+      dlsym(artifact->handle, KILN_ARTIFACT_SYMBOL));
+  REQUIRE(fn);
+  artifact->descriptor = fn();
+  REQUIRE(artifact->descriptor);
+  REQUIRE(artifact->descriptor->magic == KILN_ARTIFACT_MAGIC);
+  return artifact;
+}
+
+std::string kiln_test::resourceSection(
+    const std::vector<std::pair<std::string, std::vector<char>>> &blobs) {
+  std::ostringstream out;
+  out << "{-#\n  dialect_resources: {\n    builtin: {\n";
+  for (size_t i = 0; i < blobs.size(); ++i) {
+    // The textual form starts with the blob's alignment as a 32-bit LE word.
+    out << "      " << blobs[i].first << ": \"0x10000000";
+    static const char digits[] = "0123456789ABCDEF";
+    for (char c : blobs[i].second) {
+      unsigned char byte = static_cast<unsigned char>(c);
+      out << digits[byte >> 4] << digits[byte & 15];
+    }
+    out << "\"" << (i + 1 < blobs.size() ? "," : "") << "\n";
+  }
+  out << "    }\n  }\n#-}\n";
+  return out.str();
+}
+
+std::string kiln_test::runLLVMTool(const std::string &tool,
+                                   const std::string &args) {
+  std::string command =
+      std::string(KILN_LLVM_TOOLS_DIR) + "/" + tool + " " + args;
+  FILE *pipe = popen(command.c_str(), "r");
+  REQUIRE(pipe);
+  std::string output;
+  char buffer[4096];
+  while (size_t n = fread(buffer, 1, sizeof buffer, pipe))
+    output.append(buffer, n);
+  REQUIRE(pclose(pipe) == 0);
+  return output;
+}
+
+std::vector<std::string> kiln_test::dynamicSymbols(const std::string &path,
+                                                   const std::string &flag) {
+  std::istringstream lines(runLLVMTool("llvm-nm", "-D " + flag + " " + path));
+  std::vector<std::string> names;
+  std::string line;
+  while (std::getline(lines, line)) {
+    size_t space = line.find_last_of(' ');
+    if (!line.empty())
+      names.push_back(space == std::string::npos ? line
+                                                 : line.substr(space + 1));
+  }
+  return names;
+}
+
+std::vector<float> kiln_test::randomFloats(size_t count, unsigned seed,
+                                           float lo, float hi) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(lo, hi);
+  std::vector<float> values(count);
+  for (float &v : values)
+    v = dist(rng);
+  return values;
+}

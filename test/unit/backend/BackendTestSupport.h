@@ -1,0 +1,75 @@
+//===- BackendTestSupport.h - Compile, load and run test artifacts --------===//
+#ifndef KILN_TEST_UNIT_BACKEND_BACKENDTESTSUPPORT_H
+#define KILN_TEST_UNIT_BACKEND_BACKENDTESTSUPPORT_H
+
+#include "backends/common/Artifact.h"
+#include "kiln/abi.h"
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kiln_test {
+
+/// A temporary directory removed (with its files) on destruction.
+struct TempDir {
+  TempDir();
+  ~TempDir();
+  std::string path;
+  std::string file(const std::string &name) const { return path + "/" + name; }
+};
+
+/// An artifact compiled from MLIR and opened with dlopen.
+struct LoadedArtifact {
+  ~LoadedArtifact();
+  TempDir dir;
+  std::string path;
+  void *handle = nullptr;
+  const kiln_artifact_descriptor *descriptor = nullptr;
+
+  /// Runs the entry with a fresh 64-byte aligned arena (filled with garbage,
+  /// so reads of uninitialized arena memory show up). Returns its status.
+  int32_t run(const std::vector<const void *> &inputs,
+              const std::vector<void *> &outputs) const;
+};
+
+/// Parses `mlirSource`, runs the CPU pipeline for `target` (host if empty)
+/// and writes and loads the artifact. Fails the current test (REQUIRE) on any
+/// error.
+std::unique_ptr<LoadedArtifact>
+compileAndLoad(const std::string &mlirSource,
+               const mlir::kiln::ArtifactSpec &spec, int optLevel = 2);
+
+/// Compiles without loading (e.g. for another architecture); returns the
+/// error text, empty on success.
+std::string compileToFile(const std::string &mlirSource,
+                          const mlir::kiln::ArtifactSpec &spec,
+                          const mlir::kiln::CpuTarget &target,
+                          const std::string &outputPath, int optLevel = 2);
+
+/// `{-# dialect_resources: {builtin: {name: "0x..."}} #-}` for the blobs.
+std::string resourceSection(
+    const std::vector<std::pair<std::string, std::vector<char>>> &blobs);
+
+template <typename T> std::vector<char> bytesOf(const std::vector<T> &values) {
+  const char *data = reinterpret_cast<const char *>(values.data());
+  return std::vector<char>(data, data + values.size() * sizeof(T));
+}
+
+/// Runs an LLVM tool from the build's LLVM (llvm-nm, llvm-readelf) and
+/// returns its stdout.
+std::string runLLVMTool(const std::string &tool, const std::string &args);
+
+/// Symbols `llvm-nm -D` lists for `path` with `flag` (e.g.
+/// "--defined-only", "--undefined-only").
+std::vector<std::string> dynamicSymbols(const std::string &path,
+                                        const std::string &flag);
+
+/// Deterministic pseudo-random floats in [lo, hi).
+std::vector<float> randomFloats(size_t count, unsigned seed, float lo = -1,
+                                float hi = 1);
+
+} // namespace kiln_test
+
+#endif // KILN_TEST_UNIT_BACKEND_BACKENDTESTSUPPORT_H
