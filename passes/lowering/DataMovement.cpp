@@ -159,9 +159,9 @@ struct GatherLowering : OpConversionPattern<kiln::GatherOp> {
                                           b, l, b.getIndexType(), args[0]))
                                     : Value(arith::IndexCastOp::create(
                                           b, l, b.getIndexType(), args[0]));
-      Value size = arith::ConstantIndexOp::create(b, l, axisSize);
-      Value zero = arith::ConstantIndexOp::create(b, l, 0);
       if (!unsignedIndices) {
+        Value size = arith::ConstantIndexOp::create(b, l, axisSize);
+        Value zero = arith::ConstantIndexOp::create(b, l, 0);
         Value negative =
             arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, index, zero);
         index = arith::SelectOp::create(

@@ -107,6 +107,8 @@ Value createPoolGeneric(OpBuilder &b, Location loc, Value input, Value init,
 template <typename Pool1D, typename Pool2D>
 Value createNamedPool(OpBuilder &b, Location loc, Value input, Value init,
                       const Window &w) {
+  if (w.spatial != 1 && w.spatial != 2)
+    return {};
   Value window = createEmptyTensor(b, loc, w.kernel, getElementType(input));
   auto strides = b.getI64TensorAttr(w.strides);
   auto dilations = b.getI64TensorAttr(w.dilations);
@@ -115,10 +117,8 @@ Value createNamedPool(OpBuilder &b, Location loc, Value input, Value init,
   if (w.spatial == 1)
     return Pool1D::create(b, loc, types, inputs, init, strides, dilations)
         .getResult(0);
-  if (w.spatial == 2)
-    return Pool2D::create(b, loc, types, inputs, init, strides, dilations)
-        .getResult(0);
-  return {};
+  return Pool2D::create(b, loc, types, inputs, init, strides, dilations)
+      .getResult(0);
 }
 
 struct MaxPoolLowering : OpConversionPattern<kiln::MaxPoolOp> {
