@@ -162,10 +162,13 @@ int main(int argc, char **argv) {
     return compileCommand(argc, argv, /*importOnly=*/false);
   if (command == "import")
     return compileCommand(argc, argv, /*importOnly=*/true);
-  if (command == "run")
-    return kilnRunMain(argc - 1, argv + 1);
-  if (command == "bench")
-    return kilnBenchMain(argc - 1, argv + 1);
+  if (command == "run" || command == "bench") {
+    // The runner names itself with argv[0] in its usage text.
+    std::string name = "kiln " + command.str();
+    argv[1] = name.data();
+    return command == "run" ? kilnRunMain(argc - 1, argv + 1)
+                            : kilnBenchMain(argc - 1, argv + 1);
+  }
   if (command == "inspect") {
     if (argc != 3)
       return usageError("inspect takes one file");

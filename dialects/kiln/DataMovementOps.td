@@ -1,0 +1,94 @@
+//===- DataMovementOps.td - reshape, slice, gather, ... -*- tablegen -*-===//
+#ifndef KILN_DATA_MOVEMENT_OPS_TD
+#define KILN_DATA_MOVEMENT_OPS_TD
+
+include "dialects/kiln/KilnOpBase.td"
+
+//===----------------------------------------------------------------------===//
+// Data movement
+//===----------------------------------------------------------------------===//
+
+def Kiln_ReshapeOp : Kiln_Op<"reshape"> {
+  let summary = "reinterpret a row-major tensor with another static shape";
+  let description = [{
+    `shape` is fully resolved (no 0 or -1). Flatten, Squeeze and Unsqueeze
+    import as reshapes.
+    ```mlir
+    %y = kiln.reshape %x {shape = array<i64: 1, 512>} : (tensor<1x512x1x1xf32>) -> tensor<1x512xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, DenseI64ArrayAttr:$shape);
+  let results = (outs AnyRankedTensor:$result);
+  let hasFolder = 1;
+}
+
+def Kiln_TransposeOp : Kiln_Op<"transpose"> {
+  let summary = "permute dims: result dim i is input dim perm[i]";
+  let description = [{
+    ```mlir
+    %y = kiln.transpose %x {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x128x12x64xf32>) -> tensor<1x12x128x64xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, DenseI64ArrayAttr:$perm);
+  let results = (outs AnyRankedTensor:$result);
+  let hasFolder = 1;
+}
+
+def Kiln_ConcatOp : Kiln_Op<"concat"> {
+  let summary = "concatenate along `axis` (non-negative)";
+  let description = [{
+    ```mlir
+    %y = kiln.concat %a, %b {axis = 1 : i64} : (tensor<1x64x28x28xf32>, tensor<1x32x28x28xf32>) -> tensor<1x96x28x28xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<AnyRankedTensor>:$inputs, I64Attr:$axis);
+  let results = (outs AnyRankedTensor:$result);
+  let hasFolder = 1;
+}
+
+def Kiln_SliceOp : Kiln_Op<"slice"> {
+  let summary = "strided slice with one normalized (start, end, step) per dim";
+  let description = [{
+    Bounds are resolved and clamped by the importer: for a positive step
+    `0 <= start <= end <= dim`; for a negative step `-1 <= end <= start < dim`.
+    The result has `max(0, ceil((end - start) / step))` elements per dim.
+    ```mlir
+    %y = kiln.slice %x {starts = array<i64: 0, 1>, ends = array<i64: 2, 3>, steps = array<i64: 1, 1>}
+        : (tensor<2x4xf32>) -> tensor<2x2xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, DenseI64ArrayAttr:$starts,
+                   DenseI64ArrayAttr:$ends, DenseI64ArrayAttr:$steps);
+  let results = (outs AnyRankedTensor:$result);
+  let hasFolder = 1;
+}
+
+def Kiln_GatherOp : Kiln_Op<"gather"> {
+  let summary = "ONNX Gather: index `axis` of data with an integer tensor";
+  let description = [{
+    Result shape is `data[:axis] + indices + data[axis+1:]`. Negative indices
+    count from the end; out-of-range indices are clamped.
+    ```mlir
+    %e = kiln.gather %table, %ids {axis = 0 : i64} : (tensor<1000x64xf32>, tensor<1x16xi64>) -> tensor<1x16x64xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$data, AnyRankedTensor:$indices,
+                   I64Attr:$axis);
+  let results = (outs AnyRankedTensor:$result);
+  let hasFolder = 1;
+}
+
+def Kiln_ExpandOp : Kiln_Op<"expand"> {
+  let summary = "broadcast to a static shape (numpy rules)";
+  let description = [{
+    `shape` is the result shape, already broadcast with the input's.
+    ```mlir
+    %y = kiln.expand %x {shape = array<i64: 4, 3>} : (tensor<1x3xf32>) -> tensor<4x3xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, DenseI64ArrayAttr:$shape);
+  let results = (outs AnyRankedTensor:$result);
+  let hasFolder = 1;
+}
+
+#endif // KILN_DATA_MOVEMENT_OPS_TD
