@@ -234,7 +234,8 @@ struct ConvLowering : OpConversionPattern<kiln::ConvOp> {
     // The bias seeds the accumulator, so no separate add pass is needed.
     Value init;
     if (Value bias = adaptor.getBias()) {
-      Value accBias = convertTensor(rewriter, loc, bias, kilnType, accType);
+      Value accBias = convertTensor(rewriter, loc, bias,
+                                    getElementType(op.getBias()), accType);
       SmallVector<int64_t> dims = {0};
       for (int64_t d = 2; d < rank; ++d)
         dims.push_back(d);
