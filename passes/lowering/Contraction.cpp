@@ -159,7 +159,6 @@ Value createGroupedConv(OpBuilder &b, Location loc, Value input, Value weight,
   MLIRContext *ctx = b.getContext();
   int64_t group = op.getGroup();
   auto inType = cast<RankedTensorType>(input.getType());
-  auto wType = cast<RankedTensorType>(weight.getType());
   auto outType = cast<RankedTensorType>(init.getType());
   int64_t spatial = inType.getRank() - 2;
 
