@@ -108,8 +108,10 @@ OpFoldResult foldBinary(Type resultType, ArrayRef<Attribute> operands,
   return makeDense(type, values);
 }
 
+/// Unsigned ints and bools (false < true) compare without sign.
 bool isUnsigned(Type type) {
-  return cast<RankedTensorType>(type).getElementType().isUnsignedInteger();
+  Type et = cast<RankedTensorType>(type).getElementType();
+  return et.isUnsignedInteger() || et.isInteger(1);
 }
 
 APInt boolInt(bool b) { return APInt(1, b ? 1 : 0); }

@@ -463,10 +463,11 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
   SmallVector<int64_t> shape;
   for (int64_t d = 0; d < rank; ++d) {
     int64_t dim = input.getDimSize(d);
+    // An empty dim admits only empty slices (start == end).
     bool ok = steps[d] > 0
                   ? 0 <= starts[d] && starts[d] <= ends[d] && ends[d] <= dim
                   : steps[d] < 0 && -1 <= ends[d] && ends[d] <= starts[d] &&
-                        starts[d] < std::max<int64_t>(dim, 1);
+                        (dim == 0 ? starts[d] == ends[d] : starts[d] < dim);
     if (!ok)
       return emitOptionalError(l, "slice bounds not normalized in dim ", d,
                                ": start ", starts[d], ", end ", ends[d],

@@ -196,8 +196,10 @@ FailureOr<Value> slice(NodeContext &c, Value v, ArrayRef<int64_t> starts,
     if (step > 0) {
       start = std::clamp<int64_t>(start, 0, dim);
       end = std::clamp<int64_t>(end, start, dim);
+    } else if (dim == 0) {
+      start = end = 0;
     } else {
-      start = std::clamp<int64_t>(start, 0, std::max<int64_t>(dim - 1, 0));
+      start = std::clamp<int64_t>(start, 0, dim - 1);
       end = std::clamp<int64_t>(end, -1, start);
     }
     s[*axis] = start, e[*axis] = end, st[*axis] = step;

@@ -9,8 +9,8 @@
 // CHECK-DAG: %[[B:.+]] = kiln.constant dense_resource<folded_bias> : tensor<2xf32>
 // CHECK: %[[Y:.+]] = kiln.conv %arg0, %[[W]], %[[B]]
 // CHECK: return %[[Y]]
-// CHECK-DAG: folded_weight: "0x040000000000803F00000040"
-// CHECK-DAG: folded_bias: "0x04000000000000BF0000C03F"
+// CHECK-DAG: folded_weight: "0x400000000000803F00000040"
+// CHECK-DAG: folded_bias: "0x40000000000000BF0000C03F"
 func.func @fold(%x: tensor<1x1x4x4xf32>) -> tensor<1x2x4x4xf32> {
   %w = kiln.constant dense<[[[[1.0]]], [[[2.0]]]]> : tensor<2x1x1x1xf32>
   %b = kiln.constant dense<0.5> : tensor<2xf32>

@@ -5,7 +5,7 @@
 // CHECK-NOT: kiln.transpose
 // CHECK: %[[C:.+]] = kiln.constant dense_resource<transposed> : tensor<3x2xf32>
 // CHECK: return %[[C]]
-// CHECK: transposed: "0x040000000000803F000080400000004000008040000000400000A040"
+// CHECK: transposed: "0x400000000000803F00008040000000400000A040000040400000C040"
 func.func @transpose_constant() -> tensor<3x2xf32> {
   %c = kiln.constant dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]> : tensor<2x3xf32>
   %t = kiln.transpose %c {perm = array<i64: 1, 0>} : (tensor<2x3xf32>) -> tensor<3x2xf32>
