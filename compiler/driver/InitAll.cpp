@@ -3,6 +3,7 @@
 
 #include "backends/cpu/Passes.h"
 #include "dialects/kiln/KilnDialect.h"
+#include "passes/fusion/Passes.h"
 #include "passes/graph/Passes.h"
 #include "passes/lowering/Passes.h"
 
@@ -21,6 +22,7 @@ void mlir::kiln::registerAllDialects(DialectRegistry &registry) {
 void mlir::kiln::registerAllPasses() {
   mlir::registerAllPasses();
   registerGraphPasses();
+  registerFusionPasses();
   registerLoweringPasses();
   registerCpuBackendPasses();
 }

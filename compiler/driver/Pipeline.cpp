@@ -2,6 +2,7 @@
 
 #include "compiler/driver/Pipeline.h"
 
+#include "passes/fusion/Passes.h"
 #include "passes/graph/Passes.h"
 #include "passes/lowering/Passes.h"
 
@@ -17,6 +18,7 @@ void mlir::kiln::buildGraphPipeline(OpPassManager &pm,
     pm.addPass(createFoldWeights());
     pm.addPass(createFoldBatchNorm());
     pm.addPass(createCanonicalizerPass());
+    pm.addPass(createFuseAttention());
   }
 }
 

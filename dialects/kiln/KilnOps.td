@@ -10,5 +10,7 @@ include "dialects/kiln/ElementwiseOps.td"
 include "dialects/kiln/NNOps.td"
 include "dialects/kiln/ReductionOps.td"
 include "dialects/kiln/DataMovementOps.td"
+include "dialects/kiln/IndexingOps.td"
+include "dialects/kiln/AttentionOps.td"
 
 #endif // KILN_OPS_TD

@@ -37,6 +37,8 @@ void mlir::kiln::populateKilnToLinalgPatterns(RewritePatternSet &patterns,
   populateKilnNormalizationToLinalgPatterns(patterns, typeConverter);
   populateKilnReductionToLinalgPatterns(patterns, typeConverter);
   populateKilnDataMovementToLinalgPatterns(patterns, typeConverter);
+  populateKilnIndexingToLinalgPatterns(patterns, typeConverter);
+  populateKilnAttentionToLinalgPatterns(patterns, typeConverter);
 }
 
 namespace {

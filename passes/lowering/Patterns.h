@@ -29,6 +29,11 @@ void populateKilnReductionToLinalgPatterns(RewritePatternSet &patterns,
 void populateKilnDataMovementToLinalgPatterns(RewritePatternSet &patterns,
                                               TypeConverter &typeConverter);
 
+void populateKilnIndexingToLinalgPatterns(RewritePatternSet &patterns,
+                                          TypeConverter &typeConverter);
+void populateKilnAttentionToLinalgPatterns(RewritePatternSet &patterns,
+                                           TypeConverter &typeConverter);
+
 /// All of the above.
 void populateKilnToLinalgPatterns(RewritePatternSet &patterns,
                                   TypeConverter &typeConverter);

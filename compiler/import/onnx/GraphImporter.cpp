@@ -35,6 +35,7 @@ const llvm::StringMap<OpHandler> &handlerTable() {
     registerShapeHandlers(t);
     registerReductionHandlers(t);
     registerActivationHandlers(t);
+    registerIndexingHandlers(t);
     return t;
   }();
   return table;

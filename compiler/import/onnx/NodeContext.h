@@ -131,6 +131,7 @@ void registerNNHandlers(llvm::StringMap<OpHandler> &table);
 void registerShapeHandlers(llvm::StringMap<OpHandler> &table);
 void registerReductionHandlers(llvm::StringMap<OpHandler> &table);
 void registerActivationHandlers(llvm::StringMap<OpHandler> &table);
+void registerIndexingHandlers(llvm::StringMap<OpHandler> &table);
 
 /// ONNX TensorProto data type -> MLIR element type (null if unsupported).
 mlir::Type elementTypeFor(mlir::MLIRContext *ctx, int32_t onnxType);
