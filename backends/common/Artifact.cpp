@@ -6,6 +6,7 @@
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
@@ -61,9 +62,10 @@ static FailureOr<ModuleContents> readContents(ModuleOp module,
   return contents;
 }
 
-/// Translates a copy of `module` without the kiln.* attributes, which mean
-/// nothing to LLVM IR. Cloning shares attributes, so the weights blob is not
-/// copied.
+/// Translates a copy of `module` without the kiln.* attributes (module and
+/// argument attributes from the pipeline and the importer), which mean
+/// nothing to LLVM IR and make the translator warn. Cloning shares
+/// attributes, so the weights blob is not copied.
 static std::unique_ptr<llvm::Module>
 translate(ModuleOp module, llvm::LLVMContext &llvmContext, StringRef name) {
   MLIRContext *ctx = module.getContext();
@@ -73,6 +75,13 @@ translate(ModuleOp module, llvm::LLVMContext &llvmContext, StringRef name) {
   for (NamedAttribute attr : module->getDiscardableAttrs())
     if (attr.getName().strref().starts_with("kiln."))
       (*copy)->removeDiscardableAttr(attr.getName());
+  copy->walk([](FunctionOpInterface func) {
+    for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+      for (NamedAttribute attr :
+           SmallVector<NamedAttribute>(func.getArgAttrs(i)))
+        if (attr.getName().strref().starts_with("kiln."))
+          func.removeArgAttr(i, attr.getName());
+  });
   return translateModuleToLLVMIR(*copy, llvmContext, name);
 }
 

@@ -3,34 +3,13 @@
 #include "backends/cpu/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
-#include "mlir/Dialect/Affine/IR/AffineOps.h"
-#include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
-#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
-#include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
-#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Passes.h"
-#include "mlir/Dialect/Linalg/Transforms/AllInterfaces.h"
-#include "mlir/Dialect/Linalg/Transforms/BufferizableOpInterfaceImpl.h"
-#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
-#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
-#include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
-#include "mlir/Dialect/UB/IR/UBOps.h"
-#include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "mlir/Dialect/Vector/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Pass/PassRegistry.h"
-#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
@@ -47,6 +26,8 @@ void mlir::kiln::buildCpuCodegenPipeline(OpPassManager &pm,
   pm.addPass(createMarkInputsReadOnly());
   pm.addNestedPass<func::FuncOp>(createLinalgElementwiseOpFusionPass());
   addCleanup(pm);
+  // Loop order for contractions; tiling and vectorization will go here.
+  pm.addNestedPass<func::FuncOp>(createInterchangeContractions());
 
   // 2. Bufferization. Identity layouts at the boundary match the ABI's dense
   // row-major tensors; out-params make @main write the caller's buffers.
@@ -57,6 +38,7 @@ void mlir::kiln::buildCpuCodegenPipeline(OpPassManager &pm,
       bufferization::LayoutMapOption::IdentityLayoutMap;
   bufferize.bufferAlignment = 64;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  pm.addNestedPass<func::FuncOp>(createCopyDuplicateResults());
   bufferization::BufferResultsToOutParamsPassOptions outParams;
   outParams.hoistStaticAllocs = true;
   outParams.modifyPublicFunctions = true;
@@ -83,10 +65,12 @@ void mlir::kiln::buildCpuCodegenPipeline(OpPassManager &pm,
   if (options.optLevel > 0)
     addCleanup(pm);
 
-  // 5. LLVM dialect. Math first to intrinsics (sqrt, fma, pow, ...), then
-  // whatever has no intrinsic (f64 erf, ...) to libm calls.
+  // 5. LLVM dialect. Integer powers become generated functions, math to
+  // intrinsics (sqrt, fma, pow, ...), then whatever has no intrinsic (f64
+  // erf, ...) to libm calls.
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
+  pm.addPass(createConvertMathToFuncs());
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createSCFToControlFlowPass());
@@ -103,24 +87,6 @@ void mlir::kiln::buildCpuCodegenPipeline(OpPassManager &pm,
   pm.addPass(createUBToLLVMConversionPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   addCleanup(pm);
-}
-
-void mlir::kiln::registerCpuBackendDialects(DialectRegistry &registry) {
-  registry
-      .insert<affine::AffineDialect, arith::ArithDialect,
-              bufferization::BufferizationDialect, cf::ControlFlowDialect,
-              func::FuncDialect, linalg::LinalgDialect, LLVM::LLVMDialect,
-              math::MathDialect, memref::MemRefDialect, scf::SCFDialect,
-              tensor::TensorDialect, ub::UBDialect, vector::VectorDialect>();
-  arith::registerBufferizableOpInterfaceExternalModels(registry);
-  bufferization::func_ext::registerBufferizableOpInterfaceExternalModels(
-      registry);
-  linalg::registerAllDialectInterfaceImplementations(registry);
-  scf::registerBufferizableOpInterfaceExternalModels(registry);
-  tensor::registerBufferizableOpInterfaceExternalModels(registry);
-  vector::registerBufferizableOpInterfaceExternalModels(registry);
-  registerBuiltinDialectTranslation(registry);
-  registerLLVMDialectTranslation(registry);
 }
 
 namespace {

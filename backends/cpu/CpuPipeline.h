@@ -23,15 +23,16 @@ struct CpuCodegenOptions {
 };
 
 /// Appends the CPU code generation stages to `pm` (anchored on ModuleOp):
-///   1. tensor level: inputs read-only, elementwise fusion, cleanup;
+///   1. tensor level: inputs read-only, elementwise fusion, cleanup, loop
+///      order of contractions (kiln-interchange-contractions; tiling and
+///      vectorization will take this slot);
 ///   2. bufferization: one-shot with function boundaries, identity layouts,
 ///      results become out-params written in place;
 ///   3. memory: kiln-plan-arena, kiln-outline-weights;
-///   4. loops: kiln-expand-strided-copies, linalg to loops,
-///      kiln-approximate-math;
+///   4. loops: kiln-expand-strided-copies, linalg to loops, f16/bf16 math
+///      in f32, kiln-approximate-math, bf16 arithmetic emulated in f32;
 ///   5. LLVM dialect: bare-pointer calling convention, libm for the math the
 ///      approximations leave.
-/// Tiling/vectorization of contractions belongs between stages 1 and 2.
 void buildCpuCodegenPipeline(OpPassManager &pm,
                              const CpuCodegenOptions &options);
 

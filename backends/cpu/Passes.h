@@ -3,6 +3,7 @@
 #define KILN_BACKENDS_CPU_PASSES_H
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/Pass/Pass.h"
 
 namespace mlir::kiln {
@@ -11,6 +12,10 @@ namespace mlir::kiln {
 
 #define GEN_PASS_REGISTRATION
 #include "backends/cpu/Passes.h.inc"
+
+/// Generalizes matmul/convolution-like ops and moves the output's innermost
+/// dimension to the innermost loop (see kiln-interchange-contractions).
+void populateInterchangeContractionsPatterns(RewritePatternSet &patterns);
 
 /// Registers the CPU backend's passes and the `kiln-cpu-codegen` pipeline
 /// (defined in CpuPipeline.cpp).

@@ -30,6 +30,59 @@ def MarkInputsReadOnly : Pass<"kiln-mark-inputs-readonly", "ModuleOp"> {
   let dependentDialects = ["bufferization::BufferizationDialect"];
 }
 
+def InterchangeContractions : Pass<"kiln-interchange-contractions"> {
+  let summary = "Make the innermost loop of matmuls and convolutions parallel";
+  let description = [{
+    Matmul-, convolution- and pooling-like linalg ops iterate their
+    reductions innermost, which LLVM does not vectorize (it may not reorder
+    floating-point sums). This pass generalizes them and moves the output's
+    last dimension innermost when every operand accesses it with a constant
+    stride. Each output element still accumulates in the same order, so the
+    results do not change. A stand-in for tiling and vectorization.
+
+    Before:
+    ```mlir
+    %c = linalg.matmul ins(%a, %b : tensor<4x8xf32>, tensor<8x16xf32>)
+                       outs(%acc : tensor<4x16xf32>) -> tensor<4x16xf32>
+    ```
+    After:
+    ```mlir
+    %c = linalg.generic {
+        indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>,
+                         affine_map<(d0, d1, d2) -> (d1, d2)>,
+                         affine_map<(d0, d1, d2) -> (d0, d2)>],
+        iterator_types = ["parallel", "reduction", "parallel"]}
+        ins(%a, %b : tensor<4x8xf32>, tensor<8x16xf32>)
+        outs(%acc : tensor<4x16xf32>) {...} -> tensor<4x16xf32>
+    ```
+  }];
+  let dependentDialects = ["linalg::LinalgDialect"];
+}
+
+def CopyDuplicateResults : Pass<"kiln-copy-duplicate-results", "func::FuncOp"> {
+  let summary = "Give a buffer returned more than once a copy per extra result";
+  let description = [{
+    After bufferization, a function may return the same buffer for several
+    results (an ONNX tensor listed twice as a graph output).
+    `buffer-results-to-out-params` with `hoist-static-allocs` cannot handle
+    that, so each repeated operand of `func.return` becomes a fresh
+    `memref.alloc` filled by `memref.copy`; the hoisting then turns every
+    result into its own out-param.
+
+    Before:
+    ```mlir
+    return %a, %a : memref<4xf32>, memref<4xf32>
+    ```
+    After:
+    ```mlir
+    %copy = memref.alloc() : memref<4xf32>
+    memref.copy %a, %copy : memref<4xf32> to memref<4xf32>
+    return %a, %copy : memref<4xf32>, memref<4xf32>
+    ```
+  }];
+  let dependentDialects = ["memref::MemRefDialect"];
+}
+
 def PlanArena : Pass<"kiln-plan-arena", "ModuleOp"> {
   let summary = "Place every intermediate buffer in one arena planned by liveness";
   let description = [{

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 using namespace kiln_test;
 using mlir::kiln::ArtifactSpec;
@@ -120,4 +121,56 @@ func.func @main(%a: tensor<64xbf16>, %b: tensor<64xbf16>) -> tensor<64xbf16> {
     INFO("i = " << i);
     CHECK(std::fabs(fromBf16(y[i]) - want) <= 0.01f * std::fabs(want) + 1e-6f);
   }
+}
+
+// The approximations must keep the edges of the range: infinities, NaN,
+// overflow and underflow of exp, tiny arguments of tanh/erf.
+TEST_CASE("math edge values", "[math]") {
+  const float inf = std::numeric_limits<float>::infinity();
+  std::vector<float> x = {-inf,  -100.f, -88.f, -1e-30f, 0.f,  1e-30f,
+                          88.f,  89.f,   100.f, inf,     -0.f, 1e-6f,
+                          -20.f, 20.f,   3.75f, -3.75f};
+  const int N = int(x.size());
+  std::string n = std::to_string(N);
+  std::string type = n + "xf32";
+  std::string source =
+      "#id = affine_map<(i) -> (i)>\nfunc.func @main(%x: tensor<" + type +
+      ">) -> (tensor<" + type + ">, tensor<" + type + ">, tensor<" + type +
+      ">) {\n  %e = tensor.empty() : tensor<" + type + ">\n" +
+      unaryGeneric(type, "math.exp", "x", "exp") +
+      unaryGeneric(type, "math.tanh", "x", "tanh") +
+      unaryGeneric(type, "math.erf", "x", "erf") +
+      "  return %exp, %tanh, %erf : tensor<" + type + ">, tensor<" + type +
+      ">, tensor<" + type + ">\n}\n";
+  ArtifactSpec spec{"edges",
+                    {{"x", KILN_DTYPE_F32, {N}}},
+                    {{"exp", KILN_DTYPE_F32, {N}},
+                     {"tanh", KILN_DTYPE_F32, {N}},
+                     {"erf", KILN_DTYPE_F32, {N}}}};
+  auto artifact = compileAndLoad(source, spec);
+  std::vector<float> exp(N), tanh(N), erf(N);
+  REQUIRE(artifact->run({x.data()}, {exp.data(), tanh.data(), erf.data()}) ==
+          0);
+  auto close = [](float got, float want) {
+    if (std::isnan(want))
+      return std::isnan(got);
+    if (std::isinf(want))
+      return got == want;
+    return std::fabs(got - want) <=
+           2e-6f * std::max(1e-30f, std::fabs(want)) + 1e-37f;
+  };
+  for (int i = 0; i < N; ++i) {
+    INFO("x = " << x[i] << ": exp " << exp[i] << " tanh " << tanh[i] << " erf "
+                << erf[i]);
+    CHECK(close(exp[i], std::exp(x[i])));
+    CHECK(close(tanh[i], std::tanh(x[i])));
+    CHECK(close(erf[i], std::erf(x[i])));
+  }
+  // NaN in, NaN out.
+  std::vector<float> nan(N, std::numeric_limits<float>::quiet_NaN());
+  REQUIRE(artifact->run({nan.data()}, {exp.data(), tanh.data(), erf.data()}) ==
+          0);
+  CHECK(std::isnan(exp[0]));
+  CHECK(std::isnan(tanh[0]));
+  CHECK(std::isnan(erf[0]));
 }

@@ -107,3 +107,33 @@ func.func @main(%x: tensor<8xf32>) -> tensor<8xf32> {
   CHECK(x == std::vector<float>{1, 2, 3, 4, 5, 6, 7, 8});
   CHECK(y == std::vector<float>{2, 4, 6, 8, 10, 12, 14, 16});
 }
+
+// One computed tensor as several outputs, directly and reshaped.
+TEST_CASE("a computed result returned twice and reshaped", "[types]") {
+  std::string source = R"(
+#id = affine_map<(i, j) -> (i, j)>
+func.func @main(%x: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<6xf32>) {
+  %e = tensor.empty() : tensor<2x3xf32>
+  %y = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<2x3xf32>) outs(%e : tensor<2x3xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %d = arith.addf %a, %a : f32
+    linalg.yield %d : f32
+  } -> tensor<2x3xf32>
+  %c = tensor.collapse_shape %y [[0, 1]] : tensor<2x3xf32> into tensor<6xf32>
+  return %y, %y, %c : tensor<2x3xf32>, tensor<2x3xf32>, tensor<6xf32>
+}
+)";
+  ArtifactSpec spec{"twice",
+                    {{"x", KILN_DTYPE_F32, {2, 3}}},
+                    {{"a", KILN_DTYPE_F32, {2, 3}},
+                     {"b", KILN_DTYPE_F32, {2, 3}},
+                     {"flat", KILN_DTYPE_F32, {6}}}};
+  auto artifact = compileAndLoad(source, spec);
+  std::vector<float> x = {1, 2, 3, 4, 5, 6}, a(6), b(6), flat(6);
+  REQUIRE(artifact->run({x.data()}, {a.data(), b.data(), flat.data()}) == 0);
+  std::vector<float> want = {2, 4, 6, 8, 10, 12};
+  CHECK(a == want);
+  CHECK(b == want);
+  CHECK(flat == want);
+}

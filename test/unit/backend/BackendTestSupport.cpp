@@ -69,6 +69,11 @@ std::string kiln_test::compileToFile(const std::string &mlirSource,
   if (!module)
     return "parse error: " + diagnostics;
   mlir::PassManager pm(&context);
+  // KILN_TEST_DUMP_IR=1 prints the IR after every pass, for debugging.
+  if (std::getenv("KILN_TEST_DUMP_IR")) {
+    context.disableMultithreading();
+    pm.enableIRPrinting();
+  }
   mlir::kiln::CpuCodegenOptions options{target, optLevel};
   mlir::kiln::buildCpuCodegenPipeline(pm, options);
   if (mlir::failed(pm.run(*module)))
