@@ -1,6 +1,19 @@
 //===- FuseAttention.cpp - decomposed attention -> kiln.attention ---------===//
-
+//
+// Visits every kiln.matmul whose lhs is a softmax, in program order, and asks
+// AttentionMatch whether it ends an attention. Each decision is logged under
+// KILN_LOGS=fusion with the ONNX node names, fused or not (with the reason),
+// so a model that misses the fast path says why.
+//
+// A walk rather than the greedy driver: one visit per candidate keeps the
+// log to one line each, and a match never enables another.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/fusion/AttentionMatch.h"
 #include "passes/fusion/Passes.h"
+
+#include "compiler/logging/Logging.h"
+#include "mlir/IR/PatternMatch.h"
 
 namespace mlir::kiln {
 #define GEN_PASS_DEF_FUSEATTENTION
@@ -8,11 +21,36 @@ namespace mlir::kiln {
 } // namespace mlir::kiln
 
 using namespace mlir;
+using namespace mlir::kiln;
 
 namespace {
 struct FuseAttentionPass
     : mlir::kiln::impl::FuseAttentionBase<FuseAttentionPass> {
   using Base::Base;
-  void runOnOperation() override {}
+
+  void runOnOperation() override {
+    SmallVector<MatMulOp> candidates;
+    getOperation().walk([&](MatMulOp op) {
+      if (op.getLhs().getDefiningOp<SoftmaxOp>())
+        candidates.push_back(op);
+    });
+    IRRewriter rewriter(&getContext());
+    for (MatMulOp output : candidates) {
+      std::string reason;
+      FailureOr<AttentionMatch> match = matchAttention(output, reason);
+      std::string at = onnxNodeName(output.getLoc());
+      if (failed(match)) {
+        if (!reason.empty())
+          KILN_LOG("fusion", Info)
+              << "not fusing attention at '" << at << "': " << reason << "\n";
+        continue;
+      }
+      AttentionOp fused = rewriteAttention(rewriter, output, *match);
+      KILN_LOG("fusion", Info)
+          << "fused attention at '" << at << "'"
+          << (fused.getCausal() ? " (causal)" : "") << ": " << match->summary
+          << "\n";
+    }
+  }
 };
 } // namespace

@@ -6,7 +6,48 @@ include "mlir/Pass/PassBase.td"
 def FuseAttention : Pass<"kiln-fuse-attention", "ModuleOp"> {
   let summary = "Match decomposed attention and replace it with kiln.attention";
   let description = [{
-    (to be written)
+    Exporters spell attention as `MatMul(Softmax(mask(scale(MatMul(q, k^T)))), v)`.
+    This pass recognizes, ending at the MatMul with the values:
+
+    - the scale: Div or Mul of the scores by a constant, or q and/or k^T
+      multiplied by constants before the product (the
+      `scaled_dot_product_attention` export), or none; constants may be
+      small expressions of constants (`1/sqrt(sqrt(D))`);
+    - the mask: none, `Add` of a float tensor that broadcasts into the
+      scores, or `Where(cond, scores, fill)` / `Where(cond, fill, scores)`
+      with `fill` -inf or <= -1e9 (boolean masks become `where(cond, 0, fill)`
+      in front of kiln.attention); a constant mask that is a lower triangle
+      (0/true on and below the diagonal) becomes `causal = true` and is
+      dropped;
+    - Softmax on the last axis only, and intermediates with no other user;
+    - 3-D (bmm) and N-d operands with equal batch dims.
+
+    Layout: kiln.attention takes BHSD operands; transposes that made q and v
+    BHSD stay outside (linear-size copies), and the k^T transpose is composed
+    with the one before it, so BSHD `transpose(1, 2)` inputs and the
+    `[0, 2, 3, 1]` k^T both end as one `[0, 2, 1, 3]` transpose.
+
+    Every candidate (a MatMul reading a Softmax) is logged under
+    `KILN_LOGS=fusion` with its ONNX node names: fused, or not and why
+    (softmax over another axis, a non-constant scale, a mask that widens the
+    scores, ...).
+
+    Before:
+    ```mlir
+    %kt = kiln.transpose %k {perm = array<i64: 0, 2, 3, 1>} : (tensor<1x16x4x16xf32>) -> tensor<1x4x16x16xf32>
+    %s = kiln.matmul %q, %kt : (tensor<1x4x16x16xf32>, tensor<1x4x16x16xf32>) -> tensor<1x4x16x16xf32>
+    %c = kiln.constant dense<4.0> : tensor<f32>
+    %d = kiln.div %s, %c : (tensor<1x4x16x16xf32>, tensor<f32>) -> tensor<1x4x16x16xf32>
+    %a = kiln.add %d, %tril_neg_inf : (tensor<1x4x16x16xf32>, tensor<16x16xf32>) -> tensor<1x4x16x16xf32>
+    %p = kiln.softmax %a {axis = 3 : i64} : (tensor<1x4x16x16xf32>) -> tensor<1x4x16x16xf32>
+    %o = kiln.matmul %p, %v : (tensor<1x4x16x16xf32>, tensor<1x4x16x16xf32>) -> tensor<1x4x16x16xf32>
+    ```
+    After:
+    ```mlir
+    %kb = kiln.transpose %k {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x16x4x16xf32>) -> tensor<1x4x16x16xf32>
+    %o = kiln.attention %q, %kb, %v {causal = true, scale = 2.500000e-01 : f64}
+        : (tensor<1x4x16x16xf32>, tensor<1x4x16x16xf32>, tensor<1x4x16x16xf32>) -> tensor<1x4x16x16xf32>
+    ```
   }];
   let dependentDialects = ["::mlir::kiln::KilnDialect"];
 }

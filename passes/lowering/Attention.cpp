@@ -1,8 +1,472 @@
-//===- Attention.cpp - kiln attention ops -> linalg on tensors -===//
-
+//===- Attention.cpp - kiln.attention -> FlashAttention-2 loops on tensors -===//
+//
+// softmax(q k^T * scale + mask) v without the [Sq, Sk] score matrix: for each
+// batch index and each block of Bq query rows, walk the keys in blocks of Bk
+// keeping, per row, the running max m, the running sum l of exp(s - m) and
+// an unnormalized output acc; each block rescales l and acc by
+// exp(m_old - m_new). One division by l at the end (FlashAttention-2).
+//
+// Only [Bq, Bk] score tiles and [Bq, Dv] accumulators exist, so memory is
+// linear in the sequence length. Causal attention stops the key loop at the
+// diagonal block. Block sizes are static; a sequence that is not a multiple
+// of the block gets one peeled tail block of static size, so every linalg op
+// has static shapes for the CPU backend.
+//
+// Every loop-carried tensor is updated in destination-passing style (the
+// iter_arg is the `outs` of the op that updates it), so one-shot
+// bufferization keeps m, l and acc in place and nothing is allocated per
+// iteration outside the arena.
+//
+// A key row masked everywhere gives 0/0 = NaN, as the unfused softmax does.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/lowering/LoweringUtils.h"
 #include "passes/lowering/Patterns.h"
 
+#include "dialects/kiln/KilnOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+#include <limits>
+
 using namespace mlir;
+using namespace mlir::kiln;
+
+namespace {
+
+// 64x64 f32 score tiles (16 KB) and 64-row accumulators stay in L1/L2 and
+// give the vectorizer full-width inner loops.
+constexpr int64_t kQueryBlock = 64;
+constexpr int64_t kKeyBlock = 64;
+
+using utils::IteratorType;
+
+/// The running statistics of one query block.
+struct RowState {
+  Value max, sum, acc; // [bq], [bq], [bq, Dv] in the accumulator type
+};
+
+class FlashAttentionEmitter {
+public:
+  FlashAttentionEmitter(OpBuilder &b, Location loc, AttentionOp op, Value q,
+                        Value k, Value v, Value mask)
+      : b(b), loc(loc), ctx(b.getContext()), q(q), k(k), v(v), mask(mask),
+        scale(op.getScale().convertToDouble()), causal(op.getCausal()) {
+    auto qType = cast<RankedTensorType>(q.getType());
+    element = qType.getElementType();
+    accType = getAccumulatorType(element);
+    rank = qType.getRank();
+    batch = llvm::to_vector(qType.getShape().drop_back(2));
+    sq = qType.getShape().end()[-2];
+    headDim = qType.getShape().back();
+    sk = cast<RankedTensorType>(k.getType()).getShape().end()[-2];
+    valueDim = cast<RankedTensorType>(v.getType()).getShape().back();
+    if (mask) {
+      // Leading unit dims make the mask's dims line up with q's.
+      auto maskShape = cast<RankedTensorType>(mask.getType()).getShape();
+      SmallVector<int64_t> aligned(rank - maskShape.size(), 1);
+      llvm::append_range(aligned, maskShape);
+      if (aligned.size() != maskShape.size())
+        this->mask = createReshape(b, loc, mask, aligned);
+      maskDims = aligned;
+    }
+  }
+
+  Value emit() {
+    SmallVector<int64_t> shape(batch);
+    shape.append({sq, valueDim});
+    Value out = createEmptyTensor(b, loc, shape, element);
+    SmallVector<Value> index;
+    return batchLoops(out, index);
+  }
+
+private:
+  Value index(int64_t i) { return arith::ConstantIndexOp::create(b, loc, i); }
+  TypedAttr floatAttr(double x) { return b.getFloatAttr(accType, x); }
+  Value floatConst(double x) {
+    return arith::ConstantOp::create(b, loc, floatAttr(x));
+  }
+  Value extend(OpBuilder &nb, Value x) {
+    if (x.getType() == accType)
+      return x;
+    return arith::ExtFOp::create(nb, loc, accType, x);
+  }
+  AffineMap map(unsigned numDims, ArrayRef<int64_t> dims) {
+    return mapOfDims(ctx, numDims, dims);
+  }
+  /// A max of -inf means "nothing kept yet": subtract 0 instead, so exp
+  /// gives 0 rather than exp(-inf - -inf) = NaN.
+  Value finiteMax(OpBuilder &nb, Value max) {
+    Value negInf = arith::ConstantOp::create(
+        nb, loc, nb.getFloatAttr(accType, -std::numeric_limits<double>::infinity()));
+    Value zero = arith::ConstantOp::create(nb, loc, nb.getFloatAttr(accType, 0.0));
+    Value isNegInf = arith::CmpFOp::create(nb, loc, arith::CmpFPredicate::OEQ,
+                                           max, negInf);
+    return arith::SelectOp::create(nb, loc, isNegInf, zero, max);
+  }
+
+  /// A 2-D tile of a rank-`rank` operand at (batch index..., row, 0).
+  Value tile(Value source, ArrayRef<Value> batchIndex, OpFoldResult row,
+             int64_t rows, int64_t cols) {
+    SmallVector<OpFoldResult> offsets(batchIndex.begin(), batchIndex.end());
+    SmallVector<OpFoldResult> sizes(batchIndex.size(), b.getIndexAttr(1));
+    offsets.append({row, b.getIndexAttr(0)});
+    sizes.append({b.getIndexAttr(rows), b.getIndexAttr(cols)});
+    SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
+    auto type = RankedTensorType::get(
+        {rows, cols}, cast<RankedTensorType>(source.getType()).getElementType());
+    return tensor::ExtractSliceOp::create(b, loc, type, source, offsets, sizes,
+                                          strides);
+  }
+
+  Value batchLoops(Value out, SmallVector<Value> &batchIndex) {
+    size_t dim = batchIndex.size();
+    if (dim == batch.size())
+      return queryBlocks(out, batchIndex);
+    if (batch[dim] == 1) {
+      batchIndex.push_back(index(0));
+      Value result = batchLoops(out, batchIndex);
+      batchIndex.pop_back();
+      return result;
+    }
+    auto loop = scf::ForOp::create(b, loc, index(0), index(batch[dim]),
+                                   index(1), ValueRange{out});
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    batchIndex.push_back(loop.getInductionVar());
+    Value result = batchLoops(loop.getRegionIterArgs()[0], batchIndex);
+    batchIndex.pop_back();
+    scf::YieldOp::create(b, loc, result);
+    return loop.getResult(0);
+  }
+
+  Value queryBlocks(Value out, ArrayRef<Value> batchIndex) {
+    int64_t bq = std::min(kQueryBlock, sq);
+    int64_t full = bq ? sq / bq : 0, tail = bq ? sq % bq : 0;
+    if (full > 1) {
+      auto loop = scf::ForOp::create(b, loc, index(0), index(full * bq),
+                                     index(bq), ValueRange{out});
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Value next = queryBlock(loop.getRegionIterArgs()[0], batchIndex,
+                              loop.getInductionVar(), bq);
+      scf::YieldOp::create(b, loc, next);
+      out = loop.getResult(0);
+    } else if (full == 1) {
+      out = queryBlock(out, batchIndex, index(0), bq);
+    }
+    if (tail)
+      out = queryBlock(out, batchIndex, index(full * bq), tail);
+    return out;
+  }
+
+  /// Attention for rows [row0, row0 + bq), written into `out`.
+  Value queryBlock(Value out, ArrayRef<Value> batchIndex, Value row0,
+                   int64_t bq) {
+    Value qTile = tile(q, batchIndex, row0, bq, headDim);
+    RowState state{
+        createFilledTensor(b, loc, {bq},
+                           floatAttr(-std::numeric_limits<double>::infinity())),
+        createFilledTensor(b, loc, {bq}, floatAttr(0.0)),
+        createFilledTensor(b, loc, {bq, valueDim}, floatAttr(0.0))};
+    state = keyBlocks(qTile, batchIndex, row0, bq, state);
+
+    // out[rows] = acc / l, in the result's element type.
+    Value outTile = tile(out, batchIndex, row0, bq, valueDim);
+    auto normalize = linalg::GenericOp::create(
+        b, loc, outTile.getType(), ValueRange{state.acc, state.sum}, outTile,
+        ArrayRef<AffineMap>{map(2, {0, 1}), map(2, {0}), map(2, {0, 1})},
+        parallelIterators(2),
+        [&](OpBuilder &nb, Location nl, ValueRange args) {
+          Value o = arith::DivFOp::create(nb, nl, args[0], args[1]);
+          if (o.getType() != element)
+            o = arith::TruncFOp::create(nb, nl, element, o);
+          linalg::YieldOp::create(nb, nl, o);
+        });
+    SmallVector<OpFoldResult> offsets(batchIndex.begin(), batchIndex.end());
+    offsets.append({row0, b.getIndexAttr(0)});
+    SmallVector<OpFoldResult> sizes(batchIndex.size(), b.getIndexAttr(1));
+    sizes.append({b.getIndexAttr(bq), b.getIndexAttr(valueDim)});
+    SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
+    return tensor::InsertSliceOp::create(b, loc, normalize.getResult(0), out,
+                                         offsets, sizes, strides);
+  }
+
+  RowState keyBlocks(Value qTile, ArrayRef<Value> batchIndex, Value row0,
+                     int64_t bq, RowState state) {
+    int64_t bk = std::min(kKeyBlock, sk);
+    int64_t full = sk / bk, tail = sk % bk;
+    Value end = index(full * bk);
+    if (causal) {
+      // Key blocks starting past the block's last row are fully masked:
+      // stop at ceil((row0 + bq) / bk) * bk.
+      Value reach = arith::AddIOp::create(b, loc, row0, index(bq + bk - 1));
+      Value blocks = arith::DivUIOp::create(b, loc, reach, index(bk));
+      Value stop = arith::MulIOp::create(b, loc, blocks, index(bk));
+      end = arith::MinUIOp::create(b, loc, stop, end);
+    }
+    if (full > 0) {
+      auto loop = scf::ForOp::create(
+          b, loc, index(0), end, index(bk),
+          ValueRange{state.max, state.sum, state.acc});
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(loop.getBody());
+      ValueRange args = loop.getRegionIterArgs();
+      RowState next = keyBlock(qTile, batchIndex, row0, bq,
+                               loop.getInductionVar(), bk,
+                               {args[0], args[1], args[2]});
+      scf::YieldOp::create(b, loc,
+                           ValueRange{next.max, next.sum, next.acc});
+      state = {loop.getResult(0), loop.getResult(1), loop.getResult(2)};
+    }
+    if (!tail)
+      return state;
+    Value col0 = index(full * bk);
+    if (!causal)
+      return keyBlock(qTile, batchIndex, row0, bq, col0, tail, state);
+    // The tail block matters only if some row of this block reaches it.
+    Value lastRow = arith::AddIOp::create(b, loc, row0, index(bq - 1));
+    Value reaches = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
+                                          lastRow, col0);
+    auto ifOp = scf::IfOp::create(
+        b, loc, reaches,
+        [&](OpBuilder &nb, Location) {
+          OpBuilder::InsertionGuard guard(b);
+          b.restoreInsertionPoint(nb.saveInsertionPoint());
+          RowState next =
+              keyBlock(qTile, batchIndex, row0, bq, col0, tail, state);
+          scf::YieldOp::create(b, loc,
+                               ValueRange{next.max, next.sum, next.acc});
+        },
+        [&](OpBuilder &nb, Location) {
+          scf::YieldOp::create(nb, loc,
+                               ValueRange{state.max, state.sum, state.acc});
+        });
+    return {ifOp.getResult(0), ifOp.getResult(1), ifOp.getResult(2)};
+  }
+
+  /// The mask's [rows, cols] tile for this block; broadcast dims stay size
+  /// 1 and are dropped, `dims` says which of (row, col) remain.
+  Value maskTile(ArrayRef<Value> batchIndex, Value row0, int64_t bq,
+                 Value col0, int64_t bk, SmallVectorImpl<int64_t> &dims) {
+    SmallVector<OpFoldResult> offsets, sizes;
+    for (auto [i, idx] : llvm::enumerate(batchIndex)) {
+      offsets.push_back(maskDims[i] == 1 ? OpFoldResult(b.getIndexAttr(0))
+                                         : OpFoldResult(idx));
+      sizes.push_back(b.getIndexAttr(1));
+    }
+    SmallVector<int64_t> shape;
+    auto addDim = [&](int64_t maskSize, Value start, int64_t size,
+                      int64_t loop) {
+      if (maskSize == 1) {
+        offsets.push_back(b.getIndexAttr(0));
+        sizes.push_back(b.getIndexAttr(1));
+        return;
+      }
+      offsets.push_back(start);
+      sizes.push_back(b.getIndexAttr(size));
+      shape.push_back(size);
+      dims.push_back(loop);
+    };
+    addDim(maskDims[rank - 2], row0, bq, 0);
+    addDim(maskDims[rank - 1], col0, bk, 1);
+    SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
+    auto type = RankedTensorType::get(
+        shape, cast<RankedTensorType>(mask.getType()).getElementType());
+    return tensor::ExtractSliceOp::create(b, loc, type, mask, offsets, sizes,
+                                          strides);
+  }
+
+  /// One step of the recurrence over keys [col0, col0 + bk).
+  RowState keyBlock(Value qTile, ArrayRef<Value> batchIndex, Value row0,
+                    int64_t bq, Value col0, int64_t bk, RowState state) {
+    Value kTile = tile(k, batchIndex, col0, bk, headDim);
+    Value vTile = tile(v, batchIndex, col0, bk, valueDim);
+    auto red = IteratorType::reduction, par = IteratorType::parallel;
+
+    // s = q_tile k_tile^T over (i, j, c).
+    Value scores = createFilledTensor(b, loc, {bq, bk}, floatAttr(0.0));
+    scores = linalg::GenericOp::create(
+                 b, loc, scores.getType(), ValueRange{qTile, kTile}, scores,
+                 ArrayRef<AffineMap>{map(3, {0, 2}), map(3, {1, 2}),
+                                     map(3, {0, 1})},
+                 ArrayRef<IteratorType>{par, par, red},
+                 [&](OpBuilder &nb, Location nl, ValueRange args) {
+                   Value prod = arith::MulFOp::create(
+                       nb, nl, extend(nb, args[0]), extend(nb, args[1]));
+                   linalg::YieldOp::create(
+                       nb, nl,
+                       Value(arith::AddFOp::create(nb, nl, args[2], prod)));
+                 })
+                 .getResult(0);
+
+    // s = s * scale + mask, -inf above the diagonal when causal.
+    SmallVector<Value> maskInputs;
+    SmallVector<AffineMap> maskMaps;
+    if (mask) {
+      SmallVector<int64_t> dims;
+      maskInputs.push_back(maskTile(batchIndex, row0, bq, col0, bk, dims));
+      maskMaps.push_back(map(2, dims));
+    }
+    maskMaps.push_back(map(2, {0, 1}));
+    scores =
+        linalg::GenericOp::create(
+            b, loc, scores.getType(), maskInputs, scores, maskMaps,
+            parallelIterators(2),
+            [&](OpBuilder &nb, Location nl, ValueRange args) {
+              Value s = arith::MulFOp::create(
+                  nb, nl, args.back(),
+                  arith::ConstantOp::create(nb, nl, nb.getFloatAttr(accType, scale)));
+              if (mask)
+                s = arith::AddFOp::create(nb, nl, s, extend(nb, args[0]));
+              if (causal) {
+                Value row = arith::AddIOp::create(
+                    nb, nl, row0, linalg::IndexOp::create(nb, nl, 0));
+                Value col = arith::AddIOp::create(
+                    nb, nl, col0, linalg::IndexOp::create(nb, nl, 1));
+                Value future = arith::CmpIOp::create(
+                    nb, nl, arith::CmpIPredicate::ugt, col, row);
+                Value negInf = arith::ConstantOp::create(
+                    nb, nl,
+                    nb.getFloatAttr(accType,
+                                    -std::numeric_limits<double>::infinity()));
+                s = arith::SelectOp::create(nb, nl, future, negInf, s);
+              }
+              linalg::YieldOp::create(nb, nl, s);
+            })
+            .getResult(0);
+
+    // Block row max, then alpha = exp(m_old - m_new) and m = m_new.
+    Value blockMax = createFilledTensor(
+        b, loc, {bq}, floatAttr(-std::numeric_limits<double>::infinity()));
+    blockMax = createReductionGeneric(
+        b, loc, {{scores, map(2, {0, 1})}}, blockMax, {1},
+        [&](OpBuilder &nb, Location nl, ValueRange args) {
+          return arith::MaximumFOp::create(nb, nl, args[0], args[1]);
+        });
+    Value alpha = createEmptyTensor(b, loc, {bq}, accType);
+    alpha = linalg::GenericOp::create(
+                b, loc, alpha.getType(), ValueRange{state.max, blockMax}, alpha,
+                ArrayRef<AffineMap>{map(1, {0}), map(1, {0}), map(1, {0})},
+                parallelIterators(1),
+                [&](OpBuilder &nb, Location nl, ValueRange args) {
+                  Value newMax =
+                      arith::MaximumFOp::create(nb, nl, args[0], args[1]);
+                  Value diff = arith::SubFOp::create(nb, nl, args[0],
+                                                     finiteMax(nb, newMax));
+                  linalg::YieldOp::create(
+                      nb, nl, Value(math::ExpOp::create(nb, nl, diff)));
+                })
+                .getResult(0);
+    Value newMax = inPlace(
+        state.max, {blockMax}, {map(1, {0})}, 1,
+        [&](OpBuilder &nb, Location nl, ValueRange args) {
+          return arith::MaximumFOp::create(nb, nl, args[1], args[0]);
+        });
+
+    // p = exp(s - m_new), in the score tile.
+    Value probs = inPlace(
+        scores, {newMax}, {map(2, {0})}, 2,
+        [&](OpBuilder &nb, Location nl, ValueRange args) {
+          Value diff =
+              arith::SubFOp::create(nb, nl, args[1], finiteMax(nb, args[0]));
+          return math::ExpOp::create(nb, nl, diff);
+        });
+
+    // l = l * alpha + rowsum(p).
+    Value sum = inPlace(state.sum, {alpha}, {map(1, {0})}, 1,
+                        [&](OpBuilder &nb, Location nl, ValueRange args) {
+                          return arith::MulFOp::create(nb, nl, args[1],
+                                                       args[0]);
+                        });
+    sum = createReductionGeneric(
+        b, loc, {{probs, map(2, {0, 1})}}, sum, {1},
+        [&](OpBuilder &nb, Location nl, ValueRange args) {
+          return arith::AddFOp::create(nb, nl, args[1], args[0]);
+        });
+
+    // acc = acc * alpha + p v_tile over (i, c, j).
+    Value acc = inPlace(state.acc, {alpha}, {map(2, {0})}, 2,
+                        [&](OpBuilder &nb, Location nl, ValueRange args) {
+                          return arith::MulFOp::create(nb, nl, args[1],
+                                                       args[0]);
+                        });
+    acc = linalg::GenericOp::create(
+              b, loc, acc.getType(), ValueRange{probs, vTile}, acc,
+              ArrayRef<AffineMap>{map(3, {0, 2}), map(3, {2, 1}),
+                                  map(3, {0, 1})},
+              ArrayRef<IteratorType>{par, par, red},
+              [&](OpBuilder &nb, Location nl, ValueRange args) {
+                Value prod = arith::MulFOp::create(nb, nl, args[0],
+                                                   extend(nb, args[1]));
+                linalg::YieldOp::create(
+                    nb, nl,
+                    Value(arith::AddFOp::create(nb, nl, args[2], prod)));
+              })
+              .getResult(0);
+    return {newMax, sum, acc};
+  }
+
+  /// An all-parallel generic updating `target` in place from `inputs`; the
+  /// body gets the inputs' elements, then the target's.
+  Value inPlace(Value target, ArrayRef<Value> inputs,
+                ArrayRef<AffineMap> inputMaps, unsigned loops,
+                ScalarBuilder body) {
+    SmallVector<AffineMap> maps(inputMaps);
+    SmallVector<int64_t> all = llvm::to_vector(llvm::seq<int64_t>(0, loops));
+    maps.push_back(map(loops, all));
+    return linalg::GenericOp::create(
+               b, loc, target.getType(), inputs, target, maps,
+               parallelIterators(loops),
+               [&](OpBuilder &nb, Location nl, ValueRange args) {
+                 linalg::YieldOp::create(nb, nl, body(nb, nl, args));
+               })
+        .getResult(0);
+  }
+
+  OpBuilder &b;
+  Location loc;
+  MLIRContext *ctx;
+  Value q, k, v, mask;
+  double scale;
+  bool causal;
+  Type element, accType;
+  int64_t rank, sq, sk, headDim, valueDim;
+  SmallVector<int64_t> batch, maskDims;
+};
+
+struct AttentionLowering : OpConversionPattern<AttentionOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(AttentionOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto resultType = op.getType();
+    if (resultType.getNumElements() == 0) {
+      rewriter.replaceOp(op, createEmptyTensor(rewriter, op.getLoc(),
+                                               resultType.getShape(),
+                                               resultType.getElementType()));
+      return success();
+    }
+    if (op.getKey().getType().getShape().end()[-2] == 0)
+      return rewriter.notifyMatchFailure(op, "attention over zero keys");
+    FlashAttentionEmitter emitter(rewriter, op.getLoc(), op, adaptor.getQuery(),
+                                  adaptor.getKey(), adaptor.getValue(),
+                                  adaptor.getMask());
+    rewriter.replaceOp(op, emitter.emit());
+    return success();
+  }
+};
+
+} // namespace
 
 void mlir::kiln::populateKilnAttentionToLinalgPatterns(
-    RewritePatternSet &patterns, TypeConverter &typeConverter) {}
+    RewritePatternSet &patterns, TypeConverter &typeConverter) {
+  // kiln-lower-to-linalg does not declare scf as a dependent dialect; load it
+  // here, where patterns are built before the conversion runs.
+  patterns.getContext()->getOrLoadDialect<scf::SCFDialect>();
+  patterns.add<AttentionLowering>(typeConverter, patterns.getContext());
+}

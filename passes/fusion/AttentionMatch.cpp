@@ -1,0 +1,415 @@
+//===- AttentionMatch.cpp - Recognizing decomposed attention --------------===//
+//
+// Walks back from the MatMul with the values:
+//
+//   MatMul(Softmax_last(mask?(scale?(MatMul(q', k^T')))), v)
+//
+// where the scale is Div/Mul by a constant (or q' = q*c and k^T' = k^T*c, as
+// the scaled_dot_product_attention export does), and the mask is Add of a
+// float tensor or Where(cond, scores, fill) / Where(cond, fill, scores) with
+// a fill of -inf or a huge negative number. Constants may arrive as small
+// expressions (SDPA computes 1/sqrt(sqrt(D)) from Shape), so scalars are
+// evaluated here rather than relying on folders.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/fusion/AttentionMatch.h"
+
+#include "passes/graph/ConstantBytes.h"
+
+#include "mlir/IR/Matchers.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cmath>
+#include <cstring>
+
+using namespace mlir;
+using namespace mlir::kiln;
+
+namespace {
+
+// A Where fill at or below this acts like an additive -inf: in f32, a score
+// under 32 in magnitude added to it rounds back to the fill itself.
+constexpr double kMaskFillLimit = -1e9;
+// Constant masks larger than this are not scanned for a causal triangle.
+constexpr int64_t kMaxScannedMask = 1 << 24;
+
+RankedTensorType tensorType(Value v) {
+  return cast<RankedTensorType>(v.getType());
+}
+
+std::string shapeText(Value v) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << "[";
+  llvm::interleaveComma(tensorType(v).getShape(), os);
+  os << "]";
+  return s;
+}
+
+std::string nameOf(Value v) {
+  if (Operation *op = v.getDefiningOp())
+    return "'" + onnxNodeName(op->getLoc()) + "'";
+  return "a graph input";
+}
+
+std::optional<double> attributeScalar(Attribute attr) {
+  if (auto f = dyn_cast<FloatAttr>(attr))
+    return f.getValueAsDouble();
+  if (auto i = dyn_cast<IntegerAttr>(attr))
+    return double(i.getValue().getSExtValue());
+  return std::nullopt;
+}
+
+/// The value of every element of `v` if they are all equal and computable
+/// at compile time from constants through a few scalar ops.
+std::optional<double> uniformConstant(Value v, int depth = 0) {
+  Operation *op = v.getDefiningOp();
+  if (!op || depth > 12)
+    return std::nullopt;
+  ElementsAttr attr;
+  if (matchPattern(v, m_Constant(&attr))) {
+    auto dense = dyn_cast<DenseElementsAttr>(attr);
+    if (!dense)
+      return std::nullopt;
+    if (dense.isSplat())
+      return attributeScalar(dense.getSplatValue<Attribute>());
+    if (dense.getNumElements() > 64)
+      return std::nullopt;
+    std::optional<double> first;
+    for (Attribute element : dense.getValues<Attribute>()) {
+      std::optional<double> x = attributeScalar(element);
+      if (!x || (first && *first != *x))
+        return std::nullopt;
+      first = x;
+    }
+    return first;
+  }
+  auto operand = [&](unsigned i) {
+    return uniformConstant(op->getOperand(i), depth + 1);
+  };
+  if (isa<SqrtOp, ReciprocalOp, NegOp, CastOp, ReshapeOp, ExpandOp>(op)) {
+    std::optional<double> x = operand(0);
+    if (!x)
+      return std::nullopt;
+    if (isa<SqrtOp>(op))
+      return std::sqrt(*x);
+    if (isa<ReciprocalOp>(op))
+      return 1.0 / *x;
+    if (isa<NegOp>(op))
+      return -*x;
+    return x; // casts of shape arithmetic to float are exact here
+  }
+  if (isa<MulOp, DivOp, AddOp, SubOp>(op)) {
+    std::optional<double> a = operand(0), b = operand(1);
+    if (!a || !b)
+      return std::nullopt;
+    if (isa<MulOp>(op))
+      return *a * *b;
+    if (isa<AddOp>(op))
+      return *a + *b;
+    if (isa<SubOp>(op))
+      return *a - *b;
+    return *a / *b;
+  }
+  return std::nullopt;
+}
+
+bool isMaskFill(double x) { return x <= kMaskFillLimit; }
+
+bool hasOneUse(Value v) { return v.hasOneUse(); }
+
+/// Classifies a constant mask aligned to scores [B..., Sq, Sk]: true if every
+/// [Sq, Sk] slice keeps exactly the keys j <= i (causal, top-left aligned).
+/// `keptAt(e)` says whether flat element e keeps its key; nullopt = neither
+/// clearly kept nor masked.
+bool isCausalTriangle(ArrayRef<int64_t> maskShape, int64_t sq, int64_t sk,
+                      function_ref<std::optional<bool>(int64_t)> keptAt) {
+  if (maskShape.size() < 2 || maskShape.end()[-2] != sq ||
+      maskShape.back() != sk || sq < 2)
+    return false;
+  int64_t count = 1;
+  for (int64_t d : maskShape)
+    count *= d;
+  if (count > kMaxScannedMask)
+    return false;
+  for (int64_t e = 0; e < count; ++e) {
+    int64_t i = (e / sk) % sq, j = e % sk;
+    std::optional<bool> kept = keptAt(e);
+    if (!kept || *kept != (j <= i))
+      return false;
+  }
+  return true;
+}
+
+/// Causal detection for the two mask spellings; false for runtime masks.
+bool maskIsCausal(const AttentionMatch &m, int64_t sq, int64_t sk) {
+  ElementsAttr attr;
+  if (m.additiveMask && matchPattern(m.additiveMask, m_Constant(&attr))) {
+    auto type = tensorType(m.additiveMask);
+    if (!type.getElementType().isF32())
+      return false;
+    auto bytes = constantBytes(attr);
+    if (!bytes || bytes->size() != size_t(type.getNumElements()) * 4)
+      return false;
+    std::vector<float> values(type.getNumElements());
+    std::memcpy(values.data(), bytes->data(), bytes->size());
+    return isCausalTriangle(type.getShape(), sq, sk,
+                            [&](int64_t e) -> std::optional<bool> {
+                              if (values[e] == 0.0f)
+                                return true;
+                              if (isMaskFill(values[e]))
+                                return false;
+                              return std::nullopt;
+                            });
+  }
+  if (m.selectMask && matchPattern(m.selectMask, m_Constant(&attr))) {
+    auto dense = dyn_cast<DenseElementsAttr>(attr);
+    if (!dense || dense.isSplat())
+      return false;
+    auto values = llvm::to_vector(dense.getValues<bool>());
+    return isCausalTriangle(tensorType(m.selectMask).getShape(), sq, sk,
+                            [&](int64_t e) -> std::optional<bool> {
+                              return values[e] == m.keepWhen;
+                            });
+  }
+  return false;
+}
+
+/// Whether `mask` broadcasts into `scores` without widening it.
+bool broadcastsInto(Value mask, RankedTensorType scores) {
+  auto type = tensorType(mask);
+  if (type.getRank() > scores.getRank())
+    return false;
+  auto shape = broadcastShapes(scores.getShape(), type.getShape());
+  return succeeded(shape) &&
+         ArrayRef<int64_t>(*shape) == scores.getShape();
+}
+
+/// Peels a Mul/Div by a uniform constant off `v`; multiplies it into scale.
+/// On the scores (`required`), a Mul/Div by a runtime value is not attention
+/// and fails with a reason; on q and k it is just how they were computed.
+Value peelScale(Value v, double &scale, SmallVectorImpl<Operation *> &ops,
+                std::string &reason, bool required) {
+  Operation *op = v.getDefiningOp();
+  if (!isa_and_nonnull<MulOp, DivOp>(op) || !hasOneUse(v))
+    return v;
+  Value lhs = op->getOperand(0), rhs = op->getOperand(1);
+  if (auto c = uniformConstant(rhs); c && tensorType(lhs) == tensorType(v)) {
+    scale *= isa<DivOp>(op) ? 1.0 / *c : *c;
+    ops.push_back(op);
+    return lhs;
+  }
+  if (auto c = uniformConstant(lhs);
+      c && isa<MulOp>(op) && tensorType(rhs) == tensorType(v)) {
+    scale *= *c;
+    ops.push_back(op);
+    return rhs;
+  }
+  if (!required)
+    return v;
+  reason = llvm::formatv("the scale at '{0}' is not a compile-time constant",
+                         onnxNodeName(op->getLoc()));
+  return Value();
+}
+
+/// Whether the score matmul's operands and the values agree on batch dims
+/// (attention never broadcasts them) and the shapes chain.
+bool shapesChain(Value q, Value kT, Value v, RankedTensorType scores) {
+  auto qt = tensorType(q), kt = tensorType(kT), vt = tensorType(v);
+  int64_t rank = scores.getRank();
+  if (qt.getRank() != rank || kt.getRank() != rank || vt.getRank() != rank)
+    return false;
+  auto batch = scores.getShape().drop_back(2);
+  return qt.getShape().drop_back(2) == batch &&
+         kt.getShape().drop_back(2) == batch &&
+         vt.getShape().drop_back(2) == batch &&
+         vt.getShape().end()[-2] == kt.getShape().back() &&
+         isa<FloatType>(qt.getElementType());
+}
+
+} // namespace
+
+std::string mlir::kiln::onnxNodeName(Location loc) {
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return name.getName().str();
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location inner : fused.getLocations()) {
+      std::string name = onnxNodeName(inner);
+      if (name != "?")
+        return name;
+    }
+  return "?";
+}
+
+FailureOr<AttentionMatch> mlir::kiln::matchAttention(MatMulOp output,
+                                                     std::string &reason) {
+  reason.clear();
+  auto softmax = output.getLhs().getDefiningOp<SoftmaxOp>();
+  if (!softmax)
+    return failure();
+  auto fail = [&](const Twine &why) {
+    reason = why.str();
+    return failure();
+  };
+  AttentionMatch m;
+  m.value = output.getRhs();
+  m.ops.push_back(output);
+  m.ops.push_back(softmax);
+  auto probs = softmax.getType();
+  if (int64_t(softmax.getAxis()) != probs.getRank() - 1)
+    return fail(llvm::formatv("softmax over axis {0}, not the last (keys)",
+                              softmax.getAxis()));
+  if (!hasOneUse(softmax.getResult()))
+    return fail("the softmax result has other users");
+
+  // Optional mask.
+  Value scores = softmax.getInput();
+  std::string maskText = "none";
+  if (auto add = scores.getDefiningOp<AddOp>(); add && hasOneUse(scores)) {
+    // The scores side is the one that keeps the result's shape and comes
+    // from a matmul through an optional scale.
+    auto fromMatmul = [](Value v) {
+      Operation *op = v.getDefiningOp();
+      if (isa_and_nonnull<MulOp, DivOp>(op))
+        op = op->getOperand(0).getDefiningOp();
+      return isa_and_nonnull<MatMulOp>(op);
+    };
+    bool lhsScores = fromMatmul(add.getLhs());
+    Value s = lhsScores ? add.getLhs() : add.getRhs();
+    Value mask = lhsScores ? add.getRhs() : add.getLhs();
+    if (tensorType(s) != add.getType() || !broadcastsInto(mask, add.getType()))
+      return fail(llvm::formatv("the mask {0} at '{1}' widens the scores {2}",
+                                shapeText(mask), onnxNodeName(add.getLoc()),
+                                shapeText(s)));
+    m.additiveMask = mask;
+    m.ops.push_back(add);
+    maskText = "additive " + shapeText(mask) + " from " + nameOf(mask);
+    scores = s;
+  } else if (auto where = scores.getDefiningOp<WhereOp>();
+             where && hasOneUse(scores)) {
+    std::optional<double> fillY = uniformConstant(where.getY());
+    std::optional<double> fillX = uniformConstant(where.getX());
+    Value s;
+    if (fillY && isMaskFill(*fillY)) {
+      s = where.getX(), m.keepWhen = true, m.fill = *fillY;
+    } else if (fillX && isMaskFill(*fillX)) {
+      s = where.getY(), m.keepWhen = false, m.fill = *fillX;
+    } else {
+      return fail(llvm::formatv("Where '{0}' does not select -inf (or below "
+                                "-1e9) against the scores",
+                                onnxNodeName(where.getLoc())));
+    }
+    Value cond = where.getCondition();
+    if (tensorType(s) != where.getType() ||
+        !broadcastsInto(cond, where.getType()))
+      return fail(llvm::formatv("the mask {0} at '{1}' widens the scores {2}",
+                                shapeText(cond), onnxNodeName(where.getLoc()),
+                                shapeText(s)));
+    m.selectMask = cond;
+    m.ops.push_back(where);
+    maskText = llvm::formatv("boolean {0} from {1} (masked when {2})",
+                             shapeText(cond), nameOf(cond), !m.keepWhen);
+    scores = s;
+  }
+
+  // Optional scale on the scores, then on q and k^T.
+  scores = peelScale(scores, m.scale, m.ops, reason, /*required=*/true);
+  if (!scores)
+    return failure();
+  auto scoreMatmul = scores.getDefiningOp<MatMulOp>();
+  if (!scoreMatmul)
+    return fail(llvm::formatv("the softmax input is not q @ k^T (found {0})",
+                              scores.getDefiningOp()
+                                  ? scores.getDefiningOp()->getName()
+                                        .getStringRef()
+                                        .str()
+                                  : std::string("a graph input")));
+  if (!hasOneUse(scores))
+    return fail("the scores have other users");
+  m.ops.push_back(scoreMatmul);
+  m.query = peelScale(scoreMatmul.getLhs(), m.scale, m.ops, reason,
+                      /*required=*/false);
+  if (!m.query)
+    return failure();
+  m.keyTransposed = peelScale(scoreMatmul.getRhs(), m.scale, m.ops, reason,
+                              /*required=*/false);
+  if (!m.keyTransposed)
+    return failure();
+  auto scoreType = scoreMatmul.getType();
+  if (!shapesChain(m.query, m.keyTransposed, m.value, scoreType))
+    return fail(llvm::formatv("shapes do not chain as attention: q {0}, k^T "
+                              "{1}, v {2}",
+                              shapeText(m.query), shapeText(m.keyTransposed),
+                              shapeText(m.value)));
+  if (m.additiveMask &&
+      tensorType(m.additiveMask).getElementType() != scoreType.getElementType())
+    return fail("the additive mask has another element type");
+
+  int64_t sq = scoreType.getShape().end()[-2], sk = scoreType.getShape().back();
+  if (maskIsCausal(m, sq, sk)) {
+    m.causal = true;
+    maskText = "causal (constant triangle from " +
+               nameOf(m.additiveMask ? m.additiveMask : m.selectMask) + ")";
+  }
+
+  std::string names;
+  for (Operation *op : llvm::reverse(m.ops))
+    names += (names.empty() ? "'" : ", '") + onnxNodeName(op->getLoc()) + "'";
+  m.summary = llvm::formatv("q {0}, k^T {1}, v {2}, scale {3}, mask {4}; "
+                            "nodes {5}",
+                            shapeText(m.query), shapeText(m.keyTransposed),
+                            shapeText(m.value), m.scale, maskText, names);
+  return m;
+}
+
+AttentionOp mlir::kiln::rewriteAttention(RewriterBase &rewriter,
+                                         MatMulOp output,
+                                         const AttentionMatch &m) {
+  Location loc = output.getLoc();
+  rewriter.setInsertionPoint(output);
+
+  // k = swap-last-two(k^T), composed with the transpose that made k^T.
+  int64_t rank = tensorType(m.keyTransposed).getRank();
+  SmallVector<int64_t> perm = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+  std::swap(perm[rank - 1], perm[rank - 2]);
+  Value keySource = m.keyTransposed;
+  if (auto t = keySource.getDefiningOp<TransposeOp>()) {
+    SmallVector<int64_t> composed;
+    for (int64_t p : perm)
+      composed.push_back(t.getPerm()[p]);
+    perm = composed;
+    keySource = t.getInput();
+  }
+  Value key = keySource;
+  if (!llvm::equal(perm, llvm::seq<int64_t>(0, rank)))
+    key = TransposeOp::create(rewriter, m.keyTransposed.getLoc(), keySource,
+                              rewriter.getDenseI64ArrayAttr(perm));
+
+  Value mask;
+  if (!m.causal && m.additiveMask) {
+    mask = m.additiveMask;
+  } else if (!m.causal && m.selectMask) {
+    // keep ? 0 : fill, shaped like the boolean mask (not like the scores).
+    Type element = tensorType(m.query).getElementType();
+    auto scalar = RankedTensorType::get({}, element);
+    Value zero = ConstantOp::create(
+        rewriter, loc, DenseElementsAttr::get(scalar, rewriter.getFloatAttr(element, 0.0)));
+    Value fill = ConstantOp::create(
+        rewriter, loc,
+        DenseElementsAttr::get(scalar, rewriter.getFloatAttr(element, m.fill)));
+    mask = WhereOp::create(rewriter, loc, m.selectMask,
+                           m.keepWhen ? zero : fill, m.keepWhen ? fill : zero);
+  }
+  auto attention = AttentionOp::create(
+      rewriter, loc, m.query, key, m.value, mask,
+      rewriter.getF64FloatAttr(m.scale), rewriter.getBoolAttr(m.causal));
+  rewriter.replaceOp(output, attention.getResult());
+  // Consumers before producers: m.ops runs from the output back.
+  for (Operation *op : llvm::drop_begin(m.ops))
+    if (op->use_empty())
+      rewriter.eraseOp(op);
+  if (Operation *t = m.keyTransposed.getDefiningOp())
+    if (isa<TransposeOp>(t) && t->use_empty())
+      rewriter.eraseOp(t);
+  return attention;
+}

@@ -1,0 +1,52 @@
+//===- AttentionMatch.h - Recognizing decomposed attention ------*- C++ -*-===//
+//
+// The analysis half of kiln-fuse-attention, kept apart from the rewrite so
+// other passes (and tests) can ask "is this attention?" without changing IR.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_PASSES_FUSION_ATTENTIONMATCH_H
+#define KILN_PASSES_FUSION_ATTENTIONMATCH_H
+
+#include "dialects/kiln/KilnOps.h"
+#include "mlir/IR/PatternMatch.h"
+
+#include <string>
+
+namespace mlir::kiln {
+
+/// What `softmax(q k^T * scale + mask) v` was spelled with.
+struct AttentionMatch {
+  Value query;         // [B..., Sq, D]
+  Value keyTransposed; // [B..., D, Sk], as the score matmul reads it
+  Value value;         // [B..., Sk, Dv]
+  double scale = 1.0;
+  /// At most one of these: an additive float mask, or an i1 mask selecting
+  /// between the scores and `fill` (kept where the mask is `keepWhen`).
+  Value additiveMask;
+  Value selectMask;
+  bool keepWhen = true;
+  double fill = 0.0;
+  /// The mask is a constant lower triangle: dropped in favour of `causal`.
+  bool causal = false;
+  /// Matched ops from the output back to the inputs, for logs and cleanup.
+  SmallVector<Operation *> ops;
+  /// One line saying what was found, for the fusion log.
+  std::string summary;
+};
+
+/// Matches attention ending at `output` (the MatMul with the values).
+/// On failure, `reason` says why when `output` reads a softmax (a candidate
+/// worth logging), and is empty otherwise.
+FailureOr<AttentionMatch> matchAttention(MatMulOp output, std::string &reason);
+
+/// Replaces the match with one kiln.attention; the transposes of q/k/v stay
+/// outside (the key's is composed with the k^T one). Erases what died.
+AttentionOp rewriteAttention(RewriterBase &rewriter, MatMulOp output,
+                             const AttentionMatch &match);
+
+/// The ONNX node name carried by a location ("?" if none).
+std::string onnxNodeName(Location loc);
+
+} // namespace mlir::kiln
+
+#endif // KILN_PASSES_FUSION_ATTENTIONMATCH_H

@@ -1,0 +1,128 @@
+// RUN: kiln-opt %s -kiln-fuse-attention -split-input-file | FileCheck %s
+
+// BHSD, k^T by Transpose [0,1,3,2] (composed away), Div by sqrt(16).
+// CHECK-LABEL: func.func @bhsd_div
+// CHECK-SAME: (%[[Q:.+]]: tensor<1x2x8x16xf32>, %[[K:.+]]: tensor<1x2x8x16xf32>, %[[V:.+]]: tensor<1x2x8x16xf32>)
+// CHECK-NOT: kiln.transpose
+// CHECK: %[[O:.+]] = kiln.attention %[[Q]], %[[K]], %[[V]] {causal = false, scale = 2.500000e-01 : f64}
+// CHECK-NOT: kiln.softmax
+// CHECK-NOT: kiln.matmul
+// CHECK: return %[[O]]
+func.func @bhsd_div(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x8x16xf32>, %v: tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32> {
+  %kt = kiln.transpose %k {perm = array<i64: 0, 1, 3, 2>} : (tensor<1x2x8x16xf32>) -> tensor<1x2x16x8xf32>
+  %s = kiln.matmul %q, %kt : (tensor<1x2x8x16xf32>, tensor<1x2x16x8xf32>) -> tensor<1x2x8x8xf32>
+  %c = kiln.constant dense<4.0> : tensor<f32>
+  %d = kiln.div %s, %c : (tensor<1x2x8x8xf32>, tensor<f32>) -> tensor<1x2x8x8xf32>
+  %p = kiln.softmax %d {axis = 3 : i64} : (tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %o = kiln.matmul %p, %v : (tensor<1x2x8x8xf32>, tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32>
+  return %o : tensor<1x2x8x16xf32>
+}
+
+// -----
+
+// Hugging Face BSHD: transpose(1, 2) on q and v, k^T as [0,2,3,1] of BSHD
+// (one [0,2,1,3] transpose remains), Mul scale, additive padding mask.
+// CHECK-LABEL: func.func @bshd_mul_mask
+// CHECK-SAME: (%[[Q:.+]]: tensor<1x8x2x16xf32>, %[[K:.+]]: tensor<1x8x2x16xf32>, %[[V:.+]]: tensor<1x8x2x16xf32>, %[[M:.+]]: tensor<1x1x1x8xf32>)
+// CHECK-DAG: %[[QT:.+]] = kiln.transpose %[[Q]] {perm = array<i64: 0, 2, 1, 3>}
+// CHECK-DAG: %[[VT:.+]] = kiln.transpose %[[V]] {perm = array<i64: 0, 2, 1, 3>}
+// CHECK-DAG: %[[KT:.+]] = kiln.transpose %[[K]] {perm = array<i64: 0, 2, 1, 3>}
+// CHECK: kiln.attention %[[QT]], %[[KT]], %[[VT]], %[[M]] {causal = false, scale = 2.500000e-01 : f64}
+// CHECK-NOT: perm = array<i64: 0, 2, 3, 1>
+func.func @bshd_mul_mask(%q: tensor<1x8x2x16xf32>, %k: tensor<1x8x2x16xf32>, %v: tensor<1x8x2x16xf32>, %m: tensor<1x1x1x8xf32>) -> tensor<1x2x8x16xf32> {
+  %qt = kiln.transpose %q {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x8x2x16xf32>) -> tensor<1x2x8x16xf32>
+  %kt = kiln.transpose %k {perm = array<i64: 0, 2, 3, 1>} : (tensor<1x8x2x16xf32>) -> tensor<1x2x16x8xf32>
+  %vt = kiln.transpose %v {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x8x2x16xf32>) -> tensor<1x2x8x16xf32>
+  %s = kiln.matmul %qt, %kt : (tensor<1x2x8x16xf32>, tensor<1x2x16x8xf32>) -> tensor<1x2x8x8xf32>
+  %c = kiln.constant dense<0.25> : tensor<1xf32>
+  %d = kiln.mul %s, %c : (tensor<1x2x8x8xf32>, tensor<1xf32>) -> tensor<1x2x8x8xf32>
+  %a = kiln.add %d, %m : (tensor<1x2x8x8xf32>, tensor<1x1x1x8xf32>) -> tensor<1x2x8x8xf32>
+  %p = kiln.softmax %a {axis = 3 : i64} : (tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %o = kiln.matmul %p, %vt : (tensor<1x2x8x8xf32>, tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32>
+  return %o : tensor<1x2x8x16xf32>
+}
+
+// -----
+
+// masked_fill of a constant tril buffer: Where(tri == 0, -inf, scores)
+// is a causal triangle; the mask disappears.
+// CHECK-LABEL: func.func @causal_where
+// CHECK-NOT: kiln.where
+// CHECK: kiln.attention %arg0, %arg1, %arg2 {causal = true, scale = 5.000000e-01 : f64}
+// CHECK-NOT: kiln.where
+func.func @causal_where(%q: tensor<2x4x4xf32>, %k: tensor<2x4x4xf32>, %v: tensor<2x4x4xf32>) -> tensor<2x4x4xf32> {
+  %kt = kiln.transpose %k {perm = array<i64: 0, 2, 1>} : (tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %s = kiln.matmul %q, %kt : (tensor<2x4x4xf32>, tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %c = kiln.constant dense<2.0> : tensor<f32>
+  %d = kiln.div %s, %c : (tensor<2x4x4xf32>, tensor<f32>) -> tensor<2x4x4xf32>
+  %future = kiln.constant dense<[[false, true, true, true], [false, false, true, true], [false, false, false, true], [false, false, false, false]]> : tensor<4x4xi1>
+  %ninf = kiln.constant dense<0xFF800000> : tensor<f32>
+  %w = kiln.where %future, %ninf, %d : (tensor<4x4xi1>, tensor<f32>, tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %p = kiln.softmax %w {axis = 2 : i64} : (tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  %o = kiln.matmul %p, %v : (tensor<2x4x4xf32>, tensor<2x4x4xf32>) -> tensor<2x4x4xf32>
+  return %o : tensor<2x4x4xf32>
+}
+
+// -----
+
+// An additive constant triangle (the example transformer's form).
+// CHECK-LABEL: func.func @causal_additive
+// CHECK: kiln.attention %arg0, %arg1, %arg2 {causal = true, scale = 1.000000e+00 : f64}
+// CHECK-NOT: kiln.add
+func.func @causal_additive(%q: tensor<1x3x4xf32>, %k: tensor<1x3x4xf32>, %v: tensor<1x3x4xf32>) -> tensor<1x3x4xf32> {
+  %kt = kiln.transpose %k {perm = array<i64: 0, 2, 1>} : (tensor<1x3x4xf32>) -> tensor<1x4x3xf32>
+  %s = kiln.matmul %q, %kt : (tensor<1x3x4xf32>, tensor<1x4x3xf32>) -> tensor<1x3x3xf32>
+  %m = kiln.constant dense<[[0.0, 0xFF800000, 0xFF800000], [0.0, 0.0, 0xFF800000], [0.0, 0.0, 0.0]]> : tensor<3x3xf32>
+  %a = kiln.add %s, %m : (tensor<1x3x3xf32>, tensor<3x3xf32>) -> tensor<1x3x3xf32>
+  %p = kiln.softmax %a {axis = 2 : i64} : (tensor<1x3x3xf32>) -> tensor<1x3x3xf32>
+  %o = kiln.matmul %p, %v : (tensor<1x3x3xf32>, tensor<1x3x4xf32>) -> tensor<1x3x4xf32>
+  return %o : tensor<1x3x4xf32>
+}
+
+// -----
+
+// scaled_dot_product_attention's export: q and k^T each times
+// sqrt(1/sqrt(D)), computed from constants; a runtime boolean keep-mask.
+// CHECK-LABEL: func.func @sdpa_prescaled_bool_mask
+// CHECK-SAME: %[[M:[^:]+]]: tensor<1x1x8x8xi1>
+// CHECK-DAG: %[[ZERO:.+]] = kiln.constant dense<0.000000e+00> : tensor<f32>
+// CHECK-DAG: %[[FILL:.+]] = kiln.constant dense<0xFF800000> : tensor<f32>
+// CHECK: %[[ADD:.+]] = kiln.where %[[M]], %[[ZERO]], %[[FILL]] : (tensor<1x1x8x8xi1>, tensor<f32>, tensor<f32>) -> tensor<1x1x8x8xf32>
+// CHECK: kiln.attention %arg0, %arg1, %arg2, %[[ADD]] {causal = false, scale = 2.500000e-01 : f64}
+func.func @sdpa_prescaled_bool_mask(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x8x16xf32>, %v: tensor<1x2x8x16xf32>, %m: tensor<1x1x8x8xi1>) -> tensor<1x2x8x16xf32> {
+  %d = kiln.constant dense<16.0> : tensor<1xf32>
+  %one = kiln.constant dense<1.0> : tensor<1xf32>
+  %sd = kiln.sqrt %d : (tensor<1xf32>) -> tensor<1xf32>
+  %sc = kiln.div %one, %sd : (tensor<1xf32>, tensor<1xf32>) -> tensor<1xf32>
+  %r = kiln.sqrt %sc : (tensor<1xf32>) -> tensor<1xf32>
+  %kt = kiln.transpose %k {perm = array<i64: 0, 1, 3, 2>} : (tensor<1x2x8x16xf32>) -> tensor<1x2x16x8xf32>
+  %qs = kiln.mul %q, %r : (tensor<1x2x8x16xf32>, tensor<1xf32>) -> tensor<1x2x8x16xf32>
+  %ks = kiln.mul %kt, %r : (tensor<1x2x16x8xf32>, tensor<1xf32>) -> tensor<1x2x16x8xf32>
+  %s = kiln.matmul %qs, %ks : (tensor<1x2x8x16xf32>, tensor<1x2x16x8xf32>) -> tensor<1x2x8x8xf32>
+  %zero = kiln.constant dense<0.0> : tensor<1xf32>
+  %ninf = kiln.constant dense<0xFF800000> : tensor<1xf32>
+  %fm = kiln.where %m, %zero, %ninf : (tensor<1x1x8x8xi1>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x1x8x8xf32>
+  %w = kiln.where %m, %s, %ninf : (tensor<1x1x8x8xi1>, tensor<1x2x8x8xf32>, tensor<1xf32>) -> tensor<1x2x8x8xf32>
+  %p = kiln.softmax %w {axis = 3 : i64} : (tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %o = kiln.matmul %p, %v : (tensor<1x2x8x8xf32>, tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32>
+  return %o : tensor<1x2x8x16xf32>
+}
+
+// -----
+
+// MultiheadAttention's bmm form: q pre-scaled, k^T by [0,2,1], a masked_fill
+// with the lowest float on a runtime mask (true = masked out).
+// CHECK-LABEL: func.func @bmm_masked_fill
+// CHECK: %[[ADD:.+]] = kiln.where %arg3, %{{.+}}, %{{.+}} : (tensor<4x1x8xi1>, tensor<f32>, tensor<f32>) -> tensor<4x1x8xf32>
+// CHECK: kiln.attention %arg0, %arg1, %arg2, %[[ADD]] {causal = false, scale = 1.250000e-01 : f64}
+func.func @bmm_masked_fill(%q: tensor<4x8x64xf32>, %k: tensor<4x8x64xf32>, %v: tensor<4x8x32xf32>, %m: tensor<4x1x8xi1>) -> tensor<4x8x32xf32> {
+  %c = kiln.constant dense<0.125> : tensor<f32>
+  %qs = kiln.mul %q, %c : (tensor<4x8x64xf32>, tensor<f32>) -> tensor<4x8x64xf32>
+  %kt = kiln.transpose %k {perm = array<i64: 0, 2, 1>} : (tensor<4x8x64xf32>) -> tensor<4x64x8xf32>
+  %s = kiln.matmul %qs, %kt : (tensor<4x8x64xf32>, tensor<4x64x8xf32>) -> tensor<4x8x8xf32>
+  %low = kiln.constant dense<-3.40282347E+38> : tensor<f32>
+  %w = kiln.where %m, %low, %s : (tensor<4x1x8xi1>, tensor<f32>, tensor<4x8x8xf32>) -> tensor<4x8x8xf32>
+  %p = kiln.softmax %w {axis = 2 : i64} : (tensor<4x8x8xf32>) -> tensor<4x8x8xf32>
+  %o = kiln.matmul %p, %v : (tensor<4x8x8xf32>, tensor<4x8x32xf32>) -> tensor<4x8x32xf32>
+  return %o : tensor<4x8x32xf32>
+}
