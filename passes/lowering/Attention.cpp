@@ -453,7 +453,14 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
     }
     if (op.getKey().getType().getShape().end()[-2] == 0)
       return rewriter.notifyMatchFailure(op, "attention over zero keys");
-    FlashAttentionEmitter emitter(rewriter, op.getLoc(), op, adaptor.getQuery(),
+    // kiln-lower-to-linalg's target lists linalg/tensor/arith/math as legal
+    // but not scf, and the conversion driver rejects a pattern whose new ops
+    // it cannot legalize. The loops are built with a plain builder, outside
+    // the driver's bookkeeping; only the replacement goes through the
+    // rewriter. Nothing here needs legalizing and the pattern cannot fail
+    // after this point, so no rollback can be needed.
+    OpBuilder builder(op);
+    FlashAttentionEmitter emitter(builder, op.getLoc(), op, adaptor.getQuery(),
                                   adaptor.getKey(), adaptor.getValue(),
                                   adaptor.getMask());
     rewriter.replaceOp(op, emitter.emit());

@@ -4,7 +4,7 @@
 // CHECK-LABEL: func.func @bhsd_div
 // CHECK-SAME: (%[[Q:.+]]: tensor<1x2x8x16xf32>, %[[K:.+]]: tensor<1x2x8x16xf32>, %[[V:.+]]: tensor<1x2x8x16xf32>)
 // CHECK-NOT: kiln.transpose
-// CHECK: %[[O:.+]] = kiln.attention %[[Q]], %[[K]], %[[V]] {causal = false, scale = 2.500000e-01 : f64}
+// CHECK: %[[O:.+]] = kiln.attention %[[Q]], %[[K]], %[[V]] {scale = 2.500000e-01 : f64}
 // CHECK-NOT: kiln.softmax
 // CHECK-NOT: kiln.matmul
 // CHECK: return %[[O]]
@@ -27,7 +27,7 @@ func.func @bhsd_div(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x8x16xf32>, %v: tens
 // CHECK-DAG: %[[QT:.+]] = kiln.transpose %[[Q]] {perm = array<i64: 0, 2, 1, 3>}
 // CHECK-DAG: %[[VT:.+]] = kiln.transpose %[[V]] {perm = array<i64: 0, 2, 1, 3>}
 // CHECK-DAG: %[[KT:.+]] = kiln.transpose %[[K]] {perm = array<i64: 0, 2, 1, 3>}
-// CHECK: kiln.attention %[[QT]], %[[KT]], %[[VT]], %[[M]] {causal = false, scale = 2.500000e-01 : f64}
+// CHECK: kiln.attention %[[QT]], %[[KT]], %[[VT]], %[[M]] {scale = 2.500000e-01 : f64}
 // CHECK-NOT: perm = array<i64: 0, 2, 3, 1>
 func.func @bshd_mul_mask(%q: tensor<1x8x2x16xf32>, %k: tensor<1x8x2x16xf32>, %v: tensor<1x8x2x16xf32>, %m: tensor<1x1x1x8xf32>) -> tensor<1x2x8x16xf32> {
   %qt = kiln.transpose %q {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x8x2x16xf32>) -> tensor<1x2x8x16xf32>
@@ -88,7 +88,7 @@ func.func @causal_additive(%q: tensor<1x3x4xf32>, %k: tensor<1x3x4xf32>, %v: ten
 // CHECK-DAG: %[[ZERO:.+]] = kiln.constant dense<0.000000e+00> : tensor<f32>
 // CHECK-DAG: %[[FILL:.+]] = kiln.constant dense<0xFF800000> : tensor<f32>
 // CHECK: %[[ADD:.+]] = kiln.where %[[M]], %[[ZERO]], %[[FILL]] : (tensor<1x1x8x8xi1>, tensor<f32>, tensor<f32>) -> tensor<1x1x8x8xf32>
-// CHECK: kiln.attention %arg0, %arg1, %arg2, %[[ADD]] {causal = false, scale = 2.500000e-01 : f64}
+// CHECK: kiln.attention %arg0, %arg1, %arg2, %[[ADD]] {scale = 2.500000e-01 : f64}
 func.func @sdpa_prescaled_bool_mask(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x8x16xf32>, %v: tensor<1x2x8x16xf32>, %m: tensor<1x1x8x8xi1>) -> tensor<1x2x8x16xf32> {
   %d = kiln.constant dense<16.0> : tensor<1xf32>
   %one = kiln.constant dense<1.0> : tensor<1xf32>
@@ -99,9 +99,7 @@ func.func @sdpa_prescaled_bool_mask(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x8x1
   %qs = kiln.mul %q, %r : (tensor<1x2x8x16xf32>, tensor<1xf32>) -> tensor<1x2x8x16xf32>
   %ks = kiln.mul %kt, %r : (tensor<1x2x16x8xf32>, tensor<1xf32>) -> tensor<1x2x16x8xf32>
   %s = kiln.matmul %qs, %ks : (tensor<1x2x8x16xf32>, tensor<1x2x16x8xf32>) -> tensor<1x2x8x8xf32>
-  %zero = kiln.constant dense<0.0> : tensor<1xf32>
   %ninf = kiln.constant dense<0xFF800000> : tensor<1xf32>
-  %fm = kiln.where %m, %zero, %ninf : (tensor<1x1x8x8xi1>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x1x8x8xf32>
   %w = kiln.where %m, %s, %ninf : (tensor<1x1x8x8xi1>, tensor<1x2x8x8xf32>, tensor<1xf32>) -> tensor<1x2x8x8xf32>
   %p = kiln.softmax %w {axis = 3 : i64} : (tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
   %o = kiln.matmul %p, %v : (tensor<1x2x8x8xf32>, tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32>
@@ -114,7 +112,7 @@ func.func @sdpa_prescaled_bool_mask(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x8x1
 // with the lowest float on a runtime mask (true = masked out).
 // CHECK-LABEL: func.func @bmm_masked_fill
 // CHECK: %[[ADD:.+]] = kiln.where %arg3, %{{.+}}, %{{.+}} : (tensor<4x1x8xi1>, tensor<f32>, tensor<f32>) -> tensor<4x1x8xf32>
-// CHECK: kiln.attention %arg0, %arg1, %arg2, %[[ADD]] {causal = false, scale = 1.250000e-01 : f64}
+// CHECK: kiln.attention %arg0, %arg1, %arg2, %[[ADD]] {scale = 1.250000e-01 : f64}
 func.func @bmm_masked_fill(%q: tensor<4x8x64xf32>, %k: tensor<4x8x64xf32>, %v: tensor<4x8x32xf32>, %m: tensor<4x1x8xi1>) -> tensor<4x8x32xf32> {
   %c = kiln.constant dense<0.125> : tensor<f32>
   %qs = kiln.mul %q, %c : (tensor<4x8x64xf32>, tensor<f32>) -> tensor<4x8x64xf32>
