@@ -14,6 +14,7 @@
 #include "compiler/driver/Pipeline.h"
 #include "compiler/import/onnx/OnnxImporter.h"
 #include "compiler/logging/Logging.h"
+#include "compiler/logging/Report.h"
 #include "kiln/abi.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -153,6 +154,7 @@ int mlir::kiln::compileModel(const CompileOptions &options) {
   registerAllDialects(registry);
   MLIRContext context(registry);
   NodeDiagnosticHandler diagnostics(&context);
+  report::reset();
 
   std::string error;
   PipelineOptions pipeline;
@@ -252,6 +254,16 @@ int mlir::kiln::compileModel(const CompileOptions &options) {
     return 1;
   }
   timer.done("emit+link");
+  if (!options.reportPath.empty()) {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(options.reportPath, ec);
+    if (ec) {
+      llvm::errs() << "error: cannot write --report '" << options.reportPath
+                   << "': " << ec.message() << "\n";
+      return 1;
+    }
+    os << report::toJson();
+  }
   if (options.verbose)
     llvm::errs() << llvm::formatv("  {0,-10} {1,9:f1} ms\n", "total",
                                   timer.total);

@@ -18,6 +18,7 @@ struct CompileOptions {
   std::string dumpIrAfter; // "", "all" or a pass argument
   std::string dumpDir = "kiln-dump";
   std::string emitMlirPath; // write the final LLVM-dialect module here
+  std::string reportPath;   // --report: JSON counts of what was done
   bool verbose = false;    // -v: time of each stage
   bool timePasses = false; // MLIR's per-pass timing report
 };

@@ -4,6 +4,7 @@
 #include "passes/graph/Passes.h"
 
 #include "compiler/logging/Logging.h"
+#include "compiler/logging/Report.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -89,6 +90,7 @@ struct FoldBatchNormIntoConv : OpRewritePattern<BatchNormOp> {
     KILN_LOG("fusion", Info) << "folded batch norm '" << nodeName(bn.getLoc())
                              << "' into conv '" << nodeName(conv.getLoc())
                              << "'\n";
+    report::count("batch_norms_folded");
     rewriter.replaceOp(bn, folded.getResult());
     rewriter.eraseOp(conv);
     return success();

@@ -42,6 +42,7 @@ constexpr const char *kUsage =
     "  --dump-dir=DIR           where dumps go (default kiln-dump)\n"
     "  --logs=LIST              like KILN_LOGS (try --logs=help)\n"
     "  --emit-mlir=PATH         write the final LLVM-dialect module\n"
+    "  --report=PATH            write counts of fusions etc. as JSON\n"
     "  --time-passes            per-pass timing\n"
     "  -v                       print the time of each stage\n";
 
@@ -99,7 +100,8 @@ int compileCommand(int argc, char **argv, bool importOnly) {
         take("--cpu", options.cpu) ||
         take("--dump-ir-after", options.dumpIrAfter) ||
         take("--dump-dir", options.dumpDir) || take("--logs", logs) ||
-        take("--emit-mlir", options.emitMlirPath)) {
+        take("--emit-mlir", options.emitMlirPath) ||
+        take("--report", options.reportPath)) {
       if (missing)
         return usageError(arg.str() + " needs a value");
     } else if (take("--input-shape", value)) {

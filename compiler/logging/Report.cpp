@@ -1,0 +1,65 @@
+//===- Report.cpp - Counts of what the compiler did (--report) ------------===//
+
+#include "compiler/logging/Report.h"
+
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir::kiln;
+
+namespace {
+struct State {
+  std::map<std::string, int64_t> counters;
+  std::vector<std::pair<std::string, std::vector<std::string>>> kernels;
+};
+State &state() {
+  static State s;
+  return s;
+}
+} // namespace
+
+void report::count(llvm::StringRef counter, int64_t n) {
+  state().counters[counter.str()] += n;
+}
+
+void report::kernel(llvm::StringRef name, std::vector<std::string> nodes) {
+  state().kernels.emplace_back(name.str(), std::move(nodes));
+}
+
+void report::reset() {
+  state().counters.clear();
+  state().kernels.clear();
+}
+
+const std::map<std::string, int64_t> &report::counters() {
+  return state().counters;
+}
+
+const std::vector<std::pair<std::string, std::vector<std::string>>> &
+report::kernels() {
+  return state().kernels;
+}
+
+std::string report::toJson() {
+  llvm::json::Object counts;
+  for (const char *always : {"attention_fused", "contractions_merged",
+                             "concat_in_place", "layout_conversions",
+                             "epilogues_fused", "batch_norms_folded"})
+    counts[always] = 0;
+  for (const auto &[name, n] : state().counters)
+    counts[name] = n;
+  llvm::json::Array kernels;
+  for (const auto &[name, nodes] : state().kernels) {
+    llvm::json::Array list;
+    for (const auto &n : nodes)
+      list.push_back(n);
+    kernels.push_back(llvm::json::Object{{"kernel", name},
+                                         {"onnx_nodes", std::move(list)}});
+  }
+  counts["kernels"] = std::move(kernels);
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(counts))) << "\n";
+  return s;
+}

@@ -1,0 +1,34 @@
+//===- Report.h - Counts of what the compiler did (--report) ----*- C++ -*-===//
+//
+// Passes count their decisions here (attention_fused, batch_norms_folded,
+// ...); `kiln compile --report=FILE` writes them as JSON with the list of
+// kernels, so tools can check what a compile did without parsing logs.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_COMPILER_LOGGING_REPORT_H
+#define KILN_COMPILER_LOGGING_REPORT_H
+
+#include "llvm/ADT/StringRef.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace mlir::kiln::report {
+
+/// Adds `n` to a named counter.
+void count(llvm::StringRef counter, int64_t n = 1);
+/// Records a kernel and the ONNX nodes it covers.
+void kernel(llvm::StringRef name, std::vector<std::string> nodes);
+void reset();
+
+const std::map<std::string, int64_t> &counters();
+const std::vector<std::pair<std::string, std::vector<std::string>>> &
+kernels();
+
+/// The report as JSON; the counters every report has are present even at 0.
+std::string toJson();
+
+} // namespace mlir::kiln::report
+
+#endif // KILN_COMPILER_LOGGING_REPORT_H
