@@ -51,7 +51,8 @@ def attention_model(seq, path):
     ]
     graph = helper.make_graph(nodes, f"attention_{seq}", inputs, [out],
                               initializer=[scale])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)],
+                              ir_version=8)
     onnx.save(model, path)
 
 
