@@ -117,3 +117,16 @@ FailureOr<CpuTarget> CpuTarget::fromFlags(StringRef target, StringRef cpu,
   result.cpu = cpu.str();
   return result;
 }
+
+bool CpuTarget::hasFeature(StringRef name) const {
+  initializeCpuLLVMTargets();
+  llvm::Triple llvmTriple(triple);
+  std::string lookupError;
+  const llvm::Target *llvmTarget =
+      llvm::TargetRegistry::lookupTarget(llvmTriple, lookupError);
+  if (!llvmTarget)
+    return false;
+  std::unique_ptr<llvm::MCSubtargetInfo> subtarget(
+      llvmTarget->createMCSubtargetInfo(llvmTriple, cpu, features));
+  return subtarget && subtarget->checkFeatures(("+" + name).str());
+}

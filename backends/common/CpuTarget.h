@@ -29,6 +29,10 @@ struct CpuTarget {
   /// and what is accepted.
   static FailureOr<CpuTarget> fromFlags(StringRef target, StringRef cpu,
                                         std::string &error);
+
+  /// Whether code for this target may use the LLVM subtarget feature `name`
+  /// (e.g. "f16c", "avx512f", "neon"), given its CPU and feature string.
+  bool hasFeature(StringRef name) const;
 };
 
 /// Makes the X86 and AArch64 LLVM targets available (idempotent).

@@ -12,8 +12,15 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
+#include "llvm/TargetParser/Triple.h"
+
 using namespace mlir;
 using namespace mlir::kiln;
+
+/// AArch64 always converts half floats in hardware, x86 only with F16C.
+static bool needsSoftHalfConversions(const CpuTarget &target) {
+  return llvm::Triple(target.triple).isX86() && !target.hasFeature("f16c");
+}
 
 static void addCleanup(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
@@ -58,10 +65,16 @@ void mlir::kiln::buildCpuCodegenPipeline(OpPassManager &pm,
   // bf16 arithmetic in f32 and bf16 <-> f32 conversions as integer ops: CPUs
   // without native bf16 would otherwise call compiler-rt (__truncsfbf2),
   // which an artifact cannot import.
+  // f16 likewise where the CPU cannot convert it (x86 without F16C).
+  bool softHalf = needsSoftHalfConversions(options.target);
   arith::ArithEmulateUnsupportedFloatsOptions emulate;
   emulate.sourceTypeStrs = {"bf16"};
+  if (softHalf)
+    emulate.sourceTypeStrs.push_back("f16");
   pm.addNestedPass<func::FuncOp>(
       arith::createArithEmulateUnsupportedFloats(emulate));
+  if (softHalf)
+    pm.addNestedPass<func::FuncOp>(createExpandF16Conversions());
   if (options.optLevel > 0)
     addCleanup(pm);
 
@@ -92,11 +105,15 @@ void mlir::kiln::buildCpuCodegenPipeline(OpPassManager &pm,
 namespace {
 struct CpuCodegenPipelineOptions
     : public PassPipelineOptions<CpuCodegenPipelineOptions> {
-  Option<std::string> target{*this, "target",
-                             llvm::cl::desc("Target (x86_64, aarch64, ...)"),
-                             llvm::cl::init("")};
-  Option<std::string> cpu{*this, "cpu", llvm::cl::desc("CPU name"),
-                          llvm::cl::init("generic")};
+  Option<std::string> target{
+      *this, "target",
+      llvm::cl::desc("x86_64, aarch64, ... (default: this machine)"),
+      llvm::cl::init("")};
+  Option<std::string> cpu{
+      *this, "cpu",
+      llvm::cl::desc("CPU name, generic or native (default: native for "
+                     "this machine's architecture, else generic)"),
+      llvm::cl::init("")};
   Option<int> optLevel{*this, "opt-level", llvm::cl::desc("0-3"),
                        llvm::cl::init(2)};
 };
@@ -104,16 +121,25 @@ struct CpuCodegenPipelineOptions
 
 void mlir::kiln::registerCpuBackendPasses() {
   registerKilnCpuPasses();
-  PassPipelineRegistration<CpuCodegenPipelineOptions>(
+  // The plain PassPipelineRegistration cannot reject bad --target/--cpu
+  // values, so the pipeline is registered with its own error path.
+  registerPassPipeline(
       "kiln-cpu-codegen",
       "Lower linalg on tensors to the LLVM dialect for a Kiln CPU artifact",
-      [](OpPassManager &pm, const CpuCodegenPipelineOptions &flags) {
-        CpuCodegenOptions options;
-        // The pipeline itself is target independent today; keep the flags
-        // for the stages (tiling, vectorization) that will not be.
-        options.target.triple = flags.target;
-        options.target.cpu = flags.cpu;
-        options.optLevel = flags.optLevel;
-        buildCpuCodegenPipeline(pm, options);
+      [](OpPassManager &pm, StringRef optionsText,
+         function_ref<LogicalResult(const Twine &)> errorHandler) {
+        CpuCodegenPipelineOptions flags;
+        if (failed(flags.parseFromString(optionsText)))
+          return failure();
+        std::string error;
+        FailureOr<CpuTarget> target =
+            CpuTarget::fromFlags(flags.target, flags.cpu, error);
+        if (failed(target))
+          return errorHandler(error);
+        buildCpuCodegenPipeline(pm, {*target, flags.optLevel});
+        return success();
+      },
+      [](function_ref<void(const detail::PassOptions &)> printOptions) {
+        printOptions(CpuCodegenPipelineOptions());
       });
 }

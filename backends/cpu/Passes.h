@@ -17,6 +17,10 @@ namespace mlir::kiln {
 /// dimension to the innermost loop (see kiln-interchange-contractions).
 void populateInterchangeContractionsPatterns(RewritePatternSet &patterns);
 
+/// Rewrites arith.extf from f16 and arith.truncf to f16 into integer
+/// arithmetic (see kiln-expand-f16-conversions).
+void populateExpandF16ConversionsPatterns(RewritePatternSet &patterns);
+
 /// Registers the CPU backend's passes and the `kiln-cpu-codegen` pipeline
 /// (defined in CpuPipeline.cpp).
 void registerCpuBackendPasses();

@@ -194,6 +194,33 @@ def ExpandStridedCopies : Pass<"kiln-expand-strided-copies"> {
   let dependentDialects = ["linalg::LinalgDialect"];
 }
 
+def ExpandF16Conversions : Pass<"kiln-expand-f16-conversions"> {
+  let summary = "Convert between f16 and f32 with integer arithmetic";
+  let description = [{
+    For x86 targets without F16C, where LLVM would call compiler-rt's
+    `__extendhfsf2`/`__truncsfhf2`. Run after f16 arithmetic has been
+    emulated in f32 (`arith-emulate-unsupported-floats`), so that these
+    conversions are all that touch f16 values. Rounds to nearest even and
+    keeps subnormals, infinities and NaN; f64 goes through f32.
+
+    Before:
+    ```mlir
+    %s = arith.extf %h : f16 to f32
+    %h2 = arith.truncf %s : f32 to f16
+    ```
+    After (abridged):
+    ```mlir
+    %bits = arith.bitcast %h : f16 to i16
+    %u = arith.extui %bits : i16 to i32
+    ... arith.shli / arith.andi / arith.select ...
+    %s = arith.bitcast %r : i32 to f32
+    ...
+    %h2 = arith.bitcast %t : i16 to f16
+    ```
+  }];
+  let dependentDialects = ["arith::ArithDialect"];
+}
+
 def ApproximateMath : Pass<"kiln-approximate-math"> {
   let summary = "Replace transcendental math ops by inline polynomials";
   let description = [{

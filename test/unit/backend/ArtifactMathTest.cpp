@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <dlfcn.h>
 #include <limits>
 
 using namespace kiln_test;
@@ -174,3 +175,136 @@ TEST_CASE("math edge values", "[math]") {
   CHECK(std::isnan(tanh[0]));
   CHECK(std::isnan(erf[0]));
 }
+
+// f16 math runs in f32. The conversions must not need compiler-rt
+// (__extendhfsf2/__truncsfhf2) on any target: the artifact links with
+// --no-undefined against libc/libm only.
+TEST_CASE("f16 compiles for baseline CPUs of both architectures", "[math]") {
+  std::string source = R"(
+#id = affine_map<(i) -> (i)>
+func.func @main(%a: tensor<64xf16>, %b: tensor<64xf16>) -> tensor<64xf16> {
+  %e = tensor.empty() : tensor<64xf16>
+  %y = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]}
+      ins(%a, %b : tensor<64xf16>, tensor<64xf16>) outs(%e : tensor<64xf16>) {
+  ^bb0(%x: f16, %z: f16, %o: f16):
+    %t = math.tanh %x : f16
+    %m = arith.mulf %t, %z : f16
+    linalg.yield %m : f16
+  } -> tensor<64xf16>
+  return %y : tensor<64xf16>
+}
+)";
+  ArtifactSpec spec{"f16",
+                    {{"a", KILN_DTYPE_F16, {64}}, {"b", KILN_DTYPE_F16, {64}}},
+                    {{"y", KILN_DTYPE_F16, {64}}}};
+  TempDir dir;
+  for (const char *triple : {"x86_64", "aarch64"}) {
+    std::string error;
+    auto target = mlir::kiln::CpuTarget::fromFlags(triple, "generic", error);
+    REQUIRE(mlir::succeeded(target));
+    error = compileToFile(source, spec, *target,
+                          dir.file(std::string(triple) + ".so"));
+    INFO(triple << ": " << error);
+    CHECK(error.empty());
+  }
+}
+
+#if defined(__x86_64__) && defined(__FLT16_MAX__)
+// On an x86 CPU without F16C the conversions are integer code of our own;
+// check them against the compiler's (libgcc's) on every f16 value and a
+// sweep of f32 values around the f16 range, including rounding ties.
+TEST_CASE("f16 conversions without F16C are exact", "[math]") {
+  const int N = 65536;
+  std::string source = R"(
+#id = affine_map<(i) -> (i)>
+func.func @main(%h: tensor<65536xf16>, %x: tensor<65536xf32>) -> (tensor<65536xf32>, tensor<65536xf16>) {
+  %ef = tensor.empty() : tensor<65536xf32>
+  %eh = tensor.empty() : tensor<65536xf16>
+  %wide, %narrow = linalg.generic {indexing_maps = [#id, #id, #id, #id], iterator_types = ["parallel"]}
+      ins(%h, %x : tensor<65536xf16>, tensor<65536xf32>) outs(%ef, %eh : tensor<65536xf32>, tensor<65536xf16>) {
+  ^bb0(%a: f16, %b: f32, %o: f32, %p: f16):
+    %w = arith.extf %a : f16 to f32
+    %n = arith.truncf %b : f32 to f16
+    linalg.yield %w, %n : f32, f16
+  } -> (tensor<65536xf32>, tensor<65536xf16>)
+  return %wide, %narrow : tensor<65536xf32>, tensor<65536xf16>
+}
+)";
+  ArtifactSpec spec{
+      "f16conv",
+      {{"h", KILN_DTYPE_F16, {N}}, {"x", KILN_DTYPE_F32, {N}}},
+      {{"wide", KILN_DTYPE_F32, {N}}, {"narrow", KILN_DTYPE_F16, {N}}}};
+  std::string error;
+  auto target = mlir::kiln::CpuTarget::fromFlags("x86_64", "x86-64", error);
+  REQUIRE(mlir::succeeded(target));
+  REQUIRE(!target->hasFeature("f16c"));
+  TempDir dir;
+  std::string path = dir.file("f16.so");
+  error = compileToFile(source, spec, *target, path);
+  INFO(error);
+  REQUIRE(error.empty());
+  void *handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  REQUIRE(handle);
+  auto fn =
+      reinterpret_cast<kiln_artifact_fn>(dlsym(handle, KILN_ARTIFACT_SYMBOL));
+  REQUIRE(fn);
+
+  std::vector<uint16_t> halves(N);
+  std::vector<float> singles(N);
+  for (int i = 0; i < N; ++i) {
+    halves[i] = uint16_t(i);
+    // Every f16 value, and the midpoints between neighbours (ties), plus
+    // one f32 ulp either side of them, over the f16 range and beyond.
+    _Float16 h;
+    std::memcpy(&h, &halves[i], 2);
+    float value = float(h);
+    uint16_t nextBits = uint16_t(i + 1);
+    _Float16 next;
+    std::memcpy(&next, &nextBits, 2);
+    float mid = (value + float(next)) / 2;
+    singles[i] = i % 3 == 0   ? mid
+                 : i % 3 == 1 ? std::nextafter(mid, 1e30f)
+                              : std::nextafter(mid, -1e30f);
+    if (!std::isfinite(singles[i]))
+      singles[i] = float(i) * 7.0f;
+  }
+  singles[0] = 65520.f; // rounds to infinity
+  singles[1] = 65519.f; // rounds to 65504
+  singles[2] = 1e-9f;   // underflows to zero
+  singles[3] = -1e-9f;  // to negative zero
+  singles[4] = std::numeric_limits<float>::infinity();
+  singles[5] = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> wide(N);
+  std::vector<uint16_t> narrow(N);
+  const void *inputs[] = {halves.data(), singles.data()};
+  void *outputs[] = {wide.data(), narrow.data()};
+  kiln_runtime_callbacks callbacks{};
+  std::vector<char> arena(fn()->arena_size + KILN_ALIGNMENT);
+  void *aligned = arena.data() +
+                  (KILN_ALIGNMENT - uintptr_t(arena.data()) % KILN_ALIGNMENT);
+  REQUIRE(fn()->entry(const_cast<void *const *>(inputs), outputs, aligned,
+                      &callbacks) == 0);
+  int wrongWide = 0, wrongNarrow = 0;
+  for (int i = 0; i < N; ++i) {
+    _Float16 h;
+    std::memcpy(&h, &halves[i], 2);
+    float want = float(h);
+    if (std::isnan(want) ? !std::isnan(wide[i])
+                         : std::memcmp(&want, &wide[i], 4) != 0)
+      ++wrongWide;
+    _Float16 n = _Float16(singles[i]);
+    uint16_t wantBits;
+    std::memcpy(&wantBits, &n, 2);
+    bool nan = (wantBits & 0x7c00) == 0x7c00 && (wantBits & 0x3ff);
+    if (nan ? !((narrow[i] & 0x7c00) == 0x7c00 && (narrow[i] & 0x3ff))
+            : narrow[i] != wantBits) {
+      if (wrongNarrow++ < 5)
+        WARN("truncf(" << singles[i] << ") = 0x" << std::hex << narrow[i]
+                       << ", expected 0x" << wantBits);
+    }
+  }
+  CHECK(wrongWide == 0);
+  CHECK(wrongNarrow == 0);
+  dlclose(handle);
+}
+#endif

@@ -1,0 +1,35 @@
+// RUN: kiln-opt %s -pass-pipeline='builtin.module(kiln-cpu-codegen{target=x86_64 cpu=znver5})' | FileCheck %s
+// RUN: kiln-opt %s -pass-pipeline='builtin.module(kiln-cpu-codegen{target=aarch64-linux-gnu cpu=neoverse-n1 opt-level=0})' | FileCheck %s
+// RUN: not kiln-opt %s -pass-pipeline='builtin.module(kiln-cpu-codegen{target=riscv64})' 2>&1 | FileCheck %s --check-prefix=BAD-TARGET
+// RUN: not kiln-opt %s -pass-pipeline='builtin.module(kiln-cpu-codegen{target=x86_64 cpu=pentium-9000})' 2>&1 | FileCheck %s --check-prefix=BAD-CPU
+
+// The whole pipeline: one LLVM function taking bare pointers for the input,
+// the output, the arena and the weights; intermediates in the arena, the
+// weight in the blob, erf inlined; nothing allocates or calls a runtime.
+// CHECK: module attributes {kiln.arena_size = 64 : i64, kiln.weights = dense_resource<kiln_weights> : tensor<64xi8>}
+// CHECK-NOT: memref.
+// CHECK-NOT: llvm.func @malloc
+// CHECK-NOT: llvm.func @memrefCopy
+// CHECK-NOT: @erff
+// CHECK: llvm.func @main(%{{.+}}: !llvm.ptr, %{{.+}}: !llvm.ptr, %{{.+}}: !llvm.ptr {kiln.arena}, %{{.+}}: !llvm.ptr {kiln.weights})
+// CHECK-NOT: memref.
+// CHECK: kiln_weights: "0x40000000
+// BAD-TARGET: unknown --target 'riscv64'; accepted: x86_64, x86_64-linux-gnu, aarch64, aarch64-linux-gnu
+// BAD-CPU: unknown --cpu 'pentium-9000' for x86_64-unknown-linux-gnu
+#id = affine_map<(i, j) -> (i, j)>
+func.func @main(%x: tensor<2x4xf32>) -> tensor<3x2xf32> {
+  %w = arith.constant dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.0], [1.0, 0.0, -1.0]]> : tensor<4x3xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x3xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2x3xf32>) -> tensor<2x3xf32>
+  %mm = linalg.matmul ins(%x, %w : tensor<2x4xf32>, tensor<4x3xf32>) outs(%f : tensor<2x3xf32>) -> tensor<2x3xf32>
+  %t = tensor.empty() : tensor<3x2xf32>
+  %tr = linalg.transpose ins(%mm : tensor<2x3xf32>) outs(%t : tensor<3x2xf32>) permutation = [1, 0]
+  %y = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%tr : tensor<3x2xf32>) outs(%t : tensor<3x2xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = math.erf %a : f32
+    linalg.yield %r : f32
+  } -> tensor<3x2xf32>
+  return %y : tensor<3x2xf32>
+}
