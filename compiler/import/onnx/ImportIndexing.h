@@ -1,0 +1,23 @@
+//===- ImportIndexing.h - Shared by the indexing op handlers ----*- C++ -*-===//
+#ifndef KILN_COMPILER_IMPORT_ONNX_IMPORTINDEXING_H
+#define KILN_COMPILER_IMPORT_ONNX_IMPORTINDEXING_H
+
+#include "compiler/import/onnx/NodeContext.h"
+
+namespace mlir::kiln::onnx_import {
+using Results = FailureOr<llvm::SmallVector<Value>>;
+
+/// A handler result of one value.
+Results one(FailureOr<Value> v);
+/// kiln.reshape to `shape`, or `v` itself when it already has that shape.
+FailureOr<Value> reshapeTo(NodeContext &c, Value v,
+                           llvm::ArrayRef<int64_t> shape);
+/// A constant i64 tensor.
+Value i64Tensor(NodeContext &c, llvm::ArrayRef<int64_t> shape,
+                llvm::ArrayRef<int64_t> values);
+
+/// Pad, Resize/Upsample, DepthToSpace/SpaceToDepth (ImportIndexingLayout.cpp).
+void registerIndexingLayoutHandlers(llvm::StringMap<OpHandler> &table);
+} // namespace mlir::kiln::onnx_import
+
+#endif // KILN_COMPILER_IMPORT_ONNX_IMPORTINDEXING_H

@@ -1,0 +1,316 @@
+//===- ImportIndexingLayout.cpp - Pad, Resize and block rearrangements ----===//
+//
+// Pads and output sizes change the result shape, so they must be constants;
+// Pad's fill value does not and may be computed at run time. DepthToSpace
+// and SpaceToDepth need no op of their own: reshape, transpose, reshape.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/import/onnx/ImportIndexing.h"
+
+#include "onnx/onnx.pb.h"
+
+#include <cmath>
+#include <fmt/format.h>
+
+using namespace mlir;
+using namespace mlir::kiln::onnx_import;
+namespace k = mlir::kiln;
+
+namespace {
+/// Negative pads crop: they become a slice before the (non-negative) pad.
+Results importPad(NodeContext &c) {
+  Value input = c.input(0);
+  auto type = c.type(input);
+  int64_t rank = type.getRank();
+  std::string mode = c.attrString("mode", "constant");
+  SmallVector<int64_t> pads;
+  Value value;
+  if (c.opset < 11) {
+    auto p = c.attrInts(c.opset < 2 ? "paddings" : "pads");
+    if (!p)
+      return c.fail("pads are required");
+    pads = *p;
+    value = c.scalar(type.getElementType(), c.attrFloat("value", 0.0));
+  } else {
+    auto p = c.constantInts(1);
+    if (!p)
+      return c.needsConstant(1);
+    pads = *p;
+    if (c.hasInput(3)) {
+      // Opset 18: pads name only `axes`, the others stay unpadded.
+      auto axes = c.constantInts(3);
+      if (!axes)
+        return c.needsConstant(3);
+      if (pads.size() != 2 * axes->size())
+        return c.fail("pads must have two values per axis");
+      SmallVector<int64_t> full(2 * rank, 0);
+      for (auto [i, a] : llvm::enumerate(*axes)) {
+        auto axis = c.normalizeAxis(a, rank);
+        if (!axis)
+          return c.fail("axis out of range");
+        full[*axis] = pads[i];
+        full[rank + *axis] = pads[axes->size() + i];
+      }
+      pads = full;
+    }
+    if (c.hasInput(2) && c.type(c.input(2)).getNumElements() == 1) {
+      auto scalar = reshapeTo(c, c.input(2), {});
+      if (failed(scalar))
+        return failure();
+      value = *scalar;
+    } else {
+      value = c.scalar(type.getElementType(), 0.0);
+    }
+  }
+  if ((int64_t)pads.size() != 2 * rank)
+    return c.fail(fmt::format("expected {} pads, got {}", 2 * rank,
+                              pads.size()));
+
+  bool crops = llvm::any_of(pads, [](int64_t p) { return p < 0; });
+  if (crops) {
+    SmallVector<int64_t> starts, ends, steps(rank, 1);
+    for (int64_t d = 0; d < rank; ++d) {
+      int64_t dim = type.getDimSize(d);
+      int64_t start = std::min(dim, std::max<int64_t>(0, -pads[d]));
+      int64_t end =
+          std::max(start, dim - std::max<int64_t>(0, -pads[rank + d]));
+      starts.push_back(start);
+      ends.push_back(end);
+      pads[d] = std::max<int64_t>(0, pads[d]);
+      pads[rank + d] = std::max<int64_t>(0, pads[rank + d]);
+    }
+    auto cropped = c.make<k::SliceOp>(input, {c.named("starts", c.i64s(starts)),
+                                              c.named("ends", c.i64s(ends)),
+                                              c.named("steps", c.i64s(steps))});
+    if (failed(cropped))
+      return failure();
+    input = *cropped;
+  }
+  if (llvm::all_of(pads, [](int64_t p) { return p == 0; }))
+    return SmallVector<Value>{input};
+  if (mode != "constant" && mode != "reflect" && mode != "edge" &&
+      mode != "wrap")
+    return c.unsupported("Pad mode '" + mode + "'");
+  return one(c.make<k::PadOp>({input, value},
+                              {c.named("pads", c.i64s(pads)),
+                               c.named("mode", c.b.getStringAttr(mode))}));
+}
+
+struct ResizeSpec {
+  SmallVector<int64_t> sizes;
+  SmallVector<double> scales, roi;
+  std::string mode, transform, nearestMode;
+};
+
+FailureOr<Value> makeResize(NodeContext &c, const ResizeSpec &s) {
+  auto type = c.type(c.input(0));
+  if (s.mode != "nearest" && !isa<FloatType>(type.getElementType())) {
+    c.unsupported(s.mode + " Resize of integer tensors");
+    return failure();
+  }
+  return c.make<k::ResizeOp>(
+      c.input(0),
+      {c.named("sizes", c.i64s(s.sizes)),
+       c.named("scales", c.b.getDenseF64ArrayAttr(s.scales)),
+       c.named("roi", c.b.getDenseF64ArrayAttr(s.roi)),
+       c.named("mode", c.b.getStringAttr(s.mode)),
+       c.named("coordinate_transformation_mode",
+               c.b.getStringAttr(s.transform)),
+       c.named("nearest_mode", c.b.getStringAttr(s.nearestMode)),
+       c.named("cubic_coeff_a",
+               c.b.getF64FloatAttr(c.attrFloat("cubic_coeff_a", -0.75))),
+       c.named("exclude_outside",
+               c.b.getBoolAttr(c.attrInt("exclude_outside", 0) != 0)),
+       c.named("extrapolation_value",
+               c.b.getF64FloatAttr(c.attrFloat("extrapolation_value", 0.0)))});
+}
+
+/// Before opset 11 (Upsample, Resize-10) coordinates are `x / scale` and
+/// nearest rounds down; "bilinear" is Upsample-7's name for linear.
+Results importLegacyResize(NodeContext &c, size_t scalesInput) {
+  auto type = c.type(c.input(0));
+  std::optional<SmallVector<double>> scales;
+  if (c.opset < 9 && c.opType() == "Upsample") {
+    const auto *a = c.attr("scales");
+    if (!a)
+      return c.fail("scales are required");
+    scales.emplace(a->floats().begin(), a->floats().end());
+  } else {
+    scales = c.constantFloats(scalesInput);
+    if (!scales)
+      return c.needsConstant(scalesInput);
+  }
+  if ((int64_t)scales->size() != type.getRank())
+    return c.fail("needs one scale per dim");
+  ResizeSpec s;
+  s.mode = c.attrString("mode", "nearest");
+  if (s.mode == "bilinear")
+    s.mode = "linear";
+  s.transform = "asymmetric";
+  s.nearestMode = "floor";
+  s.scales = *scales;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    s.sizes.push_back(
+        (int64_t)std::floor(type.getDimSize(d) * (*scales)[d]));
+  return one(makeResize(c, s));
+}
+
+Results importUpsample(NodeContext &c) { return importLegacyResize(c, 1); }
+
+Results importResize(NodeContext &c) {
+  if (c.opset < 11)
+    return importLegacyResize(c, 1);
+  auto type = c.type(c.input(0));
+  int64_t rank = type.getRank();
+  ResizeSpec s;
+  s.mode = c.attrString("mode", "nearest");
+  s.transform = c.attrString("coordinate_transformation_mode", "half_pixel");
+  s.nearestMode = c.attrString("nearest_mode", "round_prefer_floor");
+  if (!llvm::is_contained({"nearest", "linear", "cubic"}, s.mode))
+    return c.unsupported("Resize mode '" + s.mode + "'");
+  if (!llvm::is_contained({"half_pixel", "half_pixel_symmetric",
+                           "pytorch_half_pixel", "align_corners", "asymmetric",
+                           "tf_half_pixel_for_nn", "tf_crop_and_resize"},
+                          s.transform))
+    return c.unsupported("coordinate_transformation_mode '" + s.transform +
+                         "'");
+  if (!llvm::is_contained(
+          {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"},
+          s.nearestMode))
+    return c.unsupported("nearest_mode '" + s.nearestMode + "'");
+
+  // Opset 18: scales, sizes and roi may name only `axes`.
+  SmallVector<int64_t> axes;
+  if (auto a = c.attrInts("axes")) {
+    for (int64_t v : *a) {
+      auto axis = c.normalizeAxis(v, rank);
+      if (!axis)
+        return c.fail("axis out of range");
+      axes.push_back(*axis);
+    }
+  } else {
+    for (int64_t d = 0; d < rank; ++d)
+      axes.push_back(d);
+  }
+  size_t n = axes.size();
+
+  bool haveSizes = c.hasInput(3) && c.type(c.input(3)).getNumElements() > 0;
+  bool haveScales = c.hasInput(2) && c.type(c.input(2)).getNumElements() > 0;
+  s.scales.assign(rank, 1.0);
+  s.sizes.assign(type.getShape().begin(), type.getShape().end());
+  if (haveSizes) {
+    auto sizes = c.constantInts(3);
+    if (!sizes)
+      return c.needsConstant(3);
+    if (sizes->size() != n)
+      return c.fail("sizes must have one value per axis");
+    std::string policy = c.attrString("keep_aspect_ratio_policy", "stretch");
+    if (policy == "stretch") {
+      for (size_t i = 0; i < n; ++i) {
+        int64_t in = type.getDimSize(axes[i]);
+        s.sizes[axes[i]] = (*sizes)[i];
+        s.scales[axes[i]] = in ? (double)(*sizes)[i] / in : 1.0;
+      }
+    } else if (policy == "not_larger" || policy == "not_smaller") {
+      double scale = policy == "not_larger" ? INFINITY : 0.0;
+      for (size_t i = 0; i < n; ++i) {
+        double r = (double)(*sizes)[i] / type.getDimSize(axes[i]);
+        scale = policy == "not_larger" ? std::min(scale, r)
+                                       : std::max(scale, r);
+      }
+      for (int64_t a : axes) {
+        s.scales[a] = scale;
+        s.sizes[a] = (int64_t)std::floor(scale * type.getDimSize(a) + 0.5);
+      }
+    } else {
+      return c.unsupported("keep_aspect_ratio_policy '" + policy + "'");
+    }
+  } else if (haveScales) {
+    auto scales = c.constantFloats(2);
+    if (!scales)
+      return c.needsConstant(2);
+    if (scales->size() != n)
+      return c.fail("scales must have one value per axis");
+    for (size_t i = 0; i < n; ++i) {
+      if ((*scales)[i] <= 0)
+        return c.fail("scales must be positive");
+      s.scales[axes[i]] = (*scales)[i];
+      s.sizes[axes[i]] =
+          (int64_t)std::floor(type.getDimSize(axes[i]) * (*scales)[i]);
+    }
+  } else {
+    return c.fail("one of scales and sizes is required");
+  }
+
+  if (c.attrInt("antialias", 0) != 0 && s.mode != "nearest" &&
+      llvm::any_of(s.scales, [](double v) { return v < 1.0; }))
+    return c.unsupported("antialias when downsampling");
+
+  if (s.transform == "tf_crop_and_resize") {
+    auto roi = c.constantFloats(1);
+    if (!roi)
+      return c.needsConstant(1);
+    if (roi->size() != 2 * n)
+      return c.fail("roi must have two values per axis");
+    s.roi.assign(rank, 0.0);
+    s.roi.append(rank, 1.0);
+    for (size_t i = 0; i < n; ++i) {
+      s.roi[axes[i]] = (*roi)[i];
+      s.roi[rank + axes[i]] = (*roi)[n + i];
+    }
+  }
+  return one(makeResize(c, s));
+}
+
+/// DepthToSpace: [N, C, H, W] viewed as blocks of the channel dim, moved
+/// next to H and W. DCR takes the block from the outer channel bits, CRD
+/// from the inner ones.
+Results importDepthToSpace(NodeContext &c) {
+  auto type = c.type(c.input(0));
+  int64_t b = c.attrInt("blocksize", 0);
+  if (type.getRank() != 4 || b < 1 || type.getDimSize(1) % (b * b))
+    return c.fail("needs a 4-D input whose channels divide by blocksize^2");
+  int64_t n = type.getDimSize(0), ch = type.getDimSize(1) / (b * b),
+          h = type.getDimSize(2), w = type.getDimSize(3);
+  bool crd = c.attrString("mode", "DCR") == "CRD";
+  SmallVector<int64_t> blocks = crd ? SmallVector<int64_t>{n, ch, b, b, h, w}
+                                    : SmallVector<int64_t>{n, b, b, ch, h, w};
+  SmallVector<int64_t> perm = crd ? SmallVector<int64_t>{0, 1, 4, 2, 5, 3}
+                                  : SmallVector<int64_t>{0, 3, 4, 1, 5, 2};
+  auto split = reshapeTo(c, c.input(0), blocks);
+  if (failed(split))
+    return failure();
+  auto moved = c.make<k::TransposeOp>(*split, {c.named("perm", c.i64s(perm))});
+  if (failed(moved))
+    return failure();
+  return one(reshapeTo(c, *moved, {n, ch, h * b, w * b}));
+}
+
+Results importSpaceToDepth(NodeContext &c) {
+  auto type = c.type(c.input(0));
+  int64_t b = c.attrInt("blocksize", 0);
+  if (type.getRank() != 4 || b < 1 || type.getDimSize(2) % b ||
+      type.getDimSize(3) % b)
+    return c.fail("needs a 4-D input whose H and W divide by blocksize");
+  int64_t n = type.getDimSize(0), ch = type.getDimSize(1),
+          h = type.getDimSize(2) / b, w = type.getDimSize(3) / b;
+  auto split = reshapeTo(c, c.input(0), {n, ch, h, b, w, b});
+  if (failed(split))
+    return failure();
+  auto moved = c.make<k::TransposeOp>(
+      *split, {c.named("perm", c.i64s({0, 3, 5, 1, 2, 4}))});
+  if (failed(moved))
+    return failure();
+  return one(reshapeTo(c, *moved, {n, ch * b * b, h, w}));
+}
+} // namespace
+
+void mlir::kiln::onnx_import::registerIndexingLayoutHandlers(
+    llvm::StringMap<OpHandler> &t) {
+  t["Pad"] = importPad;
+  t["Resize"] = importResize;
+  t["Upsample"] = importUpsample;
+  t["DepthToSpace"] = importDepthToSpace;
+  t["SpaceToDepth"] = importSpaceToDepth;
+}

@@ -1,0 +1,27 @@
+//===- IndexingCommon.h - Shared by the indexing lowerings ------*- C++ -*-===//
+#ifndef KILN_PASSES_LOWERING_INDEXINGCOMMON_H
+#define KILN_PASSES_LOWERING_INDEXINGCOMMON_H
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mlir::kiln {
+
+/// An ONNX index (signless integer scalar; `isUnsigned` from the kiln type)
+/// as an `index` into a dim of `size`: negative values count from the end,
+/// then the result is clamped into [0, size - 1] so that a bad index reads
+/// or writes a valid element instead of arbitrary memory.
+Value normalizeIndex(OpBuilder &b, Location loc, Value index, bool isUnsigned,
+                     int64_t size);
+
+/// Scatters and TopK (IndexingScatter.cpp).
+void populateKilnScatterToLinalgPatterns(RewritePatternSet &patterns,
+                                        TypeConverter &typeConverter);
+/// Resize (IndexingResize.cpp).
+void populateKilnResizeToLinalgPatterns(RewritePatternSet &patterns,
+                                        TypeConverter &typeConverter);
+
+} // namespace mlir::kiln
+
+#endif // KILN_PASSES_LOWERING_INDEXINGCOMMON_H
