@@ -3,7 +3,7 @@ BUILD_DIR ?= build
 BUILD_TYPE ?= Release
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps configure build demo test clean format
+.PHONY: all deps configure build demo test aarch64 clean format
 
 all: build
 
@@ -23,6 +23,14 @@ demo: build
 
 test: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
+
+# The runtime and kiln-run cross-built for aarch64 (artifacts come from
+# `kiln compile --target=aarch64-linux-gnu`; run them with qemu-aarch64).
+aarch64: deps
+	cmake -S . -B $(BUILD_DIR)-aarch64 -G Ninja -DCMAKE_BUILD_TYPE=Release \
+	  -DKILN_RUNTIME_ONLY=ON \
+	  -DCMAKE_TOOLCHAIN_FILE=runtime/cmake/aarch64-linux-gnu.toolchain.cmake
+	cmake --build $(BUILD_DIR)-aarch64 -j $(JOBS)
 
 format:
 	git ls-files '*.cpp' '*.h' '*.c' | xargs clang-format -i

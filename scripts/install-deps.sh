@@ -8,6 +8,7 @@ packages=(
   libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools clang-22 lld-22
   libprotobuf-dev protobuf-compiler libonnx-dev libfmt-dev catch2
   libonnx-testdata
+  g++-aarch64-linux-gnu qemu-user
 )
 
 missing=()

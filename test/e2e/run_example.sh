@@ -2,10 +2,11 @@
 # Compiles an example model and checks it against onnxruntime's reference
 # output (relative tolerance 1e-4).
 # usage: run_example.sh KILN EXAMPLE_DIR WORK_DIR
+# KILN_COMPILE_FLAGS and KILN_RUN as in run_onnx_test.sh (cross testing).
 set -eu
 kiln=$1 dir=$2 work=$3
 rm -rf "$work" && mkdir -p "$work"
-"$kiln" compile "$dir/model.onnx" -o "$work/model.so"
+"$kiln" compile "$dir/model.onnx" -o "$work/model.so" ${KILN_COMPILE_FLAGS:-}
 args=()
 for f in "$dir"/*.npy; do
   case "$(basename "$f")" in
@@ -13,4 +14,4 @@ for f in "$dir"/*.npy; do
     *) args+=(--input "$(basename "$f" .npy)=$f") ;;
   esac
 done
-"$kiln" run "$work/model.so" "${args[@]}" --rtol 1e-4 --atol 1e-5
+${KILN_RUN:-"$kiln" run} "$work/model.so" "${args[@]}" --rtol 1e-4 --atol 1e-5
