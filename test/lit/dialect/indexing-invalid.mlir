@@ -1,0 +1,71 @@
+// RUN: kiln-opt %s -split-input-file -verify-diagnostics
+
+func.func @f(%d: tensor<2x3xf32>, %i: tensor<2xi64>) {
+  // expected-error @+2 {{indices must have the rank of data}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = kiln.gather_elements %d, %i {axis = 1 : i64} : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @f(%d: tensor<2x3xf32>, %i: tensor<2x4xi64>) {
+  // expected-error @+2 {{index tuples of length 4 do not fit data of rank 2}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = kiln.gather_nd %d, %i {batch_dims = 0 : i64} : (tensor<2x3xf32>, tensor<2x4xi64>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @f(%d: tensor<1x5xf32>, %i: tensor<1x2xi64>, %u: tensor<1x2xf32>) {
+  // expected-error @+2 {{unknown reduction 'sum'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = kiln.scatter_elements %d, %i, %u {axis = 1 : i64, reduction = "sum"} : (tensor<1x5xf32>, tensor<1x2xi64>, tensor<1x2xf32>) -> tensor<1x5xf32>
+  return
+}
+
+// -----
+
+func.func @f(%d: tensor<8xf32>, %i: tensor<4x1xi64>, %u: tensor<3xf32>) {
+  // expected-error @+2 {{updates do not match data and indices}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = kiln.scatter_nd %d, %i, %u : (tensor<8xf32>, tensor<4x1xi64>, tensor<3xf32>) -> tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<3x4xf32>, %v: tensor<f32>) {
+  // expected-error @+2 {{pads must be 4 non-negative values}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = kiln.pad %x, %v {pads = array<i64: 0, -1, 0, 1>} : (tensor<3x4xf32>, tensor<f32>) -> tensor<3x4xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<3x4xf32>, %v: tensor<f16>) {
+  // expected-error @+2 {{value must be a rank-0 tensor of 'f32'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = kiln.pad %x, %v {pads = array<i64: 0, 1, 0, 1>} : (tensor<3x4xf32>, tensor<f16>) -> tensor<3x6xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<3x4xf32>) {
+  // expected-error @+2 {{k = 5 out of range for a dim of 4}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0:2 = kiln.topk %x {axis = 1 : i64, k = 5 : i64, largest = true} : (tensor<3x4xf32>) -> (tensor<3x5xf32>, tensor<3x5xi64>)
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<4xf32>, %k: tensor<i64>) {
+  // expected-error @+2 {{input must have rank >= 2}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = kiln.trilu %x, %k {upper = true} : (tensor<4xf32>, tensor<i64>) -> tensor<4xf32>
+  return
+}

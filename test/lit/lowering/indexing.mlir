@@ -1,0 +1,118 @@
+// RUN: kiln-opt %s -kiln-lower-to-linalg -split-input-file | FileCheck %s
+
+// Gathers: one parallel generic over the result, data read with tensor.extract
+// at the coordinate taken from the (wrapped, clamped) index.
+// CHECK-LABEL: func.func @gather_elements
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel"]} ins(%{{.+}} : tensor<2x3xi64>)
+// CHECK: arith.minsi
+// CHECK: tensor.extract %{{.+}}[%{{.+}}, %{{.+}}] : tensor<3x3xf32>
+func.func @gather_elements(%d: tensor<3x3xf32>, %i: tensor<2x3xi64>) -> tensor<2x3xf32> {
+  %r = kiln.gather_elements %d, %i {axis = 0 : i64} : (tensor<3x3xf32>, tensor<2x3xi64>) -> tensor<2x3xf32>
+  return %r : tensor<2x3xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @gather_nd
+// CHECK: linalg.generic {{.*}}outs(%{{.+}} : tensor<2x2xi32>)
+// CHECK: %[[I:.+]] = tensor.extract %{{.+}} : tensor<2x1xi64>
+// CHECK: tensor.extract %{{.+}} : tensor<2x2x2xi32>
+func.func @gather_nd(%d: tensor<2x2x2xi32>, %i: tensor<2x1xi64>) -> tensor<2x2xi32> {
+  %r = kiln.gather_nd %d, %i {batch_dims = 1 : i64} : (tensor<2x2x2xi32>, tensor<2x1xi64>) -> tensor<2x2xi32>
+  return %r : tensor<2x2xi32>
+}
+
+// -----
+
+// Scatters: the result is `data` reduced over the candidate updates along
+// the axis; a candidate whose index hits the element is combined in.
+// CHECK-LABEL: func.func @scatter_elements_add
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]} ins(%{{.+}} : tensor<2xi8>) outs(%arg0 : tensor<1x5xf32>)
+// CHECK: %[[HIT:.+]] = arith.cmpi eq
+// CHECK: %[[SUM:.+]] = arith.addf %[[OUT:.+]], %{{.+}} : f32
+// CHECK: arith.select %[[HIT]], %[[SUM]], %[[OUT]] : f32
+func.func @scatter_elements_add(%d: tensor<1x5xf32>, %i: tensor<1x2xi64>, %u: tensor<1x2xf32>) -> tensor<1x5xf32> {
+  %r = kiln.scatter_elements %d, %i, %u {axis = 1 : i64, reduction = "add"} : (tensor<1x5xf32>, tensor<1x2xi64>, tensor<1x2xf32>) -> tensor<1x5xf32>
+  return %r : tensor<1x5xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @scatter_nd
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]} ins(%{{.+}} : tensor<2xi8>) outs(%arg0 : tensor<4x4xf32>)
+// CHECK-NOT: arith.addf
+// CHECK: arith.select
+func.func @scatter_nd(%d: tensor<4x4xf32>, %i: tensor<2x1xi64>, %u: tensor<2x4xf32>) -> tensor<4x4xf32> {
+  %r = kiln.scatter_nd %d, %i, %u : (tensor<4x4xf32>, tensor<2x1xi64>, tensor<2x4xf32>) -> tensor<4x4xf32>
+  return %r : tensor<4x4xf32>
+}
+
+// -----
+
+// Trilu reads k once, outside the generic (it may be a run-time value).
+// CHECK-LABEL: func.func @trilu
+// CHECK: %[[K:.+]] = tensor.extract %arg1[] : tensor<i64>
+// CHECK: linalg.generic
+// CHECK: arith.cmpi sge, %{{.+}}, %[[K]] : i64
+func.func @trilu(%x: tensor<3x4xf32>, %k: tensor<i64>) -> tensor<3x4xf32> {
+  %r = kiln.trilu %x, %k {upper = true} : (tensor<3x4xf32>, tensor<i64>) -> tensor<3x4xf32>
+  return %r : tensor<3x4xf32>
+}
+
+// -----
+
+// Constant pads are tensor.pad with the (run-time) value; reflect folds the
+// coordinate back with period 2 * (n - 1).
+// CHECK-LABEL: func.func @pads
+// CHECK: linalg.generic
+// CHECK: arith.constant 6 : index
+// CHECK: arith.remsi
+// CHECK: %[[V:.+]] = tensor.extract %arg1[] : tensor<f32>
+// CHECK: tensor.pad %arg0 low[0, 2] high[0, 1]
+// CHECK: tensor.yield %[[V]] : f32
+func.func @pads(%x: tensor<3x4xf32>, %v: tensor<f32>) -> (tensor<3x7xf32>, tensor<3x7xf32>) {
+  %r = kiln.pad %x, %v {mode = "reflect", pads = array<i64: 0, 2, 0, 1>} : (tensor<3x4xf32>, tensor<f32>) -> tensor<3x7xf32>
+  %c = kiln.pad %x, %v {pads = array<i64: 0, 2, 0, 1>} : (tensor<3x4xf32>, tensor<f32>) -> tensor<3x7xf32>
+  return %r, %c : tensor<3x7xf32>, tensor<3x7xf32>
+}
+
+// -----
+
+// Resize: tap tables computed at compile time. Nearest with integer scales
+// is one index table per resized dim; untouched dims use the loop index.
+// CHECK-LABEL: func.func @resize_nearest
+// CHECK-DAG: arith.constant dense<[0, 0, 1, 1]> : tensor<4xi64>
+// CHECK-DAG: arith.constant dense<[0, 0, 0, 1, 1, 1]> : tensor<6xi64>
+// CHECK: linalg.generic
+// CHECK-NOT: arith.mulf
+// CHECK: tensor.extract %arg0
+func.func @resize_nearest(%x: tensor<1x3x2x2xf32>) -> tensor<1x3x4x6xf32> {
+  %r = kiln.resize %x {mode = "nearest", coordinate_transformation_mode = "asymmetric", nearest_mode = "floor", scales = array<f64: 1.0, 1.0, 2.0, 3.0>, sizes = array<i64: 1, 3, 4, 6>, roi = array<f64>, cubic_coeff_a = -7.5e-01 : f64, exclude_outside = false, extrapolation_value = 0.0 : f64} : (tensor<1x3x2x2xf32>) -> tensor<1x3x4x6xf32>
+  return %r : tensor<1x3x4x6xf32>
+}
+
+// -----
+
+// Linear, half_pixel, 2x: two taps per dim with weights 1/4 and 3/4.
+// CHECK-LABEL: func.func @resize_linear
+// CHECK-DAG: arith.constant dense<[0, 0, 0, 1]> : tensor<4xi64>
+// CHECK-DAG: arith.constant dense<[2.500000e-01, 7.500000e-01, 2.500000e-01, 7.500000e-01]> : tensor<4xf32>
+// CHECK: linalg.generic
+// CHECK-COUNT-4: tensor.extract %arg0
+func.func @resize_linear(%x: tensor<1x1x2x2xf32>) -> tensor<1x1x4x4xf32> {
+  %r = kiln.resize %x {mode = "linear", coordinate_transformation_mode = "half_pixel", nearest_mode = "round_prefer_floor", scales = array<f64: 1.0, 1.0, 2.0, 2.0>, sizes = array<i64: 1, 1, 4, 4>, roi = array<f64>, cubic_coeff_a = -7.5e-01 : f64, exclude_outside = false, extrapolation_value = 0.0 : f64} : (tensor<1x1x2x2xf32>) -> tensor<1x1x4x4xf32>
+  return %r : tensor<1x1x4x4xf32>
+}
+
+// -----
+
+// TopK: ranks (n^2 per row), then slot r takes the element of rank r.
+// CHECK-LABEL: func.func @topk
+// CHECK: %[[RANKS:.+]] = linalg.generic {{.*}}outs(%{{.+}} : tensor<3x4xi64>)
+// CHECK: arith.cmpf ogt
+// CHECK: linalg.generic {{.*}}outs(%{{.+}}, %{{.+}} : tensor<3x2xf32>, tensor<3x2xi64>)
+// CHECK: tensor.extract %[[RANKS]]
+func.func @topk(%x: tensor<3x4xf32>) -> (tensor<3x2xf32>, tensor<3x2xi64>) {
+  %v, %i = kiln.topk %x {axis = 1 : i64, k = 2 : i64, largest = true} : (tensor<3x4xf32>) -> (tensor<3x2xf32>, tensor<3x2xi64>)
+  return %v, %i : tensor<3x2xf32>, tensor<3x2xi64>
+}
