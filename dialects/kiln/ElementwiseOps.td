@@ -35,9 +35,34 @@ def Kiln_PowOp : Kiln_BinaryOp<"pow", "power">;
 def Kiln_MaxOp : Kiln_BinaryOp<"max", "maximum", [Commutative]>;
 def Kiln_MinOp : Kiln_BinaryOp<"min", "minimum", [Commutative]>;
 
+def Kiln_ModOp : Kiln_BinaryOp<"mod", "remainder"> {
+  let description = [{
+    The result takes the divisor's sign (Python `%`) unless `fmod` is set,
+    then the dividend's (C `fmod`). ONNX requires `fmod` for floats; both
+    rules are defined for every type. Numpy-style broadcasting.
+
+    ```mlir
+    %r = kiln.mod %a, %b {fmod = true} : (tensor<6xf32>, tensor<6xf32>) -> tensor<6xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$lhs, AnyRankedTensor:$rhs,
+                   DefaultValuedAttr<BoolAttr, "false">:$fmod);
+}
+
+// Logical on i1, bitwise on wider integers.
+def Kiln_AndOp : Kiln_BinaryOp<"and", "logical/bitwise and", [Commutative]>;
+def Kiln_OrOp : Kiln_BinaryOp<"or", "logical/bitwise or", [Commutative]>;
+def Kiln_XorOp : Kiln_BinaryOp<"xor", "logical/bitwise xor", [Commutative]>;
+// Shifts of unsigned integers; shifting by the bit width or more gives 0.
+def Kiln_ShiftLeftOp : Kiln_BinaryOp<"shift_left", "left shift (integers)">;
+def Kiln_ShiftRightOp
+    : Kiln_BinaryOp<"shift_right", "logical right shift (integers)">;
+
 def Kiln_EqualOp : Kiln_CompareOp<"equal", "==">;
 def Kiln_LessOp : Kiln_CompareOp<"less", "<">;
 def Kiln_GreaterOp : Kiln_CompareOp<"greater", ">">;
+def Kiln_LessEqualOp : Kiln_CompareOp<"less_equal", "<=">;
+def Kiln_GreaterEqualOp : Kiln_CompareOp<"greater_equal", ">=">;
 
 def Kiln_SqrtOp : Kiln_UnaryOp<"sqrt", "square root">;
 def Kiln_ExpOp : Kiln_UnaryOp<"exp", "exponential">;
@@ -49,6 +74,23 @@ def Kiln_ReluOp : Kiln_UnaryOp<"relu", "max(x, 0)">;
 def Kiln_SigmoidOp : Kiln_UnaryOp<"sigmoid", "1/(1+exp(-x))">;
 def Kiln_TanhOp : Kiln_UnaryOp<"tanh", "hyperbolic tangent">;
 def Kiln_ErfOp : Kiln_UnaryOp<"erf", "error function">;
+def Kiln_NotOp : Kiln_UnaryOp<"not", "logical/bitwise not (integers)">;
+
+// Float-only math; f16/bf16 are computed in f32.
+def Kiln_SinOp : Kiln_UnaryOp<"sin", "sine">;
+def Kiln_CosOp : Kiln_UnaryOp<"cos", "cosine">;
+def Kiln_TanOp : Kiln_UnaryOp<"tan", "tangent">;
+def Kiln_AsinOp : Kiln_UnaryOp<"asin", "arcsine">;
+def Kiln_AcosOp : Kiln_UnaryOp<"acos", "arccosine">;
+def Kiln_AtanOp : Kiln_UnaryOp<"atan", "arctangent">;
+def Kiln_SinhOp : Kiln_UnaryOp<"sinh", "hyperbolic sine">;
+def Kiln_CoshOp : Kiln_UnaryOp<"cosh", "hyperbolic cosine">;
+def Kiln_AsinhOp : Kiln_UnaryOp<"asinh", "inverse hyperbolic sine">;
+def Kiln_AcoshOp : Kiln_UnaryOp<"acosh", "inverse hyperbolic cosine">;
+def Kiln_AtanhOp : Kiln_UnaryOp<"atanh", "inverse hyperbolic tangent">;
+def Kiln_CeilOp : Kiln_UnaryOp<"ceil", "round toward +inf">;
+def Kiln_FloorOp : Kiln_UnaryOp<"floor", "round toward -inf">;
+def Kiln_RoundOp : Kiln_UnaryOp<"round", "round half to even">;
 
 def Kiln_LeakyReluOp : Kiln_UnaryOp<"leaky_relu", "x < 0 ? alpha*x : x"> {
   let arguments = (ins AnyRankedTensor:$input,

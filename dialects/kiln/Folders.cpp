@@ -78,10 +78,10 @@ OpFoldResult foldBinary(Type resultType, ArrayRef<Attribute> operands,
   Type elementType = valueType ? valueType : type.getElementType();
   SmallVector<Attribute> values;
   for (int64_t i = 0; i < type.getNumElements(); ++i) {
-    Attribute a = lhs->values[broadcastIndex(i, type.getShape(),
-                                             lhs->type.getShape())];
-    Attribute b = rhs->values[broadcastIndex(i, type.getShape(),
-                                             rhs->type.getShape())];
+    Attribute a =
+        lhs->values[broadcastIndex(i, type.getShape(), lhs->type.getShape())];
+    Attribute b =
+        rhs->values[broadcastIndex(i, type.getShape(), rhs->type.getShape())];
     if (auto ia = dyn_cast<IntegerAttr>(a)) {
       auto ib = dyn_cast<IntegerAttr>(b);
       if (!intFn || !ib || ia.getType() != ib.getType())
@@ -208,6 +208,91 @@ OpFoldResult GreaterOp::fold(FoldAdaptor a) {
       });
 }
 
+OpFoldResult LessEqualOp::fold(FoldAdaptor a) {
+  bool isU = isUnsigned(getLhs().getType());
+  return foldBinary(
+      getType(), a.getOperands(),
+      [isU](const APInt &x, const APInt &y) {
+        return boolInt(isU ? x.ule(y) : x.sle(y));
+      },
+      [](const APFloat &x, const APFloat &y) {
+        auto c = x.compare(y);
+        return boolFloat(c == APFloat::cmpLessThan || c == APFloat::cmpEqual);
+      });
+}
+
+OpFoldResult GreaterEqualOp::fold(FoldAdaptor a) {
+  bool isU = isUnsigned(getLhs().getType());
+  return foldBinary(
+      getType(), a.getOperands(),
+      [isU](const APInt &x, const APInt &y) {
+        return boolInt(isU ? x.uge(y) : x.sge(y));
+      },
+      [](const APFloat &x, const APFloat &y) {
+        auto c = x.compare(y);
+        return boolFloat(c == APFloat::cmpGreaterThan ||
+                         c == APFloat::cmpEqual);
+      });
+}
+
+OpFoldResult ModOp::fold(FoldAdaptor a) {
+  bool isU = isUnsigned(getType()), fmod = getFmod();
+  return foldBinary(
+      getType(), a.getOperands(),
+      [isU, fmod](const APInt &x, const APInt &y) -> std::optional<APInt> {
+        if (y.isZero())
+          return std::nullopt;
+        if (isU)
+          return x.urem(y);
+        APInt r = x.srem(y);
+        // Python-style: a non-zero remainder takes the divisor's sign.
+        if (!fmod && !r.isZero() && r.isNegative() != y.isNegative())
+          r += y;
+        return r;
+      },
+      [](const APFloat &x, const APFloat &y) -> std::optional<APFloat> {
+        APFloat r = x;
+        r.mod(y);
+        return r;
+      });
+}
+
+OpFoldResult AndOp::fold(FoldAdaptor a) {
+  return foldBinary(
+      getType(), a.getOperands(),
+      [](const APInt &x, const APInt &y) { return x & y; }, nullptr);
+}
+
+OpFoldResult OrOp::fold(FoldAdaptor a) {
+  return foldBinary(
+      getType(), a.getOperands(),
+      [](const APInt &x, const APInt &y) { return x | y; }, nullptr);
+}
+
+OpFoldResult XorOp::fold(FoldAdaptor a) {
+  return foldBinary(
+      getType(), a.getOperands(),
+      [](const APInt &x, const APInt &y) { return x ^ y; }, nullptr);
+}
+
+OpFoldResult ShiftLeftOp::fold(FoldAdaptor a) {
+  return foldBinary(
+      getType(), a.getOperands(),
+      [](const APInt &x, const APInt &y) {
+        return y.uge(x.getBitWidth()) ? APInt(x.getBitWidth(), 0) : x.shl(y);
+      },
+      nullptr);
+}
+
+OpFoldResult ShiftRightOp::fold(FoldAdaptor a) {
+  return foldBinary(
+      getType(), a.getOperands(),
+      [](const APInt &x, const APInt &y) {
+        return y.uge(x.getBitWidth()) ? APInt(x.getBitWidth(), 0) : x.lshr(y);
+      },
+      nullptr);
+}
+
 OpFoldResult WhereOp::fold(FoldAdaptor a) {
   auto cond = getElements(a.getCondition());
   auto x = getElements(a.getX()), y = getElements(a.getY());
@@ -216,8 +301,8 @@ OpFoldResult WhereOp::fold(FoldAdaptor a) {
     return {};
   SmallVector<Attribute> values;
   for (int64_t i = 0; i < type.getNumElements(); ++i) {
-    auto c = cast<IntegerAttr>(
-        cond->values[broadcastIndex(i, type.getShape(), cond->type.getShape())]);
+    auto c = cast<IntegerAttr>(cond->values[broadcastIndex(
+        i, type.getShape(), cond->type.getShape())]);
     const Elements &pick = c.getValue().isZero() ? *y : *x;
     values.push_back(
         pick.values[broadcastIndex(i, type.getShape(), pick.type.getShape())]);
@@ -239,9 +324,9 @@ OpFoldResult CastOp::fold(FoldAdaptor a) {
       bool sign = !from.isUnsignedInteger() && !from.isInteger(1);
       if (auto toInt = dyn_cast<IntegerType>(to)) {
         unsigned width = toInt.getWidth();
-        APInt r = width == 1 ? boolInt(!x.isZero())
-                             : (sign ? x.sextOrTrunc(width)
-                                     : x.zextOrTrunc(width));
+        APInt r = width == 1
+                      ? boolInt(!x.isZero())
+                      : (sign ? x.sextOrTrunc(width) : x.zextOrTrunc(width));
         values.push_back(IntegerAttr::get(to, r));
       } else if (auto toFloat = dyn_cast<FloatType>(to)) {
         APFloat f(toFloat.getFloatSemantics());

@@ -50,15 +50,15 @@ LogicalResult inferBroadcast(std::optional<Location> loc, ValueRange operands,
 LogicalResult checkSameElementType(std::optional<Location> loc, Value a,
                                    Value b) {
   if (rankedType(a).getElementType() != rankedType(b).getElementType())
-    return emitOptionalError(loc, "element types differ: ",
-                             rankedType(a).getElementType(), " vs ",
-                             rankedType(b).getElementType());
+    return emitOptionalError(
+        loc, "element types differ: ", rankedType(a).getElementType(), " vs ",
+        rankedType(b).getElementType());
   return success();
 }
 } // namespace
 
-FailureOr<SmallVector<int64_t>> mlir::kiln::broadcastShapes(
-    ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
+FailureOr<SmallVector<int64_t>>
+mlir::kiln::broadcastShapes(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
   size_t rank = std::max(a.size(), b.size());
   SmallVector<int64_t> out(rank);
   for (size_t i = 0; i < rank; ++i) {
@@ -71,10 +71,9 @@ FailureOr<SmallVector<int64_t>> mlir::kiln::broadcastShapes(
   return out;
 }
 
-int64_t mlir::kiln::windowOutputSize(int64_t in, int64_t kernel,
-                                     int64_t stride, int64_t dilation,
-                                     int64_t padBegin, int64_t padEnd,
-                                     bool ceilMode) {
+int64_t mlir::kiln::windowOutputSize(int64_t in, int64_t kernel, int64_t stride,
+                                     int64_t dilation, int64_t padBegin,
+                                     int64_t padEnd, bool ceilMode) {
   int64_t span = dilation * (kernel - 1) + 1;
   int64_t room = in + padBegin + padEnd - span;
   if (room < 0)
@@ -110,7 +109,26 @@ KILN_BINARY_INFER(MulOp)
 KILN_BINARY_INFER(DivOp)
 KILN_BINARY_INFER(MaxOp)
 KILN_BINARY_INFER(MinOp)
+KILN_BINARY_INFER(ModOp)
 #undef KILN_BINARY_INFER
+
+// Logical/bitwise ops and shifts: integers (i1 included) only.
+#define KILN_INT_BINARY_INFER(OP)                                              \
+  LogicalResult OP::inferReturnTypes(MLIRContext *, std::optional<Location> l, \
+                                     Adaptor a, SmallVectorImpl<Type> &out) {  \
+    if (failed(checkSameElementType(l, a.getLhs(), a.getRhs())))               \
+      return failure();                                                        \
+    Type type = rankedType(a.getLhs()).getElementType();                       \
+    if (!isa<IntegerType>(type))                                               \
+      return emitOptionalError(l, "needs integer operands, got ", type);       \
+    return inferBroadcast(l, {a.getLhs(), a.getRhs()}, type, out);             \
+  }
+KILN_INT_BINARY_INFER(AndOp)
+KILN_INT_BINARY_INFER(OrOp)
+KILN_INT_BINARY_INFER(XorOp)
+KILN_INT_BINARY_INFER(ShiftLeftOp)
+KILN_INT_BINARY_INFER(ShiftRightOp)
+#undef KILN_INT_BINARY_INFER
 
 // Pow allows a different exponent type (ONNX Pow has two type parameters).
 LogicalResult PowOp::inferReturnTypes(MLIRContext *, std::optional<Location> l,
@@ -131,6 +149,8 @@ LogicalResult PowOp::inferReturnTypes(MLIRContext *, std::optional<Location> l,
 KILN_COMPARE_INFER(EqualOp)
 KILN_COMPARE_INFER(LessOp)
 KILN_COMPARE_INFER(GreaterOp)
+KILN_COMPARE_INFER(LessEqualOp)
+KILN_COMPARE_INFER(GreaterEqualOp)
 #undef KILN_COMPARE_INFER
 
 #define KILN_SAME_TYPE_INFER(OP)                                               \
@@ -156,6 +176,40 @@ KILN_SAME_TYPE_INFER(SoftmaxOp)
 KILN_SAME_TYPE_INFER(LogSoftmaxOp)
 #undef KILN_SAME_TYPE_INFER
 
+LogicalResult NotOp::inferReturnTypes(MLIRContext *, std::optional<Location> l,
+                                      Adaptor a, SmallVectorImpl<Type> &out) {
+  Type type = rankedType(a.getInput()).getElementType();
+  if (!isa<IntegerType>(type))
+    return emitOptionalError(l, "needs an integer operand, got ", type);
+  out.push_back(a.getInput().getType());
+  return success();
+}
+
+#define KILN_FLOAT_UNARY_INFER(OP)                                             \
+  LogicalResult OP::inferReturnTypes(MLIRContext *, std::optional<Location> l, \
+                                     Adaptor a, SmallVectorImpl<Type> &out) {  \
+    Type type = rankedType(a.getInput()).getElementType();                     \
+    if (!isa<FloatType>(type))                                                 \
+      return emitOptionalError(l, "needs a float operand, got ", type);        \
+    out.push_back(a.getInput().getType());                                     \
+    return success();                                                          \
+  }
+KILN_FLOAT_UNARY_INFER(SinOp)
+KILN_FLOAT_UNARY_INFER(CosOp)
+KILN_FLOAT_UNARY_INFER(TanOp)
+KILN_FLOAT_UNARY_INFER(AsinOp)
+KILN_FLOAT_UNARY_INFER(AcosOp)
+KILN_FLOAT_UNARY_INFER(AtanOp)
+KILN_FLOAT_UNARY_INFER(SinhOp)
+KILN_FLOAT_UNARY_INFER(CoshOp)
+KILN_FLOAT_UNARY_INFER(AsinhOp)
+KILN_FLOAT_UNARY_INFER(AcoshOp)
+KILN_FLOAT_UNARY_INFER(AtanhOp)
+KILN_FLOAT_UNARY_INFER(CeilOp)
+KILN_FLOAT_UNARY_INFER(FloorOp)
+KILN_FLOAT_UNARY_INFER(RoundOp)
+#undef KILN_FLOAT_UNARY_INFER
+
 LogicalResult CastOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
                                        Adaptor a, SmallVectorImpl<Type> &out) {
   out.push_back(rankedType(a.getInput()).clone(a.getTo()));
@@ -174,8 +228,7 @@ LogicalResult WhereOp::inferReturnTypes(MLIRContext *,
 }
 
 LogicalResult ConstantOp::inferReturnTypes(MLIRContext *,
-                                           std::optional<Location> l,
-                                           Adaptor a,
+                                           std::optional<Location> l, Adaptor a,
                                            SmallVectorImpl<Type> &out) {
   auto type = dyn_cast<RankedTensorType>(a.getValue().getType());
   if (!type)
@@ -197,8 +250,8 @@ LogicalResult BatchNormOp::inferReturnTypes(MLIRContext *,
     return emitOptionalError(l, "input must have rank >= 2, got ",
                              type.getRank());
   int64_t channels = type.getDimSize(1);
-  for (Value param : {a.getScale(), a.getBias(), a.getMean(),
-                      a.getVariance()}) {
+  for (Value param :
+       {a.getScale(), a.getBias(), a.getMean(), a.getVariance()}) {
     auto p = rankedType(param);
     if (p.getRank() != 1 || p.getDimSize(0) != channels)
       return emitOptionalError(l, "per-channel operands must be [", channels,
@@ -223,10 +276,9 @@ LogicalResult LayerNormOp::inferReturnTypes(MLIRContext *,
       continue;
     auto b = broadcastShapes(normalized, rankedType(param).getShape());
     if (failed(b) || ArrayRef<int64_t>(*b) != normalized)
-      return emitOptionalError(l, "scale/bias ",
-                               shapeString(rankedType(param).getShape()),
-                               " do not broadcast to ",
-                               shapeString(normalized));
+      return emitOptionalError(
+          l, "scale/bias ", shapeString(rankedType(param).getShape()),
+          " do not broadcast to ", shapeString(normalized));
   }
   out.push_back(type);
   return success();
@@ -247,15 +299,15 @@ LogicalResult MatMulOp::inferReturnTypes(MLIRContext *,
   int64_t m = lhs.getShape().end()[-2], k = lhs.getShape().back();
   int64_t k2 = rhs.getShape().end()[-2], n = rhs.getShape().back();
   if (k != k2)
-    return emitOptionalError(l, "contracted dims differ: ",
-                             shapeString(lhs.getShape()), " @ ",
-                             shapeString(rhs.getShape()));
-  auto batch = broadcastShapes(lhs.getShape().drop_back(2),
-                               rhs.getShape().drop_back(2));
+    return emitOptionalError(
+        l, "contracted dims differ: ", shapeString(lhs.getShape()), " @ ",
+        shapeString(rhs.getShape()));
+  auto batch =
+      broadcastShapes(lhs.getShape().drop_back(2), rhs.getShape().drop_back(2));
   if (failed(batch))
-    return emitOptionalError(l, "batch dims do not broadcast: ",
-                             shapeString(lhs.getShape()), " @ ",
-                             shapeString(rhs.getShape()));
+    return emitOptionalError(
+        l, "batch dims do not broadcast: ", shapeString(lhs.getShape()), " @ ",
+        shapeString(rhs.getShape()));
   SmallVector<int64_t> shape = *batch;
   shape.append({m, n});
   out.push_back(RankedTensorType::get(shape, lhs.getElementType()));
@@ -275,9 +327,9 @@ LogicalResult inferWindow(std::optional<Location> l, RankedTensorType input,
                              input.getRank());
   if ((int64_t)kernel.size() != n || (int64_t)strides.size() != n ||
       (int64_t)dilations.size() != n || (int64_t)pads.size() != 2 * n)
-    return emitOptionalError(
-        l, "expected ", n, " kernel dims, strides and dilations and ", 2 * n,
-        " pads for a rank-", input.getRank(), " input");
+    return emitOptionalError(l, "expected ", n,
+                             " kernel dims, strides and dilations and ", 2 * n,
+                             " pads for a rank-", input.getRank(), " input");
   for (int64_t i = 0; i < n; ++i) {
     if (strides[i] < 1 || dilations[i] < 1 || kernel[i] < 1 || pads[i] < 0 ||
         pads[n + i] < 0)
@@ -371,13 +423,48 @@ KILN_REDUCE_INFER(ReduceMinOp)
 KILN_REDUCE_INFER(ReduceProdOp)
 #undef KILN_REDUCE_INFER
 
+#define KILN_ARG_REDUCE_INFER(OP)                                              \
+  LogicalResult OP::inferReturnTypes(MLIRContext *ctx,                         \
+                                     std::optional<Location> l, Adaptor a,     \
+                                     SmallVectorImpl<Type> &out) {             \
+    auto input = rankedType(a.getInput());                                     \
+    int64_t axis = a.getAxis();                                                \
+    if (axis < 0 || axis >= input.getRank())                                   \
+      return emitOptionalError(l, "axis ", axis, " out of range for rank ",    \
+                               input.getRank());                               \
+    if (input.getDimSize(axis) == 0)                                           \
+      return emitOptionalError(l, "cannot take the index along empty axis ",   \
+                               axis);                                          \
+    SmallVector<int64_t> shape(input.getShape());                              \
+    if (a.getKeepdims())                                                       \
+      shape[axis] = 1;                                                         \
+    else                                                                       \
+      shape.erase(shape.begin() + axis);                                       \
+    out.push_back(RankedTensorType::get(shape, IntegerType::get(ctx, 64)));    \
+    return success();                                                          \
+  }
+KILN_ARG_REDUCE_INFER(ArgMaxOp)
+KILN_ARG_REDUCE_INFER(ArgMinOp)
+#undef KILN_ARG_REDUCE_INFER
+
+LogicalResult CumSumOp::inferReturnTypes(MLIRContext *,
+                                         std::optional<Location> l, Adaptor a,
+                                         SmallVectorImpl<Type> &out) {
+  auto input = rankedType(a.getInput());
+  int64_t axis = a.getAxis(); // I64Attr reads back as uint64_t
+  if (axis < 0 || axis >= input.getRank())
+    return emitOptionalError(l, "axis ", axis, " out of range for rank ",
+                             input.getRank());
+  out.push_back(input);
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Data movement
 //===----------------------------------------------------------------------===//
 
 LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *,
-                                          std::optional<Location> l,
-                                          Adaptor a,
+                                          std::optional<Location> l, Adaptor a,
                                           SmallVectorImpl<Type> &out) {
   auto input = rankedType(a.getInput());
   ArrayRef<int64_t> shape = a.getShape();
@@ -389,10 +476,9 @@ LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *,
     count *= d;
   }
   if (count != input.getNumElements())
-    return emitOptionalError(l, "cannot reshape ",
-                             shapeString(input.getShape()), " (",
-                             input.getNumElements(), " elements) to ",
-                             shapeString(shape));
+    return emitOptionalError(
+        l, "cannot reshape ", shapeString(input.getShape()), " (",
+        input.getNumElements(), " elements) to ", shapeString(shape));
   out.push_back(input.clone(shape));
   return success();
 }
@@ -416,8 +502,7 @@ LogicalResult TransposeOp::inferReturnTypes(MLIRContext *,
   }
   if ((int64_t)perm.size() != input.getRank())
     return emitOptionalError(l, "perm ", shapeString(perm),
-                             " is not a permutation of rank ",
-                             input.getRank());
+                             " is not a permutation of rank ", input.getRank());
   out.push_back(input.clone(shape));
   return success();
 }
@@ -501,9 +586,8 @@ LogicalResult ExpandOp::inferReturnTypes(MLIRContext *,
   auto input = rankedType(a.getInput());
   auto b = broadcastShapes(input.getShape(), a.getShape());
   if (failed(b) || ArrayRef<int64_t>(*b) != a.getShape())
-    return emitOptionalError(l, "cannot expand ",
-                             shapeString(input.getShape()), " to ",
-                             shapeString(a.getShape()));
+    return emitOptionalError(l, "cannot expand ", shapeString(input.getShape()),
+                             " to ", shapeString(a.getShape()));
   out.push_back(input.clone(a.getShape()));
   return success();
 }

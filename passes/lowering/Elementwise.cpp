@@ -157,6 +157,53 @@ Value createClip(kiln::ClipOp op, OpBuilder &b, Location loc, ValueRange a) {
   return x;
 }
 
+/// ONNX Mod: C fmod when `fmod` is set (and for unsigned ints, where both
+/// rules agree), otherwise the remainder takes the divisor's sign.
+Value createMod(kiln::ModOp op, OpBuilder &b, Location loc, ValueRange a) {
+  Type type = lhsType(op);
+  Value x = a[0], y = a[1];
+  if (isUnsignedLike(type))
+    return arith::RemUIOp::create(b, loc, x, y);
+  bool isFloat = isa<FloatType>(type);
+  Value r = isFloat ? Value(arith::RemFOp::create(b, loc, x, y))
+                    : Value(arith::RemSIOp::create(b, loc, x, y));
+  if (op.getFmod())
+    return r;
+  Value zero = constantLike(b, loc, r, 0);
+  Value nonZero, signsDiffer;
+  if (isFloat) {
+    nonZero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ONE, r, zero);
+    Value rNeg =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, r, zero);
+    Value yNeg =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, y, zero);
+    signsDiffer = arith::XOrIOp::create(b, loc, rNeg, yNeg);
+  } else {
+    nonZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, r, zero);
+    // The sign bit of r ^ y is set exactly when their signs differ.
+    signsDiffer =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                              arith::XOrIOp::create(b, loc, r, y), zero);
+  }
+  Value adjust = arith::AndIOp::create(b, loc, nonZero, signsDiffer);
+  Value shifted = createArith<arith::AddFOp, arith::AddIOp>(b, loc, type, r, y);
+  return arith::SelectOp::create(b, loc, adjust, shifted, r);
+}
+
+/// Shifts by the bit width or more are poison in arith; ONNX (like numpy on
+/// unsigned values) expects 0.
+template <bool isLeft>
+Value createShift(Operation *, OpBuilder &b, Location loc, ValueRange a) {
+  Value x = a[0], amount = a[1];
+  Value shifted = isLeft ? Value(arith::ShLIOp::create(b, loc, x, amount))
+                         : Value(arith::ShRUIOp::create(b, loc, x, amount));
+  unsigned width = x.getType().getIntOrFloatBitWidth();
+  Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                        amount, constantLike(b, loc, x, width));
+  return arith::SelectOp::create(b, loc, inRange, shifted,
+                                 constantLike(b, loc, x, 0));
+}
+
 Value createGelu(kiln::GeluOp op, OpBuilder &b, Location loc, ValueRange a) {
   Value x = a[0];
   Value half = constantLike(b, loc, x, 0.5);
@@ -180,6 +227,76 @@ Value createGelu(kiln::GeluOp op, OpBuilder &b, Location loc, ValueRange a) {
   Value cdf = arith::MulFOp::create(b, loc, half,
                                     arith::AddFOp::create(b, loc, one, inner));
   return arith::MulFOp::create(b, loc, x, cdf);
+}
+
+/// A float-only op that is one math op (computed in f32 for f16/bf16).
+template <typename OpTy, typename MathOp>
+void addFloatUnary(RewritePatternSet &patterns, TypeConverter &converter) {
+  addElementwise<OpTy>(
+      patterns, converter,
+      [](OpTy, OpBuilder &b, Location l, ValueRange a) -> Value {
+        return MathOp::create(b, l, a[0]);
+      },
+      /*floatOnly=*/true);
+}
+
+/// Logical (i1) or bitwise (wider ints) binary op: the same arith op.
+template <typename OpTy, typename ArithOp>
+void addBitwise(RewritePatternSet &patterns, TypeConverter &converter) {
+  addElementwise<OpTy>(
+      patterns, converter,
+      [](OpTy, OpBuilder &b, Location l, ValueRange a) -> Value {
+        return ArithOp::create(b, l, a[0], a[1]);
+      });
+}
+
+void populateMathAndLogicPatterns(RewritePatternSet &p, TypeConverter &c) {
+  addElementwise<ModOp>(p, c, createMod);
+  addBitwise<AndOp, arith::AndIOp>(p, c);
+  addBitwise<OrOp, arith::OrIOp>(p, c);
+  addBitwise<XorOp, arith::XOrIOp>(p, c);
+  addElementwise<NotOp>(
+      p, c, [](NotOp, OpBuilder &b, Location l, ValueRange a) -> Value {
+        auto type = cast<IntegerType>(a[0].getType());
+        Value ones = arith::ConstantOp::create(
+            b, l, b.getIntegerAttr(type, APInt::getAllOnes(type.getWidth())));
+        return arith::XOrIOp::create(b, l, a[0], ones);
+      });
+  addElementwise<ShiftLeftOp>(
+      p, c, [](ShiftLeftOp op, OpBuilder &b, Location l, ValueRange a) {
+        return createShift<true>(op, b, l, a);
+      });
+  addElementwise<ShiftRightOp>(
+      p, c, [](ShiftRightOp op, OpBuilder &b, Location l, ValueRange a) {
+        return createShift<false>(op, b, l, a);
+      });
+  addElementwise<LessEqualOp>(
+      p, c, [](LessEqualOp op, OpBuilder &b, Location l, ValueRange a) {
+        return createCompare(b, l, lhsType(op), arith::CmpFPredicate::OLE,
+                             arith::CmpIPredicate::sle,
+                             arith::CmpIPredicate::ule, a[0], a[1]);
+      });
+  addElementwise<GreaterEqualOp>(
+      p, c, [](GreaterEqualOp op, OpBuilder &b, Location l, ValueRange a) {
+        return createCompare(b, l, lhsType(op), arith::CmpFPredicate::OGE,
+                             arith::CmpIPredicate::sge,
+                             arith::CmpIPredicate::uge, a[0], a[1]);
+      });
+
+  addFloatUnary<SinOp, math::SinOp>(p, c);
+  addFloatUnary<CosOp, math::CosOp>(p, c);
+  addFloatUnary<TanOp, math::TanOp>(p, c);
+  addFloatUnary<AsinOp, math::AsinOp>(p, c);
+  addFloatUnary<AcosOp, math::AcosOp>(p, c);
+  addFloatUnary<AtanOp, math::AtanOp>(p, c);
+  addFloatUnary<SinhOp, math::SinhOp>(p, c);
+  addFloatUnary<CoshOp, math::CoshOp>(p, c);
+  addFloatUnary<AsinhOp, math::AsinhOp>(p, c);
+  addFloatUnary<AcoshOp, math::AcoshOp>(p, c);
+  addFloatUnary<AtanhOp, math::AtanhOp>(p, c);
+  addFloatUnary<CeilOp, math::CeilOp>(p, c);
+  addFloatUnary<FloorOp, math::FloorOp>(p, c);
+  addFloatUnary<RoundOp, math::RoundEvenOp>(p, c);
 }
 
 } // namespace
@@ -337,4 +454,5 @@ void mlir::kiln::populateKilnElementwiseToLinalgPatterns(
       p, c, [](WhereOp, OpBuilder &b, Location l, ValueRange a) -> Value {
         return arith::SelectOp::create(b, l, a[0], a[1], a[2]);
       });
+  populateMathAndLogicPatterns(p, c);
 }

@@ -15,6 +15,12 @@ using namespace mlir;
 using namespace mlir::kiln::onnx_import;
 namespace k = mlir::kiln;
 
+namespace mlir::kiln::onnx_import {
+/// ImportMath.cpp: Mod, BitShift, trigonometry, rounding, IsInf/IsNaN,
+/// CastLike.
+void registerMathHandlers(llvm::StringMap<OpHandler> &table);
+} // namespace mlir::kiln::onnx_import
+
 namespace {
 using Results = FailureOr<SmallVector<Value>>;
 
@@ -80,6 +86,24 @@ template <typename OpTy> OpHandler variadic(bool mean = false) {
   };
 }
 
+/// Clip with bounds computed at run time: max then min, with the bound
+/// tensors broadcast like any binary op (min > max gives max, as in ONNX).
+Results importClipWithTensorBounds(NodeContext &c) {
+  Value x = c.input(0);
+  for (size_t i : {1, 2}) {
+    if (!c.hasInput(i))
+      continue;
+    if (c.type(c.input(i)).getNumElements() != 1)
+      return c.fail(fmt::format("input {} (min/max) must be a scalar", i));
+    auto bounded = i == 1 ? c.make<k::MaxOp>({x, c.input(i)})
+                          : c.make<k::MinOp>({x, c.input(i)});
+    if (failed(bounded))
+      return failure();
+    x = *bounded;
+  }
+  return SmallVector<Value>{x};
+}
+
 Results importClip(NodeContext &c) {
   std::optional<double> lo, hi;
   if (c.opset < 11) {
@@ -92,10 +116,10 @@ Results importClip(NodeContext &c) {
       if (!c.hasInput(i))
         continue;
       auto v = c.constantFloats(i);
-      if (!v || v->size() != 1)
-        return c.unsupported(fmt::format("input {} (min/max) must be a "
-                                         "constant scalar",
-                                         i));
+      if (!v)
+        return importClipWithTensorBounds(c);
+      if (v->size() != 1)
+        return c.fail(fmt::format("input {} (min/max) must be a scalar", i));
       (i == 1 ? lo : hi) = (*v)[0];
     }
   }
@@ -113,8 +137,8 @@ Results importCast(NodeContext &c) {
   if (!type)
     return c.unsupported(
         fmt::format("cast to {} is not supported", onnxTypeName((int32_t)to)));
-  return one(c.make<k::CastOp>(c.input(0),
-                               {c.named("to", TypeAttr::get(type))}));
+  return one(
+      c.make<k::CastOp>(c.input(0), {c.named("to", TypeAttr::get(type))}));
 }
 
 Results importConstant(NodeContext &c) {
@@ -127,20 +151,22 @@ Results importConstant(NodeContext &c) {
   }
   Builder &b = c.b;
   if (c.hasAttr("value_float"))
-    return SmallVector<Value>{c.scalar(b.getF32Type(), c.attrFloat("value_float", 0))};
+    return SmallVector<Value>{
+        c.scalar(b.getF32Type(), c.attrFloat("value_float", 0))};
   if (c.hasAttr("value_int"))
-    return SmallVector<Value>{c.scalar(b.getI64Type(), (double)c.attrInt("value_int", 0))};
+    return SmallVector<Value>{
+        c.scalar(b.getI64Type(), (double)c.attrInt("value_int", 0))};
   if (const auto *a = c.attr("value_floats")) {
     SmallVector<float> v(a->floats().begin(), a->floats().end());
     auto type = RankedTensorType::get({(int64_t)v.size()}, b.getF32Type());
-    return SmallVector<Value>{
-        c.constant(cast<ElementsAttr>(DenseElementsAttr::get(type, ArrayRef<float>(v))))};
+    return SmallVector<Value>{c.constant(
+        cast<ElementsAttr>(DenseElementsAttr::get(type, ArrayRef<float>(v))))};
   }
   if (const auto *a = c.attr("value_ints")) {
     SmallVector<int64_t> v(a->ints().begin(), a->ints().end());
     auto type = RankedTensorType::get({(int64_t)v.size()}, b.getI64Type());
-    return SmallVector<Value>{c.constant(
-        cast<ElementsAttr>(DenseElementsAttr::get(type, ArrayRef<int64_t>(v))))};
+    return SmallVector<Value>{c.constant(cast<ElementsAttr>(
+        DenseElementsAttr::get(type, ArrayRef<int64_t>(v))))};
   }
   return c.unsupported("only tensor, float(s) and int(s) values are "
                        "supported (not sparse or string)");
@@ -167,8 +193,8 @@ Results importGelu(NodeContext &c) {
   if (approximate != "none" && approximate != "tanh")
     return c.unsupported("approximate='" + approximate + "'");
   return one(c.make<k::GeluOp>(
-      c.input(0), {c.named("tanh_approximation",
-                           c.b.getBoolAttr(approximate == "tanh"))}));
+      c.input(0),
+      {c.named("tanh_approximation", c.b.getBoolAttr(approximate == "tanh"))}));
 }
 
 Results importWhere(NodeContext &c) {
@@ -186,6 +212,17 @@ void mlir::kiln::onnx_import::registerElementwiseHandlers(
   t["Equal"] = binary<k::EqualOp>();
   t["Less"] = binary<k::LessOp>();
   t["Greater"] = binary<k::GreaterOp>();
+  t["LessOrEqual"] = binary<k::LessEqualOp>();
+  t["GreaterOrEqual"] = binary<k::GreaterEqualOp>();
+  // Logical ops on bools; the Bitwise* ops (opset 18) on wider integers.
+  t["And"] = binary<k::AndOp>();
+  t["Or"] = binary<k::OrOp>();
+  t["Xor"] = binary<k::XorOp>();
+  t["Not"] = unary<k::NotOp>();
+  t["BitwiseAnd"] = binary<k::AndOp>();
+  t["BitwiseOr"] = binary<k::OrOp>();
+  t["BitwiseXor"] = binary<k::XorOp>();
+  t["BitwiseNot"] = unary<k::NotOp>();
   t["Max"] = variadic<k::MaxOp>();
   t["Min"] = variadic<k::MinOp>();
   t["Sum"] = variadic<k::AddOp>();
@@ -208,4 +245,5 @@ void mlir::kiln::onnx_import::registerElementwiseHandlers(
   t["Constant"] = importConstant;
   t["Identity"] = importIdentity;
   t["Dropout"] = importDropout;
+  registerMathHandlers(t);
 }

@@ -1,8 +1,10 @@
-//===- ImportReduction.cpp - Reduce* ONNX ops -----------------------------===//
+//===- ImportReduction.cpp - Reduce*, ArgMax/ArgMin, Hardmax, CumSum ------===//
 //
 // ReduceSum takes its axes as an input since opset 13, the others since
 // opset 18; before that they are an attribute. Empty axes reduce everything
-// unless noop_with_empty_axes is set.
+// unless noop_with_empty_axes is set. ReduceL1/L2/SumSquare/LogSum/LogSumExp
+// are written as the kiln ops they are defined by; Hardmax is a one-hot of
+// ArgMax.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,41 +21,237 @@ namespace k = mlir::kiln;
 namespace {
 using Results = FailureOr<SmallVector<Value>>;
 
-template <typename OpTy> OpHandler reduce(int64_t axesInputSince) {
-  return [axesInputSince](NodeContext &c) -> Results {
-    int64_t rank = c.type(c.input(0)).getRank();
-    std::optional<SmallVector<int64_t>> axes;
-    if (c.opset < axesInputSince) {
-      axes = c.attrInts("axes");
-    } else if (c.hasInput(1)) {
-      axes = c.constantInts(1);
-      if (!axes)
-        return c.needsConstant(1);
-    }
-    if (!axes || axes->empty()) {
-      if (c.attrInt("noop_with_empty_axes", 0))
-        return SmallVector<Value>{c.input(0)};
+Results one(FailureOr<Value> v) {
+  if (failed(v))
+    return failure();
+  return SmallVector<Value>{*v};
+}
+
+/// The normalized, sorted axes of a Reduce* node; nullopt (and no error)
+/// when noop_with_empty_axes makes the node an identity.
+FailureOr<std::optional<SmallVector<int64_t>>>
+reductionAxes(NodeContext &c, int64_t axesInputSince) {
+  int64_t rank = c.type(c.input(0)).getRank();
+  std::optional<SmallVector<int64_t>> axes;
+  if (c.opset < axesInputSince) {
+    axes = c.attrInts("axes");
+  } else if (c.hasInput(1)) {
+    axes = c.constantInts(1);
+    // An axes input with no elements is known even when fed at run time.
+    if (!axes && c.type(c.input(1)).getNumElements() == 0)
       axes.emplace();
-      for (int64_t d = 0; d < rank; ++d)
-        axes->push_back(d);
-    }
-    SmallVector<int64_t> normalized;
-    for (int64_t a : *axes) {
-      auto axis = c.normalizeAxis(a, rank);
-      if (!axis)
-        return c.fail(fmt::format("axis {} out of range for rank {}", a, rank));
-      if (!llvm::is_contained(normalized, *axis))
-        normalized.push_back(*axis);
-    }
-    llvm::sort(normalized);
-    auto y = c.make<OpTy>(
-        c.input(0),
-        {c.named("axes", c.i64s(normalized)),
-         c.named("keepdims", c.b.getBoolAttr(c.attrInt("keepdims", 1)))});
-    if (failed(y))
+    if (!axes) {
+      (void)c.needsConstant(1);
       return failure();
-    return SmallVector<Value>{*y};
+    }
+  }
+  if (!axes || axes->empty()) {
+    if (c.attrInt("noop_with_empty_axes", 0))
+      return std::optional<SmallVector<int64_t>>();
+    axes.emplace();
+    for (int64_t d = 0; d < rank; ++d)
+      axes->push_back(d);
+  }
+  SmallVector<int64_t> normalized;
+  for (int64_t a : *axes) {
+    auto axis = c.normalizeAxis(a, rank);
+    if (!axis) {
+      (void)c.fail(fmt::format("axis {} out of range for rank {}", a, rank));
+      return failure();
+    }
+    if (!llvm::is_contained(normalized, *axis))
+      normalized.push_back(*axis);
+  }
+  llvm::sort(normalized);
+  return std::optional(normalized);
+}
+
+template <typename OpTy>
+FailureOr<Value> makeReduce(NodeContext &c, Value x, ArrayRef<int64_t> axes,
+                            bool keepdims) {
+  return c.make<OpTy>(x, {c.named("axes", c.i64s(axes)),
+                          c.named("keepdims", c.b.getBoolAttr(keepdims))});
+}
+
+/// Builds the reduction of a node from its axes; `build` gets the input, the
+/// axes and keepdims.
+using ReduceBuilder = std::function<FailureOr<Value>(NodeContext &, Value,
+                                                     ArrayRef<int64_t>, bool)>;
+
+OpHandler reduce(int64_t axesInputSince, ReduceBuilder build) {
+  return [axesInputSince, build](NodeContext &c) -> Results {
+    auto axes = reductionAxes(c, axesInputSince);
+    if (failed(axes))
+      return failure();
+    if (!*axes)
+      return SmallVector<Value>{c.input(0)};
+    return one(build(c, c.input(0), **axes, c.attrInt("keepdims", 1) != 0));
   };
+}
+
+template <typename OpTy> OpHandler reduce(int64_t axesInputSince) {
+  return reduce(axesInputSince, makeReduce<OpTy>);
+}
+
+/// reduce_sum(f(x)) for an elementwise f given as a kiln op on x (and x).
+template <typename OpTy, bool squareArg>
+FailureOr<Value> sumOf(NodeContext &c, Value x, ArrayRef<int64_t> axes,
+                       bool keepdims) {
+  FailureOr<Value> fx;
+  if constexpr (squareArg)
+    fx = c.make<OpTy>({x, x});
+  else
+    fx = c.make<OpTy>(x);
+  if (failed(fx))
+    return failure();
+  return makeReduce<k::ReduceSumOp>(c, *fx, axes, keepdims);
+}
+
+FailureOr<Value> reduceL2(NodeContext &c, Value x, ArrayRef<int64_t> axes,
+                          bool keepdims) {
+  auto sum = sumOf<k::MulOp, true>(c, x, axes, keepdims);
+  return failed(sum) ? sum : c.make<k::SqrtOp>(*sum);
+}
+
+FailureOr<Value> reduceLogSum(NodeContext &c, Value x, ArrayRef<int64_t> axes,
+                              bool keepdims) {
+  auto sum = makeReduce<k::ReduceSumOp>(c, x, axes, keepdims);
+  return failed(sum) ? sum : c.make<k::LogOp>(*sum);
+}
+
+/// log(sum(exp(x - m))) + m with m the max over the axes, so exp never
+/// overflows.
+FailureOr<Value> reduceLogSumExp(NodeContext &c, Value x,
+                                 ArrayRef<int64_t> axes, bool keepdims) {
+  auto max = makeReduce<k::ReduceMaxOp>(c, x, axes, /*keepdims=*/true);
+  if (failed(max))
+    return failure();
+  auto shifted = c.make<k::SubOp>({x, *max});
+  if (failed(shifted))
+    return failure();
+  auto exps = c.make<k::ExpOp>(*shifted);
+  if (failed(exps))
+    return failure();
+  auto sum = makeReduce<k::ReduceSumOp>(c, *exps, axes, keepdims);
+  if (failed(sum))
+    return failure();
+  auto log = c.make<k::LogOp>(*sum);
+  if (failed(log))
+    return failure();
+  auto maxShaped = c.make<k::ReshapeOp>(
+      *max, {c.named("shape", c.i64s(c.type(*log).getShape()))});
+  if (failed(maxShaped))
+    return failure();
+  return c.make<k::AddOp>({*log, *maxShaped});
+}
+
+template <typename OpTy> OpHandler argReduce() {
+  return [](NodeContext &c) -> Results {
+    int64_t rank = c.type(c.input(0)).getRank();
+    auto axis = c.normalizeAxis(c.attrInt("axis", 0), rank);
+    if (!axis)
+      return c.fail(fmt::format("axis {} out of range for rank {}",
+                                c.attrInt("axis", 0), rank));
+    return one(c.make<OpTy>(
+        c.input(0),
+        {c.named("axis", c.b.getI64IntegerAttr(*axis)),
+         c.named("keepdims", c.b.getBoolAttr(c.attrInt("keepdims", 1))),
+         c.named("select_last_index",
+                 c.b.getBoolAttr(c.attrInt("select_last_index", 0)))}));
+  };
+}
+
+/// One-hot of the first maximum along `axis`: arg_max compared with a
+/// constant iota along the axis. Before opset 13 the input is coerced to 2-D
+/// at `axis` (like Softmax).
+Results importHardmax(NodeContext &c) {
+  Value x = c.input(0);
+  auto type = c.type(x);
+  int64_t rank = type.getRank();
+  auto axis = c.normalizeAxis(c.attrInt("axis", c.opset < 13 ? 1 : -1), rank);
+  if (!axis)
+    return c.fail(fmt::format("axis out of range for rank {}", rank));
+  auto reshape = [&](Value v, ArrayRef<int64_t> shape) {
+    return c.make<k::ReshapeOp>(v, {c.named("shape", c.i64s(shape))});
+  };
+  if (c.opset < 13) {
+    int64_t outer = 1;
+    for (int64_t d = 0; d < *axis; ++d)
+      outer *= type.getDimSize(d);
+    auto flat = reshape(
+        x, {outer, type.getNumElements() / std::max<int64_t>(outer, 1)});
+    if (failed(flat))
+      return failure();
+    x = *flat;
+    axis = 1;
+  }
+  auto xType = c.type(x);
+  auto index =
+      c.make<k::ArgMaxOp>(x, {c.named("axis", c.b.getI64IntegerAttr(*axis)),
+                              c.named("keepdims", c.b.getBoolAttr(true))});
+  if (failed(index))
+    return failure();
+  int64_t n = xType.getDimSize(*axis);
+  SmallVector<int64_t> iotaShape(xType.getRank(), 1);
+  iotaShape[*axis] = n;
+  SmallVector<int64_t> iota(n);
+  for (int64_t i = 0; i < n; ++i)
+    iota[i] = i;
+  auto iotaType = RankedTensorType::get(iotaShape, c.b.getI64Type());
+  Value positions = c.constant(cast<ElementsAttr>(
+      DenseElementsAttr::get(iotaType, ArrayRef<int64_t>(iota))));
+  auto hot = c.make<k::EqualOp>({*index, positions});
+  if (failed(hot))
+    return failure();
+  auto result = c.make<k::CastOp>(
+      *hot, {c.named("to", TypeAttr::get(type.getElementType()))});
+  if (failed(result) || c.opset >= 13)
+    return one(result);
+  return one(reshape(*result, type.getShape()));
+}
+
+FailureOr<Value> makeCumSum(NodeContext &c, Value x, int64_t axis) {
+  return c.make<k::CumSumOp>(
+      x, {c.named("axis", c.b.getI64IntegerAttr(axis)),
+          c.named("exclusive", c.b.getBoolAttr(c.attrInt("exclusive", 0))),
+          c.named("reverse", c.b.getBoolAttr(c.attrInt("reverse", 0)))});
+}
+
+/// CumSum's axis is a tensor input. When it is only known at run time (and
+/// the input has more than one axis), every axis is summed and the one asked
+/// for selected: rank times the work, but correct for any axis.
+Results importCumSum(NodeContext &c) {
+  Value x = c.input(0);
+  int64_t rank = c.type(x).getRank();
+  if (rank == 0)
+    return c.fail("needs an input of rank >= 1");
+  std::optional<SmallVector<int64_t>> axisValue = c.constantInts(1);
+  if (!axisValue && rank == 1)
+    axisValue = SmallVector<int64_t>{0};
+  if (axisValue) {
+    if (axisValue->size() != 1)
+      return c.fail("axis must be a scalar");
+    auto axis = c.normalizeAxis((*axisValue)[0], rank);
+    if (!axis)
+      return c.fail(fmt::format("axis {} out of range for rank {}",
+                                (*axisValue)[0], rank));
+    return one(makeCumSum(c, x, *axis));
+  }
+  Value axisInput = c.input(1);
+  Type axisType = c.type(axisInput).getElementType();
+  auto result = makeCumSum(c, x, rank - 1);
+  for (int64_t d = rank - 2; d >= 0 && succeeded(result); --d) {
+    auto sums = makeCumSum(c, x, d);
+    auto isD = c.make<k::EqualOp>({axisInput, c.scalar(axisType, d)});
+    auto isNegD = c.make<k::EqualOp>({axisInput, c.scalar(axisType, d - rank)});
+    if (failed(sums) || failed(isD) || failed(isNegD))
+      return failure();
+    auto picked = c.make<k::OrOp>({*isD, *isNegD});
+    if (failed(picked))
+      return failure();
+    result = c.make<k::WhereOp>({*picked, *sums, *result});
+  }
+  return one(result);
 }
 } // namespace
 
@@ -64,4 +262,13 @@ void mlir::kiln::onnx_import::registerReductionHandlers(
   t["ReduceMax"] = reduce<k::ReduceMaxOp>(18);
   t["ReduceMin"] = reduce<k::ReduceMinOp>(18);
   t["ReduceProd"] = reduce<k::ReduceProdOp>(18);
+  t["ReduceL1"] = reduce(18, sumOf<k::AbsOp, false>);
+  t["ReduceL2"] = reduce(18, reduceL2);
+  t["ReduceSumSquare"] = reduce(18, sumOf<k::MulOp, true>);
+  t["ReduceLogSum"] = reduce(18, reduceLogSum);
+  t["ReduceLogSumExp"] = reduce(18, reduceLogSumExp);
+  t["ArgMax"] = argReduce<k::ArgMaxOp>();
+  t["ArgMin"] = argReduce<k::ArgMinOp>();
+  t["Hardmax"] = importHardmax;
+  t["CumSum"] = importCumSum;
 }
