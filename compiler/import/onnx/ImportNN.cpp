@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "compiler/import/onnx/NodeContext.h"
+#include "compiler/import/onnx/ImportNNBuilder.h"
 
 #include "onnx/onnx.pb.h"
 
@@ -55,9 +55,9 @@ FailureOr<Window> readWindow(NodeContext &c, ArrayRef<int64_t> kernel) {
     for (int64_t i = 0; i < n; ++i) {
       int64_t in = input.getDimSize(i + 2);
       int64_t out = (in + w.strides[i] - 1) / w.strides[i];
-      int64_t total = std::max<int64_t>(
-          0, (out - 1) * w.strides[i] + (w.kernel[i] - 1) * w.dilations[i] +
-                 1 - in);
+      int64_t total =
+          std::max<int64_t>(0, (out - 1) * w.strides[i] +
+                                   (w.kernel[i] - 1) * w.dilations[i] + 1 - in);
       int64_t small = total / 2, big = total - small;
       w.pads[i] = autoPad == "SAME_UPPER" ? small : big;
       w.pads[n + i] = autoPad == "SAME_UPPER" ? big : small;
@@ -69,26 +69,167 @@ FailureOr<Window> readWindow(NodeContext &c, ArrayRef<int64_t> kernel) {
   return w;
 }
 
-Results importConv(NodeContext &c) {
-  if (!c.hasInput(0) || !c.hasInput(1))
-    return c.fail("needs X and W");
-  auto weight = c.type(c.input(1));
-  auto kernel = c.attrInts("kernel_shape")
-                    .value_or(SmallVector<int64_t>(
-                        weight.getShape().drop_front(2)));
+} // namespace
+
+FailureOr<Value> mlir::kiln::onnx_import::buildConv(NodeContext &c, Value x,
+                                                    Value weight, Value bias) {
+  auto weightType = c.type(weight);
+  auto kernel =
+      c.attrInts("kernel_shape")
+          .value_or(SmallVector<int64_t>(weightType.getShape().drop_front(2)));
   auto w = readWindow(c, kernel);
   if (failed(w))
     return failure();
-  if (ArrayRef<int64_t>(w->kernel) != weight.getShape().drop_front(2))
-    return c.fail("kernel_shape does not match the weight's shape");
-  SmallVector<Value> operands = {c.input(0), c.input(1)};
+  if (ArrayRef<int64_t>(w->kernel) != weightType.getShape().drop_front(2)) {
+    c.error = "kernel_shape does not match the weight's shape";
+    return failure();
+  }
+  SmallVector<Value> operands = {x, weight};
+  if (bias)
+    operands.push_back(bias);
+  return c.make<k::ConvOp>(
+      operands,
+      {c.named("strides", c.i64s(w->strides)), c.named("pads", c.i64s(w->pads)),
+       c.named("dilations", c.i64s(w->dilations)),
+       c.named("group", c.b.getI64IntegerAttr(c.attrInt("group", 1)))});
+}
+
+namespace {
+Results importConv(NodeContext &c) {
+  if (!c.hasInput(0) || !c.hasInput(1))
+    return c.fail("needs X and W");
+  return one(buildConv(c, c.input(0), c.input(1), c.input(2)));
+}
+
+/// ONNX's pads of a transposed convolution: explicit, or derived from
+/// output_shape (or, for SAME_*, input * stride) as the reference does,
+/// with floor division so that a negative total extends the end.
+FailureOr<SmallVector<int64_t>>
+convTransposePads(NodeContext &c, ArrayRef<int64_t> inputShape,
+                  ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
+                  ArrayRef<int64_t> dilations,
+                  ArrayRef<int64_t> outputPadding) {
+  int64_t n = kernel.size();
+  std::string autoPad = c.attrString("auto_pad", "NOTSET");
+  bool same = autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER";
+  if (!same && autoPad != "NOTSET" && autoPad != "VALID") {
+    c.error = "unknown auto_pad '" + autoPad + "'";
+    return failure();
+  }
+  auto outputShape = c.attrInts("output_shape");
+  if (!outputShape && !same) {
+    auto pads = c.attrInts("pads").value_or(SmallVector<int64_t>(2 * n, 0));
+    if (autoPad == "VALID")
+      pads.assign(2 * n, 0);
+    if ((int64_t)pads.size() != 2 * n) {
+      c.error = "pads do not match the spatial dims";
+      return failure();
+    }
+    return pads;
+  }
+  SmallVector<int64_t> target;
+  if (outputShape)
+    target.assign(outputShape->end() -
+                      std::min<int64_t>(n, outputShape->size()),
+                  outputShape->end());
+  else
+    for (int64_t i = 0; i < n; ++i)
+      target.push_back(inputShape[i] * strides[i]);
+  if ((int64_t)target.size() != n) {
+    c.error = "output_shape does not match the spatial dims";
+    return failure();
+  }
+  SmallVector<int64_t> pads(2 * n);
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t total = strides[i] * (inputShape[i] - 1) + outputPadding[i] +
+                    (kernel[i] - 1) * dilations[i] + 1 - target[i];
+    int64_t half = llvm::divideFloorSigned(total, 2);
+    pads[i] = autoPad == "SAME_UPPER" ? half : total - half;
+    pads[n + i] = total - pads[i];
+  }
+  return pads;
+}
+
+/// ConvTranspose as a convolution: the input with (stride - 1) zeros between
+/// elements, padded by dilation * (kernel - 1) less ONNX's pads, convolved
+/// with the kernel flipped in space and regrouped from [C, M/g] to [M, C/g].
+Results importConvTranspose(NodeContext &c) {
+  Value x = c.input(0), w = c.input(1);
+  if (!x || !w)
+    return c.fail("needs X and W");
+  NNBuilder e(c);
+  int64_t rank = e.rank(x), n = rank - 2;
+  if (n < 1 || e.rank(w) != rank)
+    return c.fail("X and W must have the same rank, at least 3");
+  int64_t group = c.attrInt("group", 1);
+  SmallVector<int64_t> wShape(e.shape(w));
+  int64_t channels = wShape[0], outPerGroup = wShape[1];
+  if (group < 1 || channels % group || e.shape(x)[1] != channels)
+    return c.fail("X channels, W and group do not match");
+  SmallVector<int64_t> kernel(ArrayRef<int64_t>(wShape).drop_front(2));
+  if (auto ks = c.attrInts("kernel_shape"); ks && *ks != kernel)
+    return c.fail("kernel_shape does not match W");
+  auto strides = c.attrInts("strides").value_or(SmallVector<int64_t>(n, 1));
+  auto dilations = c.attrInts("dilations").value_or(SmallVector<int64_t>(n, 1));
+  auto outputPadding =
+      c.attrInts("output_padding").value_or(SmallVector<int64_t>(n, 0));
+  if ((int64_t)strides.size() != n || (int64_t)dilations.size() != n ||
+      (int64_t)outputPadding.size() != n)
+    return c.fail("strides, dilations or output_padding do not match the "
+                  "spatial dims");
+  SmallVector<int64_t> inputShape(e.shape(x).drop_front(2));
+  auto pads = convTransposePads(c, inputShape, kernel, strides, dilations,
+                                outputPadding);
+  if (failed(pads))
+    return failure();
+
+  Value z = x;
+  SmallVector<int64_t> convPads(2 * n);
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t axis = i + 2, in = inputShape[i], s = strides[i];
+    if (s > 1 && in > 1) {
+      // [.., in, ..] -> [.., in, 1, ..] ++ zeros [.., in, s-1, ..] ->
+      // [.., in*s, ..], then drop the zeros after the last element.
+      SmallVector<int64_t> split(e.shape(z));
+      split.insert(split.begin() + axis + 1, 1);
+      SmallVector<int64_t> zeros(split);
+      zeros[axis + 1] = s - 1;
+      SmallVector<int64_t> merged(e.shape(z));
+      merged[axis] = in * s;
+      z = e.concat({e.reshape(z, split), e.splat(zeros, e.elementType(x), 0)},
+                   axis + 1);
+      z = e.slice(e.reshape(z, merged), axis, 0, (in - 1) * s + 1);
+    }
+    int64_t reach = dilations[i] * (kernel[i] - 1);
+    int64_t low = reach - (*pads)[i];
+    int64_t high = reach - (*pads)[n + i] + outputPadding[i];
+    if (z && (low < 0 || high < 0)) {
+      int64_t size = e.shape(z)[axis];
+      z = e.slice(z, axis, std::max<int64_t>(0, -low),
+                  size - std::max<int64_t>(0, -high));
+    }
+    convPads[i] = std::max<int64_t>(0, low);
+    convPads[n + i] = std::max<int64_t>(0, high);
+    w = e.slice(w, axis, kernel[i] - 1, -1, -1);
+  }
+  // [C, M/g, k..] -> [g, C/g, M/g, k..] -> [g, M/g, C/g, k..] -> [M, C/g, k..]
+  SmallVector<int64_t> grouped = {group, channels / group, outPerGroup};
+  grouped.append(kernel);
+  SmallVector<int64_t> perm = {0, 2, 1};
+  SmallVector<int64_t> regrouped = {group * outPerGroup, channels / group};
+  for (int64_t i = 0; i < n; ++i) {
+    perm.push_back(i + 3);
+    regrouped.push_back(kernel[i]);
+  }
+  w = e.reshape(e.transpose(e.reshape(w, grouped), perm), regrouped);
+  SmallVector<Value> operands = {z, w};
   if (c.hasInput(2))
     operands.push_back(c.input(2));
-  return one(c.make<k::ConvOp>(
-      operands, {c.named("strides", c.i64s(w->strides)),
-                 c.named("pads", c.i64s(w->pads)),
-                 c.named("dilations", c.i64s(w->dilations)),
-                 c.named("group", c.b.getI64IntegerAttr(c.attrInt("group", 1)))}));
+  return e.done({e.op<k::ConvOp>(
+      operands, {c.named("strides", c.i64s(SmallVector<int64_t>(n, 1))),
+                 c.named("pads", c.i64s(convPads)),
+                 c.named("dilations", c.i64s(dilations)),
+                 c.named("group", c.b.getI64IntegerAttr(group))})});
 }
 
 template <typename OpTy> OpHandler pool(bool isMax) {
@@ -108,8 +249,9 @@ template <typename OpTy> OpHandler pool(bool isMax) {
         c.named("dilations", c.i64s(w->dilations)),
         c.named("ceil_mode", c.b.getBoolAttr(c.attrInt("ceil_mode", 0)))};
     if (!isMax)
-      attrs.push_back(c.named("count_include_pad",
-                              c.b.getBoolAttr(c.attrInt("count_include_pad", 0))));
+      attrs.push_back(
+          c.named("count_include_pad",
+                  c.b.getBoolAttr(c.attrInt("count_include_pad", 0))));
     return one(c.make<OpTy>(c.input(0), attrs));
   };
 }
@@ -120,9 +262,9 @@ template <typename OpTy> OpHandler globalPool() {
     SmallVector<int64_t> axes;
     for (int64_t d = 2; d < rank; ++d)
       axes.push_back(d);
-    return one(c.make<OpTy>(c.input(0), {c.named("axes", c.i64s(axes)),
-                                         c.named("keepdims",
-                                                 c.b.getBoolAttr(true))}));
+    return one(
+        c.make<OpTy>(c.input(0), {c.named("axes", c.i64s(axes)),
+                                  c.named("keepdims", c.b.getBoolAttr(true))}));
   };
 }
 
@@ -201,89 +343,13 @@ Results importMatMul(NodeContext &c) {
   return one(reshape(*y, shape));
 }
 
-Results importBatchNorm(NodeContext &c) {
-  if (c.attrInt("training_mode", 0) || c.hasOutput(1))
-    return c.unsupported("training mode is not supported (inference only)");
-  for (size_t i = 0; i < 5; ++i)
-    if (!c.hasInput(i))
-      return c.fail("needs X, scale, B, mean and var");
-  return one(c.make<k::BatchNormOp>(
-      {c.input(0), c.input(1), c.input(2), c.input(3), c.input(4)},
-      {c.named("epsilon", c.b.getF64FloatAttr(c.attrFloat("epsilon", 1e-5)))}));
-}
-
-Results importLayerNorm(NodeContext &c) {
-  if (c.hasOutput(1) || c.hasOutput(2))
-    return c.unsupported("the Mean and InvStdDev outputs are not supported");
-  int64_t rank = c.type(c.input(0)).getRank();
-  auto axis = c.normalizeAxis(c.attrInt("axis", -1), rank);
-  if (!axis)
-    return c.fail("axis out of range");
-  SmallVector<Value> operands = {c.input(0), c.input(1)};
-  if (c.hasInput(2))
-    operands.push_back(c.input(2));
-  return one(c.make<k::LayerNormOp>(
-      operands,
-      {c.named("axis", c.b.getI64IntegerAttr(*axis)),
-       c.named("epsilon", c.b.getF64FloatAttr(c.attrFloat("epsilon", 1e-5)))}));
-}
-
-/// InstanceNormalization: per (sample, channel) mean and variance over the
-/// spatial dims, then the per-channel affine transform.
-Results importInstanceNorm(NodeContext &c) {
-  Value x = c.input(0);
-  auto type = c.type(x);
-  int64_t rank = type.getRank();
-  if (rank < 3 || !c.hasInput(1) || !c.hasInput(2))
-    return c.fail("needs an input of rank >= 3, scale and B");
-  SmallVector<int64_t> axes, channelShape(rank - 1, 1);
-  for (int64_t d = 2; d < rank; ++d)
-    axes.push_back(d);
-  channelShape[0] = type.getDimSize(1);
-  auto keep = {c.named("axes", c.i64s(axes)),
-               c.named("keepdims", c.b.getBoolAttr(true))};
-  Type et = type.getElementType();
-  auto mean = c.make<k::ReduceMeanOp>(x, keep);
-  if (failed(mean))
-    return failure();
-  auto centered = c.make<k::SubOp>({x, *mean});
-  if (failed(centered))
-    return failure();
-  auto squared = c.make<k::MulOp>({*centered, *centered});
-  if (failed(squared))
-    return failure();
-  auto var = c.make<k::ReduceMeanOp>(*squared, keep);
-  if (failed(var))
-    return failure();
-  auto shifted = c.make<k::AddOp>({*var, c.scalar(et, c.attrFloat("epsilon", 1e-5))});
-  if (failed(shifted))
-    return failure();
-  auto std = c.make<k::SqrtOp>(*shifted);
-  if (failed(std))
-    return failure();
-  auto normalized = c.make<k::DivOp>({*centered, *std});
-  if (failed(normalized))
-    return failure();
-  auto reshapeChannel = [&](Value v) {
-    return c.make<k::ReshapeOp>(v, {c.named("shape", c.i64s(channelShape))});
-  };
-  auto scale = reshapeChannel(c.input(1)), bias = reshapeChannel(c.input(2));
-  if (failed(scale) || failed(bias))
-    return failure();
-  auto scaled = c.make<k::MulOp>({*normalized, *scale});
-  if (failed(scaled))
-    return failure();
-  return one(c.make<k::AddOp>({*scaled, *bias}));
-}
-
 /// Softmax/LogSoftmax. Before opset 13 the input is coerced to 2-D at `axis`
 /// and normalized over everything from `axis` on.
 template <typename OpTy> OpHandler softmax() {
   return [](NodeContext &c) -> Results {
     auto type = c.type(c.input(0));
     int64_t rank = type.getRank();
-    auto axis = c.normalizeAxis(c.attrInt("axis", c.opset < 13 ? 1 : -1),
-                                rank);
+    auto axis = c.normalizeAxis(c.attrInt("axis", c.opset < 13 ? 1 : -1), rank);
     if (!axis)
       return c.fail("axis out of range");
     if (c.opset >= 13 || *axis == rank - 1)
@@ -292,20 +358,21 @@ template <typename OpTy> OpHandler softmax() {
     int64_t outer = 1, inner = 1;
     for (int64_t d = 0; d < rank; ++d)
       (d < *axis ? outer : inner) *= type.getDimSize(d);
-    auto flat = c.make<k::ReshapeOp>(c.input(0),
-                                     {c.named("shape", c.i64s({outer, inner}))});
+    auto flat = c.make<k::ReshapeOp>(
+        c.input(0), {c.named("shape", c.i64s({outer, inner}))});
     if (failed(flat))
       return failure();
     auto y = c.make<OpTy>(*flat, {c.named("axis", c.b.getI64IntegerAttr(1))});
     if (failed(y))
       return failure();
-    return one(c.make<k::ReshapeOp>(*y,
-                                    {c.named("shape", c.i64s(type.getShape()))}));
+    return one(
+        c.make<k::ReshapeOp>(*y, {c.named("shape", c.i64s(type.getShape()))}));
   };
 }
 } // namespace
 
-void mlir::kiln::onnx_import::registerNNHandlers(llvm::StringMap<OpHandler> &t) {
+void mlir::kiln::onnx_import::registerNNHandlers(
+    llvm::StringMap<OpHandler> &t) {
   t["Conv"] = importConv;
   t["Gemm"] = importGemm;
   t["MatMul"] = importMatMul;
@@ -313,9 +380,11 @@ void mlir::kiln::onnx_import::registerNNHandlers(llvm::StringMap<OpHandler> &t) 
   t["AveragePool"] = pool<k::AvgPoolOp>(/*isMax=*/false);
   t["GlobalAveragePool"] = globalPool<k::ReduceMeanOp>();
   t["GlobalMaxPool"] = globalPool<k::ReduceMaxOp>();
-  t["BatchNormalization"] = importBatchNorm;
-  t["LayerNormalization"] = importLayerNorm;
-  t["InstanceNormalization"] = importInstanceNorm;
+  t["ConvTranspose"] = importConvTranspose;
   t["Softmax"] = softmax<k::SoftmaxOp>();
   t["LogSoftmax"] = softmax<k::LogSoftmaxOp>();
+  registerLossHandlers(t);
+  registerNNNormHandlers(t);
+  registerRecurrentHandlers(t);
+  registerQuantHandlers(t);
 }

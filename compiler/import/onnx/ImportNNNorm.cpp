@@ -1,0 +1,230 @@
+//===- ImportNNNorm.cpp - Normalizations and Dropout ----------------------===//
+//
+// BatchNormalization and LayerNormalization map to their kiln ops in the
+// common inference case; the variants that also return statistics (training
+// mode batch norm, layer norm's Mean/InvStdDev) are composed from reductions
+// and elementwise ops following the ONNX function bodies, as are
+// InstanceNormalization, MeanVarianceNormalization and LRN.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/import/onnx/ImportNNBuilder.h"
+
+#include "onnx/onnx.pb.h"
+
+#include <fmt/format.h>
+
+using namespace mlir;
+using namespace mlir::kiln;
+using namespace mlir::kiln::onnx_import;
+
+namespace {
+using Results = FailureOr<SmallVector<Value>>;
+
+/// Shape of a per-channel [C] parameter broadcast against NC... of `rank`.
+SmallVector<int64_t> channelShape(int64_t channels, int64_t rank) {
+  SmallVector<int64_t> shape(rank - 1, 1);
+  shape[0] = channels;
+  return shape;
+}
+
+/// Training mode: normalize with the batch's own statistics and return the
+/// updated running statistics.
+Results importBatchNormTraining(NodeContext &c) {
+  if (c.hasOutput(3) || c.hasOutput(4))
+    return c.unsupported("the saved_mean/saved_var outputs of training mode");
+  NNBuilder e(c);
+  Value x = c.input(0);
+  int64_t rank = e.rank(x), channels = e.shape(x)[1];
+  SmallVector<int64_t> axes = dimRange(0, rank);
+  axes.erase(axes.begin() + 1);
+  SmallVector<int64_t> perChannel = channelShape(channels, rank);
+  auto toChannel = [&](Value v) { return e.reshape(v, perChannel); };
+
+  Value mean = e.reduceMean(x, axes, true);
+  Value centered = e.sub(x, mean);
+  Value var = e.reduceMean(e.mul(centered, centered), axes, true);
+  Value eps = e.k(x, c.attrFloat("epsilon", 1e-5));
+  Value y = e.div(centered, e.sqrt(e.add(var, eps)));
+  y = e.add(e.mul(y, toChannel(c.input(1))), toChannel(c.input(2)));
+
+  // running = input_running * momentum + batch * (1 - momentum)
+  double momentum = c.attrFloat("momentum", 0.9);
+  auto running = [&](Value previous, Value batch) {
+    Value flat = e.reshape(batch, {channels});
+    return e.add(e.mul(previous, e.k(previous, momentum)),
+                 e.mul(e.cast(flat, e.elementType(previous)),
+                       e.k(previous, 1 - momentum)));
+  };
+  Value runningMean = c.hasOutput(1) ? running(c.input(3), mean) : Value();
+  Value runningVar = c.hasOutput(2) ? running(c.input(4), var) : Value();
+  return e.done({y, runningMean, runningVar});
+}
+
+Results importBatchNorm(NodeContext &c) {
+  for (size_t i = 0; i < 5; ++i)
+    if (!c.hasInput(i))
+      return c.fail("needs X, scale, B, mean and var");
+  if (c.type(c.input(0)).getRank() < 2)
+    return c.fail("X must have rank >= 2");
+  // Opset < 7 had is_test (0 means training); from 14, training_mode.
+  bool training =
+      c.opset >= 14 ? c.attrInt("training_mode", 0) != 0 : c.numOutputs() > 1;
+  if (training)
+    return importBatchNormTraining(c);
+  NNBuilder e(c);
+  return e.done({e.op<BatchNormOp>(
+      {c.input(0), c.input(1), c.input(2), c.input(3), c.input(4)},
+      {c.named("epsilon",
+               c.b.getF64FloatAttr(c.attrFloat("epsilon", 1e-5)))})});
+}
+
+/// LayerNormalization. Y alone is kiln.layer_norm; with the Mean/InvStdDev
+/// outputs it is the ONNX function body, statistics in `stash_type`.
+Results importLayerNorm(NodeContext &c) {
+  Value x = c.input(0);
+  if (!x || !c.hasInput(1))
+    return c.fail("needs X and Scale");
+  NNBuilder e(c);
+  int64_t rank = e.rank(x);
+  auto axis = c.normalizeAxis(c.attrInt("axis", -1), rank);
+  if (!axis)
+    return c.fail("axis out of range");
+  double epsilon = c.attrFloat("epsilon", 1e-5);
+  if (!c.hasOutput(1) && !c.hasOutput(2)) {
+    SmallVector<Value> operands = {x, c.input(1)};
+    if (c.hasInput(2))
+      operands.push_back(c.input(2));
+    return e.done({e.op<LayerNormOp>(
+        operands, {c.named("axis", c.b.getI64IntegerAttr(*axis)),
+                   c.named("epsilon", c.b.getF64FloatAttr(epsilon))})});
+  }
+  int64_t stashType = c.attrInt("stash_type", 1);
+  Type stash = elementTypeFor(c.ctx(), stashType);
+  if (!stash || !isa<FloatType>(stash))
+    return c.unsupported(fmt::format("stash_type {}", stashType));
+  Type xType = e.elementType(x);
+  Value xs = e.cast(x, stash);
+  SmallVector<int64_t> axes = dimRange(*axis, rank);
+  Value mean = e.reduceMean(xs, axes, true);
+  Value centered = e.sub(xs, mean);
+  Value var = e.reduceMean(e.mul(centered, centered), axes, true);
+  Value invStdDev = e.div(e.k(var, 1), e.sqrt(e.add(var, e.k(var, epsilon))));
+  Value y = e.cast(e.mul(centered, invStdDev), xType);
+  y = e.mul(y, c.input(1));
+  if (c.hasInput(2))
+    y = e.add(y, c.input(2));
+  return e.done({y, mean, invStdDev});
+}
+
+/// InstanceNormalization: per (sample, channel) mean and variance over the
+/// spatial dims, then the per-channel affine transform.
+Results importInstanceNorm(NodeContext &c) {
+  Value x = c.input(0);
+  if (!x || c.type(x).getRank() < 3 || !c.hasInput(1) || !c.hasInput(2))
+    return c.fail("needs an input of rank >= 3, scale and B");
+  NNBuilder e(c);
+  int64_t rank = e.rank(x);
+  SmallVector<int64_t> axes = dimRange(2, rank);
+  SmallVector<int64_t> perChannel = channelShape(e.shape(x)[1], rank);
+  Value mean = e.reduceMean(x, axes, true);
+  Value centered = e.sub(x, mean);
+  Value var = e.reduceMean(e.mul(centered, centered), axes, true);
+  Value eps = e.k(x, c.attrFloat("epsilon", 1e-5));
+  Value normalized = e.div(centered, e.sqrt(e.add(var, eps)));
+  Value scaled = e.mul(normalized, e.reshape(c.input(1), perChannel));
+  return e.done({e.add(scaled, e.reshape(c.input(2), perChannel))});
+}
+
+/// MeanVarianceNormalization, as its function body: (X - E[X]) /
+/// (sqrt(E[X^2] - E[X]^2) + 1e-9).
+Results importMeanVarianceNorm(NodeContext &c) {
+  Value x = c.input(0);
+  NNBuilder e(c);
+  int64_t rank = e.rank(x);
+  SmallVector<int64_t> axes =
+      c.attrInts("axes").value_or(SmallVector<int64_t>{0, 2, 3});
+  for (int64_t &a : axes) {
+    auto axis = c.normalizeAxis(a, rank);
+    if (!axis)
+      return c.fail("axes out of range");
+    a = *axis;
+  }
+  llvm::sort(axes);
+  axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
+  Value mean = e.reduceMean(x, axes, true);
+  Value meanOfSquares = e.reduceMean(e.mul(x, x), axes, true);
+  Value std = e.sqrt(e.sub(meanOfSquares, e.mul(mean, mean)));
+  return e.done({e.div(e.sub(x, mean), e.add(std, e.k(x, 1e-9)))});
+}
+
+/// LRN: the sum of squares over a window of channels is an average pool
+/// (padding counted, so mean * size is the sum) over a view of X^2 that puts
+/// the channels in a spatial position.
+Results importLRN(NodeContext &c) {
+  Value x = c.input(0);
+  NNBuilder e(c);
+  if (e.rank(x) < 3)
+    return c.fail("X must have rank >= 3");
+  int64_t size = c.attrInt("size", 0);
+  if (size < 1)
+    return c.fail("size must be positive");
+  double alpha = c.attrFloat("alpha", 1e-4), beta = c.attrFloat("beta", 0.75),
+         bias = c.attrFloat("bias", 1.0);
+  ArrayRef<int64_t> shape = e.shape(x);
+  int64_t positions = 1;
+  for (int64_t d : shape.drop_front(2))
+    positions *= d;
+  int64_t before = (size - 1) / 2, after = size - 1 - before;
+  Value squares = e.reshape(e.mul(x, x), {shape[0], 1, shape[1], positions});
+  Value mean = e.op<AvgPoolOp>(
+      {squares}, {c.named("kernel_shape", c.i64s({size, 1})),
+                  c.named("strides", c.i64s({1, 1})),
+                  c.named("pads", c.i64s({before, 0, after, 0})),
+                  c.named("dilations", c.i64s({1, 1})),
+                  c.named("count_include_pad", c.b.getBoolAttr(true))});
+  Value sum = e.reshape(e.mul(mean, e.k(x, size)), shape);
+  Value denominator = e.pow(
+      e.add(e.mul(sum, e.k(x, alpha / size)), e.k(x, bias)), e.k(x, beta));
+  return e.done({e.div(x, denominator)});
+}
+
+/// Dropout is the identity outside training, and in training with ratio 0;
+/// the mask is then all true. Random dropout cannot match a reference.
+Results importDropout(NodeContext &c) {
+  Value x = c.input(0);
+  bool training = false;
+  double ratio = c.attrFloat("ratio", 0.5);
+  if (c.opset >= 12) {
+    if (c.hasInput(2)) {
+      auto mode = c.constantInts(2);
+      if (!mode || mode->size() != 1)
+        return c.needsConstant(2);
+      training = (*mode)[0] != 0;
+    }
+    if (c.hasInput(1)) {
+      auto r = c.constantFloats(1);
+      if (!r || r->size() != 1)
+        return c.needsConstant(1);
+      ratio = (*r)[0];
+    }
+  }
+  if (training && ratio != 0)
+    return c.unsupported("random dropout (training_mode with ratio > 0)");
+  NNBuilder e(c);
+  Value mask = c.hasOutput(1)
+                   ? e.splat(e.shape(x), IntegerType::get(c.ctx(), 1), 1)
+                   : Value();
+  return e.done({x, mask});
+}
+} // namespace
+
+void mlir::kiln::onnx_import::registerNNNormHandlers(
+    llvm::StringMap<OpHandler> &t) {
+  t["BatchNormalization"] = importBatchNorm;
+  t["LayerNormalization"] = importLayerNorm;
+  t["InstanceNormalization"] = importInstanceNorm;
+  t["MeanVarianceNormalization"] = importMeanVarianceNorm;
+  t["LRN"] = importLRN;
+  t["Dropout"] = importDropout;
+}
