@@ -19,8 +19,7 @@ RankedTensorType rankedType(Value v) {
 
 LogicalResult checkAxis(std::optional<Location> l, int64_t axis, int64_t rank) {
   if (axis < 0 || axis >= rank)
-    return emitOptionalError(l, "axis ", axis, " out of range for rank ",
-                             rank);
+    return emitOptionalError(l, "axis ", axis, " out of range for rank ", rank);
   return success();
 }
 
@@ -60,8 +59,7 @@ LogicalResult GatherElementsOp::inferReturnTypes(MLIRContext *,
 }
 
 LogicalResult GatherNDOp::inferReturnTypes(MLIRContext *,
-                                           std::optional<Location> l,
-                                           Adaptor a,
+                                           std::optional<Location> l, Adaptor a,
                                            SmallVectorImpl<Type> &out) {
   auto data = rankedType(a.getData()), indices = rankedType(a.getIndices());
   int64_t batch = a.getBatchDims();
@@ -114,8 +112,8 @@ LogicalResult ScatterNDOp::inferReturnTypes(MLIRContext *,
     return failure();
   if (indices.getRank() < 1 || indices.getShape().back() < 1 ||
       indices.getShape().back() > data.getRank())
-    return emitOptionalError(l, "index tuples must have 1 to ",
-                             data.getRank(), " entries");
+    return emitOptionalError(l, "index tuples must have 1 to ", data.getRank(),
+                             " entries");
   SmallVector<int64_t> expected(indices.getShape().drop_back());
   llvm::append_range(expected,
                      data.getShape().drop_front(indices.getShape().back()));

@@ -31,7 +31,8 @@ using namespace mlir::kiln;
 Value mlir::kiln::normalizeIndex(OpBuilder &b, Location l, Value index,
                                  bool isUnsigned, int64_t size) {
   Type indexType = b.getIndexType();
-  Value last = arith::ConstantIndexOp::create(b, l, std::max<int64_t>(size - 1, 0));
+  Value last =
+      arith::ConstantIndexOp::create(b, l, std::max<int64_t>(size - 1, 0));
   if (isUnsigned) {
     // An unsigned index with its top bit set is huge, not negative.
     index = arith::IndexCastUIOp::create(b, l, indexType, index);
@@ -73,15 +74,14 @@ struct GatherElementsLowering : OpConversionPattern<GatherElementsOp> {
     int64_t axisSize = cast<RankedTensorType>(data.getType()).getDimSize(axis);
     bool isUnsigned = isUnsignedLike(getElementType(op.getIndices()));
     BroadcastOperand indices = {
-        adaptor.getIndices(),
-        rewriter.getMultiDimIdentityMap(type.getRank())};
+        adaptor.getIndices(), rewriter.getMultiDimIdentityMap(type.getRank())};
     auto body = [&](OpBuilder &b, Location l, ValueRange args) -> Value {
       SmallVector<Value> coords = loopIndices(b, l, type.getRank());
       coords[axis] = normalizeIndex(b, l, args[0], isUnsigned, axisSize);
       return tensor::ExtractOp::create(b, l, data, coords);
     };
-    rewriter.replaceOp(op, createParallelGeneric(rewriter, op.getLoc(), type,
-                                                 indices, body));
+    rewriter.replaceOp(
+        op, createParallelGeneric(rewriter, op.getLoc(), type, indices, body));
     return success();
   }
 };
@@ -97,7 +97,8 @@ struct GatherNDLowering : OpConversionPattern<GatherNDOp> {
     auto dataShape = cast<RankedTensorType>(data.getType()).getShape();
     auto indicesShape = cast<RankedTensorType>(indices.getType()).getShape();
     int64_t batch = op.getBatchDims();
-    int64_t tupleDims = indicesShape.size() - 1, tupleSize = indicesShape.back();
+    int64_t tupleDims = indicesShape.size() - 1,
+            tupleSize = indicesShape.back();
     bool isUnsigned = isUnsignedLike(getElementType(op.getIndices()));
     // Result dims: indices.shape[:-1] (the first `batch` shared with data),
     // then the data dims after the addressed ones.
@@ -115,8 +116,8 @@ struct GatherNDLowering : OpConversionPattern<GatherNDOp> {
       coords.append(loops.begin() + tupleDims, loops.end());
       return tensor::ExtractOp::create(b, l, data, coords);
     };
-    rewriter.replaceOp(op, createParallelGeneric(rewriter, op.getLoc(), type,
-                                                 {}, body));
+    rewriter.replaceOp(
+        op, createParallelGeneric(rewriter, op.getLoc(), type, {}, body));
     return success();
   }
 };
@@ -130,8 +131,8 @@ struct TriluLowering : OpConversionPattern<TriluOp> {
     Location loc = op.getLoc();
     auto type = convertedType(getTypeConverter(), op.getResult());
     int64_t rank = type.getRank();
-    Value k = tensor::ExtractOp::create(rewriter, loc, adaptor.getK(),
-                                        ValueRange{});
+    Value k =
+        tensor::ExtractOp::create(rewriter, loc, adaptor.getK(), ValueRange{});
     bool upper = op.getUpper();
     BroadcastOperand input = {adaptor.getInput(),
                               rewriter.getMultiDimIdentityMap(rank)};
@@ -147,8 +148,8 @@ struct TriluLowering : OpConversionPattern<TriluOp> {
       Value zero = createScalarConstant(b, l, type.getElementType(), 0);
       return arith::SelectOp::create(b, l, keep, args[0], zero);
     };
-    rewriter.replaceOp(op, createParallelGeneric(rewriter, loc, type, input,
-                                                 body));
+    rewriter.replaceOp(op,
+                       createParallelGeneric(rewriter, loc, type, input, body));
     return success();
   }
 };
@@ -171,11 +172,12 @@ struct ReverseSequenceLowering : OpConversionPattern<ReverseSequenceOp> {
       // normalizeIndex clamps into [0, steps - 1]; lengths live in
       // [0, steps], so clamp by hand.
       Type indexType = b.getIndexType();
-      length = isUnsigned
-                   ? Value(arith::IndexCastUIOp::create(b, l, indexType, length))
-                   : Value(arith::IndexCastOp::create(b, l, indexType, length));
-      length = arith::MaxSIOp::create(
-          b, l, length, arith::ConstantIndexOp::create(b, l, 0));
+      length =
+          isUnsigned
+              ? Value(arith::IndexCastUIOp::create(b, l, indexType, length))
+              : Value(arith::IndexCastOp::create(b, l, indexType, length));
+      length = arith::MaxSIOp::create(b, l, length,
+                                      arith::ConstantIndexOp::create(b, l, 0));
       length = arith::MinSIOp::create(
           b, l, length, arith::ConstantIndexOp::create(b, l, steps));
       Value t = coords[timeAxis];
@@ -189,8 +191,8 @@ struct ReverseSequenceLowering : OpConversionPattern<ReverseSequenceOp> {
       coords[timeAxis] = arith::SelectOp::create(b, l, inside, mirrored, t);
       return tensor::ExtractOp::create(b, l, input, coords);
     };
-    rewriter.replaceOp(op, createParallelGeneric(rewriter, op.getLoc(), type,
-                                                 {}, body));
+    rewriter.replaceOp(
+        op, createParallelGeneric(rewriter, op.getLoc(), type, {}, body));
     return success();
   }
 };
@@ -259,7 +261,8 @@ struct PadLowering : OpConversionPattern<PadOp> {
       }
       return tensor::ExtractOp::create(b, l, input, coords);
     };
-    rewriter.replaceOp(op, createParallelGeneric(rewriter, loc, type, {}, body));
+    rewriter.replaceOp(op,
+                       createParallelGeneric(rewriter, loc, type, {}, body));
     return success();
   }
 };

@@ -17,7 +17,7 @@ Value normalizeIndex(OpBuilder &b, Location loc, Value index, bool isUnsigned,
 
 /// Scatters and TopK (IndexingScatter.cpp).
 void populateKilnScatterToLinalgPatterns(RewritePatternSet &patterns,
-                                        TypeConverter &typeConverter);
+                                         TypeConverter &typeConverter);
 /// Resize (IndexingResize.cpp).
 void populateKilnResizeToLinalgPatterns(RewritePatternSet &patterns,
                                         TypeConverter &typeConverter);

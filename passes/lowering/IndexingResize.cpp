@@ -68,7 +68,8 @@ double sourceCoordinate(const ResizeParams &p, int64_t x, int64_t in,
   }
   if (t == "tf_crop_and_resize") {
     double span = roiEnd - roiStart;
-    double v = out == 1 ? span * (in - 1) / 2 : x * span * (in - 1) / (width - 1);
+    double v =
+        out == 1 ? span * (in - 1) / 2 : x * span * (in - 1) / (width - 1);
     v += roiStart * (in - 1);
     outside = v < 0 || v > in - 1;
     return v;
@@ -108,7 +109,8 @@ DimTaps computeTaps(const ResizeParams &p, int64_t in, int64_t out,
   SmallVector<double> weight;
   for (int64_t o = 0; o < out; ++o) {
     bool outside;
-    double x = sourceCoordinate(p, o, in, out, scale, roiStart, roiEnd, outside);
+    double x =
+        sourceCoordinate(p, o, in, out, scale, roiStart, roiEnd, outside);
     d.inside.push_back(!outside);
     d.anyOutside |= outside;
     double whole = std::floor(x);
@@ -148,8 +150,8 @@ DimTaps computeTaps(const ResizeParams &p, int64_t in, int64_t out,
     for (int64_t t = 0; t < n; ++t)
       if (weight[o * n + t] != 0)
         ++nonzero, at = index[o * n + t];
-    single = nonzero == 1 &&
-             llvm::count(ArrayRef(weight).slice(o * n, n), 1.0) == 1;
+    single =
+        nonzero == 1 && llvm::count(ArrayRef(weight).slice(o * n, n), 1.0) == 1;
     chosen.push_back(at);
   }
   if (single) {
@@ -188,9 +190,8 @@ struct ResizeLowering : OpConversionPattern<ResizeOp> {
     Type elementType = type.getElementType();
     if (op.getMode() != "nearest" && !isa<FloatType>(elementType))
       return rewriter.notifyMatchFailure(op, "interpolation needs floats");
-    Type accType = isa<FloatType>(elementType)
-                       ? getAccumulatorType(elementType)
-                       : Type(rewriter.getF32Type());
+    Type accType = isa<FloatType>(elementType) ? getAccumulatorType(elementType)
+                                               : Type(rewriter.getF32Type());
     ResizeParams p{op.getMode(), op.getCoordinateTransformationMode(),
                    op.getNearestMode(), op.getCubicCoeffA().convertToDouble(),
                    op.getExcludeOutside()};
@@ -245,8 +246,8 @@ struct ResizeLowering : OpConversionPattern<ResizeOp> {
           continue;
         }
         for (int64_t t = 0; t < taps.taps; ++t)
-          indices[d].push_back(arith::IndexCastOp::create(
-              b, l, b.getIndexType(), args[next++]));
+          indices[d].push_back(
+              arith::IndexCastOp::create(b, l, b.getIndexType(), args[next++]));
         for (int64_t t = 0; taps.weighted && t < taps.taps; ++t)
           weights[d].push_back(args[next++]);
         if (taps.anyOutside) {
@@ -288,8 +289,8 @@ struct ResizeLowering : OpConversionPattern<ResizeOp> {
       Value fill = createScalarConstant(b, l, elementType, extrapolation);
       return arith::SelectOp::create(b, l, inside, sum, fill);
     };
-    rewriter.replaceOp(op,
-                       createParallelGeneric(rewriter, loc, type, tables, body));
+    rewriter.replaceOp(
+        op, createParallelGeneric(rewriter, loc, type, tables, body));
     return success();
   }
 };

@@ -43,8 +43,7 @@ SmallVector<Value> createResultReduction(OpBuilder &b, Location loc,
                                          ArrayRef<int64_t> reductionSizes,
                                          MultiScalarBuilder body) {
   auto type = cast<RankedTensorType>(inits.front().getType());
-  unsigned rank = type.getRank(),
-           numLoops = rank + reductionSizes.size();
+  unsigned rank = type.getRank(), numLoops = rank + reductionSizes.size();
   SmallVector<int64_t> resultDims;
   for (unsigned d = 0; d < rank; ++d)
     resultDims.push_back(d);
@@ -60,16 +59,15 @@ SmallVector<Value> createResultReduction(OpBuilder &b, Location loc,
     SmallVector<int64_t> reductionDims;
     for (unsigned d = rank; d < numLoops; ++d)
       reductionDims.push_back(d);
-    inputs.push_back(
-        createEmptyTensor(b, loc, reductionSizes, b.getI8Type()));
+    inputs.push_back(createEmptyTensor(b, loc, reductionSizes, b.getI8Type()));
     maps.insert(maps.begin(),
                 mapOfDims(b.getContext(), numLoops, reductionDims));
   }
   auto generic = linalg::GenericOp::create(
       b, loc, TypeRange(inits), inputs, inits, maps, iterators,
       [&](OpBuilder &nested, Location l, ValueRange args) {
-        linalg::YieldOp::create(nested, l,
-                                body(nested, l, args.drop_front(inputs.size())));
+        linalg::YieldOp::create(
+            nested, l, body(nested, l, args.drop_front(inputs.size())));
       });
   return generic.getResults();
 }
@@ -146,9 +144,9 @@ struct ScatterElementsLowering : OpConversionPattern<ScatterElementsOp> {
         match = match ? arith::AndIOp::create(b, l, match, inside) : inside;
         at[d] = arith::MinUIOp::create(b, l, coords[d], last);
       }
-      Value index = normalizeIndex(b, l,
-                                   tensor::ExtractOp::create(b, l, indices, at),
-                                   isUnsigned, dataShape[axis]);
+      Value index =
+          normalizeIndex(b, l, tensor::ExtractOp::create(b, l, indices, at),
+                         isUnsigned, dataShape[axis]);
       Value hit = equalIndex(b, l, index, coords[axis]);
       match = match ? arith::AndIOp::create(b, l, match, hit) : hit;
       Value update = tensor::ExtractOp::create(b, l, updates, at);
@@ -278,16 +276,16 @@ struct TopKLowering : OpConversionPattern<TopKOp> {
       Value i = linalg::IndexOp::create(b, l, rank);
       coords[axis] = i;
       Value r = tensor::ExtractOp::create(b, l, ranks, coords);
-      Value match = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, r,
-                                          slot);
+      Value match =
+          arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, r, slot);
       Value x = tensor::ExtractOp::create(b, l, input, coords);
       Value index = arith::IndexCastOp::create(b, l, i64, i);
       return {arith::SelectOp::create(b, l, match, x, acc[0]),
               arith::SelectOp::create(b, l, match, index, acc[1])};
     };
-    rewriter.replaceOp(op, createResultReduction(rewriter, loc,
-                                                 {values, indices}, {n},
-                                                 pickBody));
+    rewriter.replaceOp(
+        op,
+        createResultReduction(rewriter, loc, {values, indices}, {n}, pickBody));
     return success();
   }
 };

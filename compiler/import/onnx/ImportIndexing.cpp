@@ -126,12 +126,12 @@ Results importTopK(NodeContext &c) {
   // NodeContext::make builds single-result ops only.
   int64_t dim = c.type(c.input(0)).getDimSize(*axis);
   if (kValue < 0 || kValue > dim)
-    return c.fail(fmt::format("k = {} out of range for a dim of {}", kValue,
-                              dim));
-  auto op = k::TopKOp::create(
-      c.b, c.loc, c.input(0), c.b.getI64IntegerAttr(*axis),
-      c.b.getI64IntegerAttr(kValue),
-      c.b.getBoolAttr(c.attrInt("largest", 1) != 0));
+    return c.fail(
+        fmt::format("k = {} out of range for a dim of {}", kValue, dim));
+  auto op =
+      k::TopKOp::create(c.b, c.loc, c.input(0), c.b.getI64IntegerAttr(*axis),
+                        c.b.getI64IntegerAttr(kValue),
+                        c.b.getBoolAttr(c.attrInt("largest", 1) != 0));
   return SmallVector<Value>{op.getValues(), op.getIndices()};
 }
 
@@ -189,10 +189,10 @@ Results importOneHot(NodeContext &c) {
     return failure();
   SmallVector<Value> offOn;
   for (int64_t i = 0; i < 2; ++i) {
-    auto element = c.make<k::SliceOp>(
-        *flatValues, {c.named("starts", c.i64s({i})),
-                      c.named("ends", c.i64s({i + 1})),
-                      c.named("steps", c.i64s({1}))});
+    auto element =
+        c.make<k::SliceOp>(*flatValues, {c.named("starts", c.i64s({i})),
+                                         c.named("ends", c.i64s({i + 1})),
+                                         c.named("steps", c.i64s({1}))});
     if (failed(element))
       return failure();
     auto scalar = reshapeTo(c, *element, {});
@@ -250,9 +250,8 @@ Results importEyeLike(NodeContext &c) {
   auto scalarAttr = [&](double v) -> Attribute {
     if (isa<FloatType>(elementType))
       return FloatAttr::get(elementType, v);
-    return IntegerAttr::get(elementType,
-                            APInt(elementType.getIntOrFloatBitWidth(),
-                                  (uint64_t)v));
+    return IntegerAttr::get(
+        elementType, APInt(elementType.getIntOrFloatBitWidth(), (uint64_t)v));
   };
   Attribute zero = scalarAttr(0), oneValue = scalarAttr(1);
   SmallVector<Attribute> values;

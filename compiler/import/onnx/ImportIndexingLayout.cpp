@@ -64,8 +64,8 @@ Results importPad(NodeContext &c) {
     }
   }
   if ((int64_t)pads.size() != 2 * rank)
-    return c.fail(fmt::format("expected {} pads, got {}", 2 * rank,
-                              pads.size()));
+    return c.fail(
+        fmt::format("expected {} pads, got {}", 2 * rank, pads.size()));
 
   bool crops = llvm::any_of(pads, [](int64_t p) { return p < 0; });
   if (crops) {
@@ -151,8 +151,7 @@ Results importLegacyResize(NodeContext &c, size_t scalesInput) {
   s.nearestMode = "floor";
   s.scales = *scales;
   for (int64_t d = 0; d < type.getRank(); ++d)
-    s.sizes.push_back(
-        (int64_t)std::floor(type.getDimSize(d) * (*scales)[d]));
+    s.sizes.push_back((int64_t)std::floor(type.getDimSize(d) * (*scales)[d]));
   return one(makeResize(c, s));
 }
 
@@ -216,8 +215,8 @@ Results importResize(NodeContext &c) {
       double scale = policy == "not_larger" ? INFINITY : 0.0;
       for (size_t i = 0; i < n; ++i) {
         double r = (double)(*sizes)[i] / type.getDimSize(axes[i]);
-        scale = policy == "not_larger" ? std::min(scale, r)
-                                       : std::max(scale, r);
+        scale =
+            policy == "not_larger" ? std::min(scale, r) : std::max(scale, r);
       }
       for (int64_t a : axes) {
         s.scales[a] = scale;
