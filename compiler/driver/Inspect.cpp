@@ -7,6 +7,8 @@
 #include "onnx/onnx.pb.h"
 
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Object/ObjectFile.h"
+#include "llvm/TargetParser/Triple.h"
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -89,12 +91,45 @@ int inspectOnnx(const std::string &path) {
   return 0;
 }
 
-int inspectArtifact(const std::string &path) {
-  kiln_model *model = nullptr;
-  if (kiln_model_load(path.c_str(), &model) != KILN_OK) {
-    fmt::print(stderr, "error: {}\n", kiln_last_error());
+/// For an artifact this machine cannot load (another architecture, say):
+/// what its ELF header and `.kiln.manifest` section say.
+int inspectUnloadable(const std::string &path, const std::string &why) {
+  auto object = llvm::object::ObjectFile::createObjectFile(path);
+  if (!object) {
+    llvm::consumeError(object.takeError());
+    fmt::print(stderr, "error: {}\n", why);
     return 1;
   }
+  const llvm::object::ObjectFile &file = *object->getBinary();
+  std::string manifest;
+  for (const auto &section : file.sections()) {
+    auto name = section.getName();
+    if (!name || *name != ".kiln.manifest")
+      continue;
+    if (auto contents = section.getContents())
+      manifest = contents->rtrim('\0').str();
+  }
+  if (manifest.empty()) {
+    fmt::print(stderr, "error: {}\n", why);
+    return 1;
+  }
+  fmt::print("artifact:  {}\n", path);
+  fmt::print("arch:      {}\n",
+             llvm::Triple::getArchTypeName(file.getArch()).str());
+  llvm::SmallVector<llvm::StringRef> lines;
+  llvm::StringRef(manifest).split(lines, '\n', -1, false);
+  for (llvm::StringRef line : llvm::ArrayRef(lines).drop_front()) {
+    auto [key, value] = line.split('=');
+    fmt::print("{:<10} {}\n", (key + ":").str(), value.str());
+  }
+  fmt::print("loadable:  no: {}\n", why);
+  return 0;
+}
+
+int inspectArtifact(const std::string &path) {
+  kiln_model *model = nullptr;
+  if (kiln_model_load(path.c_str(), &model) != KILN_OK)
+    return inspectUnloadable(path, kiln_last_error());
   const kiln_artifact_descriptor *d = kiln_model_descriptor(model);
   fmt::print("artifact:  {}\n", path);
   fmt::print("model:     {}\n", d->model_name ? d->model_name : "");

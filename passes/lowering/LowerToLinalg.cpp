@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Func/Transforms/FuncConversions.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -52,8 +53,11 @@ struct LowerToLinalgPass
 
     ConversionTarget target(*ctx);
     target.addIllegalDialect<KilnDialect>();
+    // scf is legal so patterns may emit loops where linalg cannot express
+    // the op (scatters, top-k, the attention recurrence).
     target.addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect,
-                           arith::ArithDialect, math::MathDialect>();
+                           arith::ArithDialect, math::MathDialect,
+                           scf::SCFDialect>();
     // Functions, calls and returns are legal once no uiN is left in them.
     target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp op) {
       return typeConverter.isSignatureLegal(op.getFunctionType()) &&
