@@ -27,10 +27,11 @@ Results one(FailureOr<Value> v) {
   return SmallVector<Value>{*v};
 }
 
-/// The normalized, sorted axes of a Reduce* node; nullopt (and no error)
-/// when noop_with_empty_axes makes the node an identity.
-FailureOr<std::optional<SmallVector<int64_t>>>
-reductionAxes(NodeContext &c, int64_t axesInputSince) {
+/// The normalized, sorted axes of a Reduce* node; empty when
+/// noop_with_empty_axes makes the reduction itself an identity (ReduceL1
+/// still takes the absolute value then, as numpy's sum over axis=() does).
+FailureOr<SmallVector<int64_t>> reductionAxes(NodeContext &c,
+                                              int64_t axesInputSince) {
   int64_t rank = c.type(c.input(0)).getRank();
   std::optional<SmallVector<int64_t>> axes;
   if (c.opset < axesInputSince) {
@@ -47,7 +48,7 @@ reductionAxes(NodeContext &c, int64_t axesInputSince) {
   }
   if (!axes || axes->empty()) {
     if (c.attrInt("noop_with_empty_axes", 0))
-      return std::optional<SmallVector<int64_t>>();
+      return SmallVector<int64_t>();
     axes.emplace();
     for (int64_t d = 0; d < rank; ++d)
       axes->push_back(d);
@@ -63,12 +64,14 @@ reductionAxes(NodeContext &c, int64_t axesInputSince) {
       normalized.push_back(*axis);
   }
   llvm::sort(normalized);
-  return std::optional(normalized);
+  return normalized;
 }
 
 template <typename OpTy>
 FailureOr<Value> makeReduce(NodeContext &c, Value x, ArrayRef<int64_t> axes,
                             bool keepdims) {
+  if (axes.empty())
+    return x;
   return c.make<OpTy>(x, {c.named("axes", c.i64s(axes)),
                           c.named("keepdims", c.b.getBoolAttr(keepdims))});
 }
@@ -83,9 +86,7 @@ OpHandler reduce(int64_t axesInputSince, ReduceBuilder build) {
     auto axes = reductionAxes(c, axesInputSince);
     if (failed(axes))
       return failure();
-    if (!*axes)
-      return SmallVector<Value>{c.input(0)};
-    return one(build(c, c.input(0), **axes, c.attrInt("keepdims", 1) != 0));
+    return one(build(c, c.input(0), *axes, c.attrInt("keepdims", 1) != 0));
   };
 }
 
