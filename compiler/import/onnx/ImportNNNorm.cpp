@@ -182,6 +182,8 @@ Results importLRN(NodeContext &c) {
                   c.named("strides", c.i64s({1, 1})),
                   c.named("pads", c.i64s({before, 0, after, 0})),
                   c.named("dilations", c.i64s({1, 1})),
+                  // Spelled out: make<> does not fill in default attributes.
+                  c.named("ceil_mode", c.b.getBoolAttr(false)),
                   c.named("count_include_pad", c.b.getBoolAttr(true))});
   Value sum = e.reshape(e.mul(mean, e.k(x, size)), shape);
   Value denominator = e.pow(
@@ -193,21 +195,22 @@ Results importLRN(NodeContext &c) {
 /// the mask is then all true. Random dropout cannot match a reference.
 Results importDropout(NodeContext &c) {
   Value x = c.input(0);
+  // Outside training the ratio does not matter (it may be computed).
   bool training = false;
+  if (c.opset >= 12 && c.hasInput(2)) {
+    auto mode = c.constantInts(2);
+    if (!mode || mode->size() != 1)
+      return c.unsupported("training_mode computed at run time (training "
+                           "dropout is random)");
+    training = (*mode)[0] != 0;
+  }
   double ratio = c.attrFloat("ratio", 0.5);
-  if (c.opset >= 12) {
-    if (c.hasInput(2)) {
-      auto mode = c.constantInts(2);
-      if (!mode || mode->size() != 1)
-        return c.needsConstant(2);
-      training = (*mode)[0] != 0;
-    }
-    if (c.hasInput(1)) {
-      auto r = c.constantFloats(1);
-      if (!r || r->size() != 1)
-        return c.needsConstant(1);
-      ratio = (*r)[0];
-    }
+  if (training && c.hasInput(1)) {
+    auto r = c.constantFloats(1);
+    if (!r || r->size() != 1)
+      return c.unsupported("ratio computed at run time in training mode "
+                           "(training dropout is random)");
+    ratio = (*r)[0];
   }
   if (training && ratio != 0)
     return c.unsupported("random dropout (training_mode with ratio > 0)");

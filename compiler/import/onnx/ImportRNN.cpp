@@ -37,7 +37,10 @@ struct Recurrence {
   bool reverseOnly = false, linearBeforeReset = false;
   std::optional<double> clip;
   SmallVector<Activation> activations; // per direction, per cell function
-  SmallVector<int64_t> seqLens;        // empty: every entry runs `seq` steps
+  // Per-entry lengths when some may be shorter than `seq`: constant, or a
+  // run-time [B] tensor (then masks compare against it). Neither: all full.
+  SmallVector<int64_t> seqLens;
+  Value runtimeSeqLens;
 };
 
 int64_t functionsPerCell(Cell cell) {
@@ -161,7 +164,7 @@ public:
       Value xt = e.reshape(e.slice(projected, 0, t, t + 1), {r.batch, gh});
       State next = cell(w, acts, xt, s);
       Value y = next.h;
-      if (!r.seqLens.empty()) {
+      if (!r.seqLens.empty() || r.runtimeSeqLens) {
         Value live = stepMask(t);
         next.h = e.select(live, next.h, s.h);
         if (next.c)
@@ -186,6 +189,10 @@ private:
 
   /// [B, 1] i1: which batch entries are still inside their sequence at t.
   Value stepMask(int64_t t) {
+    if (r.runtimeSeqLens) {
+      Value lens = r.runtimeSeqLens;
+      return e.reshape(e.greater(lens, e.k(lens, t)), {r.batch, 1});
+    }
     SmallVector<bool> live;
     for (int64_t len : r.seqLens)
       live.push_back(t < len);
@@ -301,16 +308,20 @@ Results importRecurrent(NodeContext &c, Cell cell) {
                               r.dirs, gh, inputSize, h));
 
   if (c.hasInput(4)) {
-    auto lens = c.constantInts(4);
-    if (!lens)
-      return c.needsConstant(4);
-    if ((int64_t)lens->size() != r.batch)
+    if (e.shape(c.input(4)) != ArrayRef<int64_t>{r.batch})
       return c.fail("sequence_lens must have one entry per batch entry");
-    if (llvm::any_of(*lens, [&](int64_t l) { return l != r.seq; })) {
+    auto lens = c.constantInts(4);
+    bool allFull =
+        lens && llvm::all_of(*lens, [&](int64_t l) { return l == r.seq; });
+    if (!allFull) {
+      // A reverse pass would start at each entry's own last step.
       if (r.dirs == 2 || r.reverseOnly)
-        return c.unsupported("sequence_lens shorter than the sequence in "
-                             "the reverse direction");
-      r.seqLens.assign(lens->begin(), lens->end());
+        return c.unsupported("sequence_lens in the reverse direction, unless "
+                             "constant and equal to the sequence length");
+      if (lens)
+        r.seqLens.assign(lens->begin(), lens->end());
+      else
+        r.runtimeSeqLens = c.input(4);
     }
   }
 
