@@ -387,4 +387,5 @@ void mlir::kiln::onnx_import::registerNNHandlers(
   registerNNNormHandlers(t);
   registerRecurrentHandlers(t);
   registerQuantHandlers(t);
+  registerEinsumHandlers(t);
 }

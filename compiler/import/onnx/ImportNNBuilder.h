@@ -105,6 +105,7 @@ void registerLossHandlers(llvm::StringMap<OpHandler> &table);
 void registerRecurrentHandlers(llvm::StringMap<OpHandler> &table);
 void registerNNNormHandlers(llvm::StringMap<OpHandler> &table);
 void registerQuantHandlers(llvm::StringMap<OpHandler> &table);
+void registerEinsumHandlers(llvm::StringMap<OpHandler> &table);
 
 } // namespace mlir::kiln::onnx_import
 
