@@ -1,7 +1,7 @@
 //===- ImportElementwise.cpp - Elementwise ONNX ops -----------------------===//
 //
 // Arithmetic, comparisons, activations, Cast, Where, Constant and the
-// identity-like ops (Identity, Dropout in inference mode).
+// identity-like ops (Identity; Dropout is in ImportNNNorm.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -176,12 +176,6 @@ Results importIdentity(NodeContext &c) {
   return SmallVector<Value>{c.input(0)};
 }
 
-Results importDropout(NodeContext &c) {
-  if (c.hasOutput(1))
-    return c.unsupported("the mask output is not supported (inference only)");
-  return SmallVector<Value>{c.input(0)};
-}
-
 Results importLeakyRelu(NodeContext &c) {
   return one(c.make<k::LeakyReluOp>(
       c.input(0),
@@ -244,6 +238,5 @@ void mlir::kiln::onnx_import::registerElementwiseHandlers(
   t["Where"] = importWhere;
   t["Constant"] = importConstant;
   t["Identity"] = importIdentity;
-  t["Dropout"] = importDropout;
   registerMathHandlers(t);
 }

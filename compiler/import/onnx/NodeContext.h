@@ -17,6 +17,7 @@
 #include "llvm/ADT/StringMap.h"
 
 #include <functional>
+#include <type_traits>
 #include <optional>
 #include <string>
 
@@ -28,6 +29,17 @@ class AttributeProto;
 
 namespace mlir::kiln::onnx_import {
 using mlir::FailureOr;
+
+/// Whether ODS generated populateDefaultProperties for OpTy (ops with
+/// default-valued attributes).
+template <typename OpTy, typename = void>
+struct HasDefaultProperties : std::false_type {};
+template <typename OpTy>
+struct HasDefaultProperties<
+    OpTy, std::void_t<decltype(OpTy::populateDefaultProperties(
+              std::declval<mlir::OperationName>(),
+              std::declval<typename OpTy::Properties &>()))>>
+    : std::true_type {};
 using mlir::LogicalResult;
 using mlir::Value;
 
@@ -96,7 +108,11 @@ public:
                         llvm::ArrayRef<mlir::NamedAttribute> attrs = {}) {
     mlir::DictionaryAttr dict = mlir::DictionaryAttr::get(ctx(), attrs);
     typename OpTy::Properties props;
-    std::string message;
+    // Default-valued attributes the caller left out must read as their
+    // defaults during inference, as they will on the created op.
+    if constexpr (HasDefaultProperties<OpTy>::value)
+      OpTy::populateDefaultProperties(
+          mlir::OperationName(OpTy::getOperationName(), ctx()), props);
     auto diagnose = [&]() { return mlir::emitError(loc); };
     if (mlir::failed(OpTy::setPropertiesFromAttr(props, dict, diagnose)))
       return mlir::failure();
