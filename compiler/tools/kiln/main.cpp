@@ -9,6 +9,7 @@
 
 #include "compiler/driver/Compile.h"
 #include "compiler/driver/Inspect.h"
+#include "compiler/import/onnx/OnnxImporter.h"
 #include "compiler/logging/Logging.h"
 #include "runtime/tools/runner.h"
 
@@ -31,6 +32,7 @@ constexpr const char *kUsage =
     "  bench MODEL.so [options]       time an artifact (see kiln bench --help)\n"
     "  inspect MODEL.onnx|MODEL.so    summarize a model or an artifact\n"
     "  import MODEL.onnx [-o F.mlir]  print the imported kiln IR\n"
+    "  ops                            list the ONNX ops the importer handles\n"
     "\n"
     "compile options:\n"
     "  -o PATH                  output artifact (default: MODEL.so here)\n"
@@ -170,6 +172,11 @@ int main(int argc, char **argv) {
     argv[1] = name.data();
     return command == "run" ? kilnRunMain(argc - 1, argv + 1)
                             : kilnBenchMain(argc - 1, argv + 1);
+  }
+  if (command == "ops") {
+    for (const std::string &op : mlir::kiln::onnx_import::supportedOnnxOps())
+      llvm::outs() << op << "\n";
+    return 0;
   }
   if (command == "inspect") {
     if (argc != 3)
