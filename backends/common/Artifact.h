@@ -31,11 +31,13 @@ struct ArtifactSpec {
 
 /// Writes the artifact for `llvmDialectModule` to `outputPath`.
 ///
-/// The module must hold `llvm.func @main(ptr x (inputs + outputs + 2))`:
-/// input pointers, output pointers, the arena, the weights base (as
-/// kiln-plan-arena and kiln-outline-weights leave it); `kiln.arena_size`
-/// and `kiln.weights` module attributes are optional. The module is not
-/// modified.
+/// The module must hold `llvm.func @main(ptr x (inputs + outputs + 2 or 3))`:
+/// input pointers, output pointers, the arena, the weights base and
+/// optionally the runtime callbacks (as kiln-plan-arena,
+/// kiln-outline-weights and kiln-outline-parallel-loops leave it);
+/// `kiln.arena_size` and `kiln.weights` module attributes are optional. The
+/// declarations `__kiln_parallel_for_K` get their definitions here. The
+/// module is not modified.
 ///
 /// Translates to LLVM IR, adds the entry wrapper, the descriptor, the
 /// exported `kiln_artifact` function and the weights (raw bytes in the

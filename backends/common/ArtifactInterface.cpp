@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "backends/common/ArtifactInterface.h"
+#include "backends/common/ParallelLaunch.h"
 
 #include "kiln/abi.h"
 
@@ -14,6 +15,7 @@
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Transforms/Utils/ModuleUtils.h"
 
 using namespace mlir;
 using namespace mlir::kiln;
@@ -29,7 +31,8 @@ public:
 
   llvm::Constant *weights(llvm::ArrayRef<char> bytes);
   llvm::Function *entry(llvm::Function *main, size_t numInputs,
-                        size_t numOutputs, llvm::Constant *weights);
+                        size_t numOutputs, llvm::Constant *weights,
+                        bool passRuntime);
   llvm::Constant *descriptor(const ArtifactSpec &spec, const CpuTarget &target,
                              uint64_t arenaSize, uint64_t weightsSize,
                              llvm::Function *entry);
@@ -83,7 +86,8 @@ llvm::Constant *InterfaceBuilder::weights(llvm::ArrayRef<char> bytes) {
 
 llvm::Function *InterfaceBuilder::entry(llvm::Function *main, size_t numInputs,
                                         size_t numOutputs,
-                                        llvm::Constant *weights) {
+                                        llvm::Constant *weights,
+                                        bool passRuntime) {
   auto *type = llvm::FunctionType::get(i32Ty, {ptrTy, ptrTy, ptrTy, ptrTy},
                                        /*isVarArg=*/false);
   auto *fn = llvm::Function::Create(type, llvm::GlobalValue::InternalLinkage,
@@ -99,6 +103,8 @@ llvm::Function *InterfaceBuilder::entry(llvm::Function *main, size_t numInputs,
   loadPointers(fn->getArg(1), numOutputs);
   args.push_back(fn->getArg(2));
   args.push_back(weights);
+  if (passRuntime)
+    args.push_back(fn->getArg(3));
   b.CreateCall(main, args);
   b.CreateRet(llvm::ConstantInt::get(i32Ty, 0));
   return fn;
@@ -194,23 +200,39 @@ LogicalResult mlir::kiln::addArtifactInterface(llvm::Module &module,
     error = "the module has no @main to wrap";
     return failure();
   }
+  // The runtime callbacks are a trailing argument once
+  // kiln-outline-parallel-loops has run; pipelines without it omit them.
   size_t expected = spec.inputs.size() + spec.outputs.size() + 2;
-  if (main->arg_size() != expected || !main->getReturnType()->isVoidTy() ||
+  bool passRuntime = main->arg_size() == expected + 1;
+  if ((main->arg_size() != expected && !passRuntime) ||
+      !main->getReturnType()->isVoidTy() ||
       llvm::any_of(main->args(), [](llvm::Argument &a) {
         return !a.getType()->isPointerTy();
       })) {
     error = "@main must return nothing and take " + std::to_string(expected) +
             " pointers (" + std::to_string(spec.inputs.size()) + " inputs, " +
             std::to_string(spec.outputs.size()) +
-            " outputs, arena, weights); it takes " +
+            " outputs, arena, weights), plus optionally the runtime; it "
+            "takes " +
             std::to_string(main->arg_size()) + " arguments";
     return failure();
   }
 
   InterfaceBuilder builder(module);
   llvm::Constant *weights = builder.weights(contents.weights);
-  llvm::Function *entry =
-      builder.entry(main, spec.inputs.size(), spec.outputs.size(), weights);
+  llvm::Function *entry = builder.entry(
+      main, spec.inputs.size(), spec.outputs.size(), weights, passRuntime);
+  // The arena (runtime scratch) and the weights (in the artifact) share no
+  // byte with each other or any input/output: telling LLVM spares alias
+  // checks and lets it keep weights in registers across stores. The
+  // outlined loop bodies see the arguments through a context, so they need
+  // the fact restated.
+  unsigned arenaArg = spec.inputs.size() + spec.outputs.size();
+  SmallVector<unsigned> noAliasArgs = {arenaArg, arenaArg + 1};
+  for (unsigned arg : noAliasArgs)
+    main->addParamAttr(arg, llvm::Attribute::NoAlias);
+  if (failed(defineParallelLaunchers(module, noAliasArgs, error)))
+    return failure();
   llvm::Constant *descriptor = builder.descriptor(
       spec, target, contents.arenaSize, contents.weights.size(), entry);
 
@@ -230,6 +252,21 @@ LogicalResult mlir::kiln::addArtifactInterface(llvm::Module &module,
     if (!value.hasLocalLinkage())
       value.setLinkage(llvm::GlobalValue::InternalLinkage);
   }
+  // A plain-text manifest in a section of its own, so `kiln inspect` can
+  // tell what an artifact was built for without loading it (an aarch64
+  // artifact on an x86-64 machine, say).
+  std::string manifest =
+      "kiln-manifest 1\nabi=" + std::to_string(KILN_ABI_VERSION) +
+      "\ntriple=" + target.triple + "\ncpu=" + target.cpu +
+      "\nmodel=" + spec.modelName + "\n";
+  auto *manifestInit =
+      llvm::ConstantDataArray::getString(module.getContext(), manifest);
+  auto *manifestVar = new llvm::GlobalVariable(
+      module, manifestInit->getType(), /*isConstant=*/true,
+      llvm::GlobalValue::InternalLinkage, manifestInit, "kiln_manifest");
+  manifestVar->setSection(".kiln.manifest");
+  llvm::appendToUsed(module, {manifestVar});
+
   for (llvm::Function &fn : module) {
     if (fn.isDeclaration())
       continue;

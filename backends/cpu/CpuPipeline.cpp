@@ -58,7 +58,9 @@ void mlir::kiln::buildCpuCodegenPipeline(OpPassManager &pm,
 
   // 4. Loops.
   pm.addNestedPass<func::FuncOp>(createExpandStridedCopies());
-  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
+  // Big parallel loops run on the runtime's pool.
+  pm.addPass(createOutlineParallelLoops());
   // Math on f16/bf16 is computed in f32, f32 transcendentals inline.
   pm.addNestedPass<func::FuncOp>(math::createMathExtendToSupportedTypes());
   pm.addNestedPass<func::FuncOp>(createApproximateMath());

@@ -2,8 +2,9 @@
 //
 // The CPU backend's one entry point: a pass pipeline from linalg on tensors
 // (func.func @main(tensor...) -> tensor...) to an LLVM-dialect module whose
-// @main takes bare pointers (inputs..., outputs..., arena, weights) and that
-// carries `kiln.arena_size` and `kiln.weights` for the artifact writer.
+// @main takes bare pointers (inputs..., outputs..., arena, weights, runtime
+// callbacks), with big loops outlined for the runtime's parallel_for, and
+// that carries `kiln.arena_size` and `kiln.weights` for the artifact writer.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_BACKENDS_CPU_CPUPIPELINE_H
@@ -29,8 +30,9 @@ struct CpuCodegenOptions {
 ///   2. bufferization: one-shot with function boundaries, identity layouts,
 ///      results become out-params written in place;
 ///   3. memory: kiln-plan-arena, kiln-outline-weights;
-///   4. loops: kiln-expand-strided-copies, linalg to loops, f16/bf16 math
-///      in f32, kiln-approximate-math, bf16 arithmetic emulated in f32;
+///   4. loops: kiln-expand-strided-copies, linalg to parallel loops,
+///      kiln-outline-parallel-loops, f16/bf16 math in f32,
+///      kiln-approximate-math, bf16 (and f16 without F16C) arithmetic in f32;
 ///   5. LLVM dialect: bare-pointer calling convention, libm for the math the
 ///      approximations leave.
 void buildCpuCodegenPipeline(OpPassManager &pm,

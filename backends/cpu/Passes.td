@@ -194,6 +194,60 @@ def ExpandStridedCopies : Pass<"kiln-expand-strided-copies"> {
   let dependentDialects = ["linalg::LinalgDialect"];
 }
 
+def OutlineParallelLoops : Pass<"kiln-outline-parallel-loops", "ModuleOp"> {
+  let summary = "Run big top-level parallel loops on the runtime's thread pool";
+  let description = [{
+    Adds the trailing argument `%runtime: memref<0xi8> {kiln.runtime}` (the
+    `kiln_runtime_callbacks` pointer, passed by the artifact's entry) to the
+    entry function. Each top-level `scf.parallel` with constant bounds and at
+    least `min-work` estimated operations is outlined: its leading dimensions
+    (just enough for `min-chunks` items) are linearized into `[0, n)`, and
+    the loop becomes a call to `@__kiln_parallel_for_K(n, %runtime, <entry
+    arguments>)`, a declaration the artifact writer defines: it calls
+    `runtime->parallel_for(pool, n, trampoline, ctx)`, and the trampoline
+    calls `@__kiln_parallel_body_K(begin, end, <entry arguments>)`, which
+    runs items `[begin, end)` (the remaining dimensions stay an inner
+    `scf.parallel`). Values the loop uses from outside must be entry
+    arguments or constants, globals and views of them, which are recreated
+    in the body; other loops are left alone.
+
+    Before:
+    ```mlir
+    func.func @main(%in: memref<64x56xf32>, %out: memref<64x56xf32>) {
+      scf.parallel (%i, %j) = (%c0, %c0) to (%c64, %c56) step (%c1, %c1) {
+        ... %out[%i, %j] ...
+      }
+    }
+    ```
+    After:
+    ```mlir
+    func.func private @__kiln_parallel_body_0(%begin: index, %end: index,
+        %in: memref<64x56xf32>, %out: memref<64x56xf32>) {
+      scf.for %i = %begin to %end step %c1 {
+        scf.parallel (%j) = (%c0) to (%c56) step (%c1) { ... }
+      }
+      return
+    }
+    func.func private @__kiln_parallel_for_0(index, memref<0xi8>,
+        memref<64x56xf32>, memref<64x56xf32>)
+    func.func @main(%in: memref<64x56xf32>, %out: memref<64x56xf32>,
+                    %runtime: memref<0xi8> {kiln.runtime}) {
+      call @__kiln_parallel_for_0(%c64, %runtime, %in, %out) : ...
+    }
+    ```
+  }];
+  let options = [
+    Option<"entryName", "entry", "std::string", "\"main\"",
+           "Name of the entry function">,
+    Option<"minWork", "min-work", "int64_t", "20000",
+           "Smallest estimated op count worth a parallel_for">,
+    Option<"minChunks", "min-chunks", "int64_t", "64",
+           "Distribute leading dimensions until there are this many items">,
+  ];
+  let dependentDialects = ["arith::ArithDialect", "func::FuncDialect",
+                           "scf::SCFDialect"];
+}
+
 def ExpandF16Conversions : Pass<"kiln-expand-f16-conversions"> {
   let summary = "Convert between f16 and f32 with integer arithmetic";
   let description = [{

@@ -4,14 +4,14 @@
 // RUN: not kiln-opt %s -pass-pipeline='builtin.module(kiln-cpu-codegen{target=x86_64 cpu=pentium-9000})' 2>&1 | FileCheck %s --check-prefix=BAD-CPU
 
 // The whole pipeline: one LLVM function taking bare pointers for the input,
-// the output, the arena and the weights; intermediates in the arena, the
+// the output, the arena, the weights and the runtime callbacks; intermediates in the arena, the
 // weight in the blob, erf inlined; nothing allocates or calls a runtime.
 // CHECK: module attributes {kiln.arena_size = 64 : i64, kiln.weights = dense_resource<kiln_weights> : tensor<64xi8>}
 // CHECK-NOT: memref.
 // CHECK-NOT: llvm.func @malloc
 // CHECK-NOT: llvm.func @memrefCopy
 // CHECK-NOT: @erff
-// CHECK: llvm.func @main(%{{.+}}: !llvm.ptr, %{{.+}}: !llvm.ptr, %{{.+}}: !llvm.ptr {kiln.arena}, %{{.+}}: !llvm.ptr {kiln.weights})
+// CHECK: llvm.func @main(%{{.+}}: !llvm.ptr, %{{.+}}: !llvm.ptr, %{{.+}}: !llvm.ptr {kiln.arena}, %{{.+}}: !llvm.ptr {kiln.weights}, %{{.+}}: !llvm.ptr {kiln.runtime})
 // CHECK-NOT: memref.
 // CHECK: kiln_weights: "0x40000000
 // BAD-TARGET: unknown --target 'riscv64'; accepted: x86_64, x86_64-linux-gnu, aarch64, aarch64-linux-gnu

@@ -12,12 +12,15 @@
 
 #include <catch.hpp>
 
+#include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
 #include <random>
 #include <sstream>
+#include <thread>
 
 using namespace kiln_test;
 
@@ -34,18 +37,48 @@ LoadedArtifact::~LoadedArtifact() {
     dlclose(handle);
 }
 
+namespace {
+/// A parallel_for that really runs chunks concurrently, one std::thread
+/// each, so races in generated code have a chance to show.
+struct TestPool {
+  int threads;
+  std::atomic<int> calls{0};
+};
+
+void testParallelFor(void *pool, int64_t n, kiln_parallel_body body,
+                     void *ctx) {
+  auto *testPool = static_cast<TestPool *>(pool);
+  ++testPool->calls;
+  int64_t chunks = std::min<int64_t>(testPool->threads, n);
+  std::vector<std::thread> workers;
+  for (int64_t i = 1; i < chunks; ++i)
+    workers.emplace_back(
+        [=] { body(ctx, n * i / chunks, n * (i + 1) / chunks); });
+  body(ctx, 0, n / chunks);
+  for (std::thread &worker : workers)
+    worker.join();
+}
+} // namespace
+
 int32_t LoadedArtifact::run(const std::vector<const void *> &inputs,
-                            const std::vector<void *> &outputs) const {
+                            const std::vector<void *> &outputs,
+                            int threads) const {
   size_t size = (descriptor->arena_size + KILN_ALIGNMENT - 1) / KILN_ALIGNMENT *
                 KILN_ALIGNMENT;
   void *arena =
       std::aligned_alloc(KILN_ALIGNMENT, size ? size : KILN_ALIGNMENT);
   std::memset(arena, 0xA5, size);
+  TestPool pool{threads};
   kiln_runtime_callbacks callbacks{};
   callbacks.abi_version = KILN_ABI_VERSION;
-  callbacks.num_threads = 1;
-  int32_t status = descriptor->entry(const_cast<void *const *>(inputs.data()),
-                                     outputs.data(), arena, &callbacks);
+  callbacks.num_threads = std::max(threads, 1);
+  callbacks.pool = &pool;
+  if (threads > 1)
+    callbacks.parallel_for = testParallelFor;
+  int32_t status =
+      descriptor->entry(const_cast<void *const *>(inputs.data()),
+                        outputs.data(), arena, threads ? &callbacks : nullptr);
+  lastParallelCalls = pool.calls;
   std::free(arena);
   return status;
 }

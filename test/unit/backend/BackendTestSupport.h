@@ -27,11 +27,15 @@ struct LoadedArtifact {
   std::string path;
   void *handle = nullptr;
   const kiln_artifact_descriptor *descriptor = nullptr;
+  /// parallel_for calls the last run() made.
+  mutable int lastParallelCalls = 0;
 
   /// Runs the entry with a fresh 64-byte aligned arena (filled with garbage,
-  /// so reads of uninitialized arena memory show up). Returns its status.
+  /// so reads of uninitialized arena memory show up). `threads` > 1 hands
+  /// the entry a parallel_for running that many std::threads; 1 gives no
+  /// pool, 0 no callbacks at all. Returns the entry's status.
   int32_t run(const std::vector<const void *> &inputs,
-              const std::vector<void *> &outputs) const;
+              const std::vector<void *> &outputs, int threads = 3) const;
 };
 
 /// Parses `mlirSource`, runs the CPU pipeline for `target` (host if empty)
