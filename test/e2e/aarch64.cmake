@@ -45,9 +45,9 @@ set_tests_properties(aarch64.examples.cnn_neoverse_v1 PROPERTIES
 
 # An artifact for one architecture is refused by the other's runtime.
 add_test(NAME aarch64.rejects_x86_artifact
-  COMMAND bash -c "'$<TARGET_FILE:kiln>' compile '${PROJECT_SOURCE_DIR}/examples/cnn/model.onnx' -o '${CMAKE_CURRENT_BINARY_DIR}/work/aarch64/x86.so' && ${qemu_run} '${CMAKE_CURRENT_BINARY_DIR}/work/aarch64/x86.so' --random-inputs 2>&1 | grep -F \"was built for x86_64, but this machine is aarch64\"")
+  COMMAND bash -c "mkdir -p '${CMAKE_CURRENT_BINARY_DIR}/work/aarch64' && '$<TARGET_FILE:kiln>' compile '${PROJECT_SOURCE_DIR}/examples/cnn/model.onnx' -o '${CMAKE_CURRENT_BINARY_DIR}/work/aarch64/x86.so' && ${qemu_run} '${CMAKE_CURRENT_BINARY_DIR}/work/aarch64/x86.so' --random-inputs 2>&1 | grep -F \"was built for x86_64, but this machine is aarch64\"")
 add_test(NAME aarch64.x86_rejects_aarch64_artifact
-  COMMAND bash -c "'$<TARGET_FILE:kiln>' compile '${PROJECT_SOURCE_DIR}/examples/cnn/model.onnx' -o '${CMAKE_CURRENT_BINARY_DIR}/work/aarch64/arm.so' --target=aarch64-linux-gnu && '$<TARGET_FILE:kiln>' run '${CMAKE_CURRENT_BINARY_DIR}/work/aarch64/arm.so' --random-inputs 2>&1 | grep -F \"was built for aarch64, but this machine is x86_64\"")
+  COMMAND bash -c "mkdir -p '${CMAKE_CURRENT_BINARY_DIR}/work/aarch64' && '$<TARGET_FILE:kiln>' compile '${PROJECT_SOURCE_DIR}/examples/cnn/model.onnx' -o '${CMAKE_CURRENT_BINARY_DIR}/work/aarch64/arm.so' --target=aarch64-linux-gnu && '$<TARGET_FILE:kiln>' run '${CMAKE_CURRENT_BINARY_DIR}/work/aarch64/arm.so' --random-inputs 2>&1 | grep -F \"was built for aarch64, but this machine is x86_64\"")
 set_tests_properties(aarch64.rejects_x86_artifact aarch64.x86_rejects_aarch64_artifact
   PROPERTIES LABELS aarch64)
 
@@ -63,3 +63,8 @@ foreach(set pytorch-converted pytorch-operator simple)
       ENVIRONMENT "${aarch64_env}" TIMEOUT 300 LABELS aarch64)
   endforeach()
 endforeach()
+
+# `kiln inspect` tells the target of an artifact this machine cannot load.
+add_test(NAME aarch64.inspect_shows_target
+  COMMAND bash -c "mkdir -p '${CMAKE_CURRENT_BINARY_DIR}/work/aarch64' && '$<TARGET_FILE:kiln>' compile '${PROJECT_SOURCE_DIR}/examples/cnn/model.onnx' -o '${CMAKE_CURRENT_BINARY_DIR}/work/aarch64/inspect.so' --target=aarch64-linux-gnu && '$<TARGET_FILE:kiln>' inspect '${CMAKE_CURRENT_BINARY_DIR}/work/aarch64/inspect.so' | grep -x 'triple:    aarch64-unknown-linux-gnu'")
+set_tests_properties(aarch64.inspect_shows_target PROPERTIES LABELS aarch64)
