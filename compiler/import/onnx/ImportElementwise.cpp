@@ -22,14 +22,6 @@ void registerMathHandlers(llvm::StringMap<OpHandler> &table);
 } // namespace mlir::kiln::onnx_import
 
 namespace {
-using Results = FailureOr<SmallVector<Value>>;
-
-Results one(FailureOr<Value> v) {
-  if (failed(v))
-    return failure();
-  return SmallVector<Value>{*v};
-}
-
 /// Opset < 7 binary ops broadcast only with `broadcast=1`, aligning the rhs
 /// at `axis`; reshape the rhs so numpy rules give the same result.
 FailureOr<Value> legacyBroadcastRhs(NodeContext &c, Value rhs) {

@@ -19,12 +19,6 @@ using namespace mlir;
 using namespace mlir::kiln::onnx_import;
 namespace k = mlir::kiln;
 
-Results mlir::kiln::onnx_import::one(FailureOr<Value> v) {
-  if (failed(v))
-    return failure();
-  return SmallVector<Value>{*v};
-}
-
 FailureOr<Value> mlir::kiln::onnx_import::reshapeTo(NodeContext &c, Value v,
                                                     ArrayRef<int64_t> shape) {
   if (c.type(v).getShape() == shape)

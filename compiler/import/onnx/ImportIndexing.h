@@ -5,10 +5,6 @@
 #include "compiler/import/onnx/NodeContext.h"
 
 namespace mlir::kiln::onnx_import {
-using Results = FailureOr<llvm::SmallVector<Value>>;
-
-/// A handler result of one value.
-Results one(FailureOr<Value> v);
 /// kiln.reshape to `shape`, or `v` itself when it already has that shape.
 FailureOr<Value> reshapeTo(NodeContext &c, Value v,
                            llvm::ArrayRef<int64_t> shape);

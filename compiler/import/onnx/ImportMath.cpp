@@ -18,19 +18,7 @@ using namespace mlir;
 using namespace mlir::kiln::onnx_import;
 namespace k = mlir::kiln;
 
-namespace mlir::kiln::onnx_import {
-void registerMathHandlers(llvm::StringMap<OpHandler> &table);
-} // namespace mlir::kiln::onnx_import
-
 namespace {
-using Results = FailureOr<SmallVector<Value>>;
-
-Results one(FailureOr<Value> v) {
-  if (failed(v))
-    return failure();
-  return SmallVector<Value>{*v};
-}
-
 template <typename OpTy> OpHandler unaryMath() {
   return [](NodeContext &c) -> Results {
     if (!c.hasInput(0))

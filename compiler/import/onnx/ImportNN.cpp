@@ -16,14 +16,6 @@ using namespace mlir::kiln::onnx_import;
 namespace k = mlir::kiln;
 
 namespace {
-using Results = FailureOr<SmallVector<Value>>;
-
-Results one(FailureOr<Value> v) {
-  if (failed(v))
-    return failure();
-  return SmallVector<Value>{*v};
-}
-
 /// Window attributes of Conv/Pool with auto_pad resolved to explicit pads.
 struct Window {
   SmallVector<int64_t> kernel, strides, dilations, pads;

@@ -19,14 +19,6 @@ using namespace mlir::kiln::onnx_import;
 namespace k = mlir::kiln;
 
 namespace {
-using Results = FailureOr<SmallVector<Value>>;
-
-Results one(FailureOr<Value> v) {
-  if (failed(v))
-    return failure();
-  return SmallVector<Value>{*v};
-}
-
 /// The normalized, sorted axes of a Reduce* node; empty when
 /// noop_with_empty_axes makes the reduction itself an identity (ReduceL1
 /// still takes the absolute value then, as numpy's sum over axis=() does).

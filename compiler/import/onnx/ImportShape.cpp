@@ -19,14 +19,6 @@ using namespace mlir::kiln::onnx_import;
 namespace k = mlir::kiln;
 
 namespace {
-using Results = FailureOr<SmallVector<Value>>;
-
-Results one(FailureOr<Value> v) {
-  if (failed(v))
-    return failure();
-  return SmallVector<Value>{*v};
-}
-
 FailureOr<Value> reshape(NodeContext &c, Value v, ArrayRef<int64_t> shape) {
   return c.make<k::ReshapeOp>(v, {c.named("shape", c.i64s(shape))});
 }

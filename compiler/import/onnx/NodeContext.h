@@ -17,9 +17,9 @@
 #include "llvm/ADT/StringMap.h"
 
 #include <functional>
-#include <type_traits>
 #include <optional>
 #include <string>
+#include <type_traits>
 
 namespace onnx {
 class NodeProto;
@@ -38,16 +38,16 @@ template <typename OpTy>
 struct HasDefaultProperties<
     OpTy, std::void_t<decltype(OpTy::populateDefaultProperties(
               std::declval<mlir::OperationName>(),
-              std::declval<typename OpTy::Properties &>()))>>
-    : std::true_type {};
+              std::declval<typename OpTy::Properties &>()))>> : std::true_type {
+};
 using mlir::LogicalResult;
 using mlir::Value;
 
 class NodeContext {
 public:
   NodeContext(mlir::OpBuilder &builder, const onnx::NodeProto &node,
-              llvm::ArrayRef<Value> inputs, int64_t opset,
-              mlir::Location loc, llvm::StringRef modelDir)
+              llvm::ArrayRef<Value> inputs, int64_t opset, mlir::Location loc,
+              llvm::StringRef modelDir)
       : b(builder), node(node), inputs(inputs), opset(opset), loc(loc),
         modelDir(modelDir) {}
 
@@ -140,6 +140,14 @@ private:
 
 using OpHandler =
     std::function<FailureOr<llvm::SmallVector<Value>>(NodeContext &)>;
+/// What a handler returns: the node's results, or failure.
+using Results = FailureOr<llvm::SmallVector<Value>>;
+/// The results of a one-output node built by NodeContext::make.
+inline Results one(FailureOr<Value> v) {
+  if (mlir::failed(v))
+    return mlir::failure();
+  return llvm::SmallVector<Value>{*v};
+}
 
 /// Handler tables, one per op family, merged by the graph importer.
 void registerElementwiseHandlers(llvm::StringMap<OpHandler> &table);
@@ -148,6 +156,7 @@ void registerShapeHandlers(llvm::StringMap<OpHandler> &table);
 void registerReductionHandlers(llvm::StringMap<OpHandler> &table);
 void registerActivationHandlers(llvm::StringMap<OpHandler> &table);
 void registerIndexingHandlers(llvm::StringMap<OpHandler> &table);
+void registerMathHandlers(llvm::StringMap<OpHandler> &table);
 
 /// ONNX TensorProto data type -> MLIR element type (null if unsupported).
 mlir::Type elementTypeFor(mlir::MLIRContext *ctx, int32_t onnxType);
