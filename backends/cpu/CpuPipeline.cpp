@@ -3,12 +3,14 @@
 #include "backends/cpu/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -22,6 +24,20 @@ static bool needsSoftHalfConversions(const CpuTarget &target) {
   return llvm::Triple(target.triple).isX86() && !target.hasFeature("f16c");
 }
 
+/// Vector register width and count the contraction tiles are sized for.
+static TileContractionsOptions tileOptions(const CpuTarget &target) {
+  TileContractionsOptions options;
+  if (llvm::Triple(target.triple).isX86()) {
+    bool avx512 = target.hasFeature("avx512f");
+    options.vectorBits = avx512 ? 512 : target.hasFeature("avx") ? 256 : 128;
+    options.registers = avx512 ? 32 : 16;
+  } else {
+    options.vectorBits = 128; // NEON; SVE builds use the same fixed width.
+    options.registers = 32;
+  }
+  return options;
+}
+
 static void addCleanup(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -33,7 +49,13 @@ void mlir::kiln::buildCpuCodegenPipeline(OpPassManager &pm,
   pm.addPass(createMarkInputsReadOnly());
   pm.addNestedPass<func::FuncOp>(createLinalgElementwiseOpFusionPass());
   addCleanup(pm);
-  // Loop order for contractions; tiling and vectorization will go here.
+  // f32 matmuls and convolutions: register tiles, vectorized; the other
+  // contractions get a vectorizable loop order.
+  if (options.optLevel > 0) {
+    pm.addNestedPass<func::FuncOp>(
+        createTileContractions(tileOptions(options.target)));
+    addCleanup(pm);
+  }
   pm.addNestedPass<func::FuncOp>(createInterchangeContractions());
 
   // 2. Bufferization. Identity layouts at the boundary match the ABI's dense
@@ -51,6 +73,9 @@ void mlir::kiln::buildCpuCodegenPipeline(OpPassManager &pm,
   outParams.modifyPublicFunctions = true;
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
   addCleanup(pm);
+  // Tiles written in place leave copies of a view onto itself, which only
+  // fold once CSE has merged the two views.
+  pm.addPass(createCanonicalizerPass());
 
   // 3. Memory: every buffer in the arena, every constant in the weights blob.
   pm.addPass(createPlanArena());
@@ -59,6 +84,10 @@ void mlir::kiln::buildCpuCodegenPipeline(OpPassManager &pm,
   // 4. Loops.
   pm.addNestedPass<func::FuncOp>(createExpandStridedCopies());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
+  pm.addNestedPass<func::FuncOp>(createForallToParallelLoopPass());
+  // Vector transfers of the register tiles as 1-D loads and stores.
+  pm.addNestedPass<func::FuncOp>(createConvertVectorToSCFPass(
+      VectorTransferToSCFOptions().enableFullUnroll()));
   // Big parallel loops run on the runtime's pool.
   pm.addPass(createOutlineParallelLoops());
   // Math on f16/bf16 is computed in f32, f32 transcendentals inline.
@@ -94,6 +123,10 @@ void mlir::kiln::buildCpuCodegenPipeline(OpPassManager &pm,
   pm.addPass(arith::createArithExpandOpsPass(expand));
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());
+  ConvertVectorToLLVMPassOptions vectorToLLVM;
+  vectorToLLVM.vectorContractLowering =
+      vector::VectorContractLowering::OuterProduct;
+  pm.addPass(createConvertVectorToLLVMPass(vectorToLLVM));
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   ConvertFuncToLLVMPassOptions funcToLLVM;
   funcToLLVM.useBarePtrCallConv = true;

@@ -2,6 +2,7 @@
 #ifndef KILN_BACKENDS_CPU_PASSES_H
 #define KILN_BACKENDS_CPU_PASSES_H
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Pass/Pass.h"

@@ -30,6 +30,56 @@ def MarkInputsReadOnly : Pass<"kiln-mark-inputs-readonly", "ModuleOp"> {
   let dependentDialects = ["bufferization::BufferizationDialect"];
 }
 
+def TileContractions : Pass<"kiln-tile-contractions", "func::FuncOp"> {
+  let summary = "Tile f32 matmuls and convolutions into vectorized register "
+                "tiles";
+  let description = [{
+    Each static f32 contraction with one M, N and K loop whose N loop is the
+    innermost dimension of the result and of B (matmul, batch_matmul, and
+    conv_2d_nchw_fchw after an im2col rewrite) becomes: an `scf.forall` over
+    MC x NC result tiles (run on the thread pool after bufferization), a K
+    loop over KC blocks, loops over mr x nr register tiles, and a k loop whose
+    body is mr broadcasts of A times one row of B accumulated with FMAs into
+    a vector<mr x nr> that stays in registers for the whole k loop. Edge tiles
+    use masked vectors. Tile sizes come from the vector width and register
+    count (backends/cpu/TileSizes.h).
+
+    Before:
+    ```mlir
+    %c = linalg.matmul ins(%a, %b : tensor<64x64xf32>, tensor<64x64xf32>)
+                       outs(%acc : tensor<64x64xf32>) -> tensor<64x64xf32>
+    ```
+    After (AVX-512: 8 x 32 register tile):
+    ```mlir
+    %c = scf.forall (%i, %j) = (0, 0) to (64, 64) step (64, 64) ... {
+      scf.for %m = %c0 to %c64 step %c8 ... {
+        scf.for %n = %c0 to %c64 step %c32 ... {
+          %acc0 = vector.transfer_read ... : tensor<64x64xf32>, vector<32xf32>
+          ...
+          scf.for %k = %c0 to %c64 step %c1 iter_args(%r0 = %acc0, ...) {
+            %b = vector.transfer_read %b ... : vector<32xf32>
+            %a0 = vector.broadcast %a00 : f32 to vector<32xf32>
+            %f0 = vector.fma %a0, %b, %r0 : vector<32xf32>
+            ...
+    ```
+  }];
+  let options = [
+    Option<"vectorBits", "vector-bits", "int64_t", "512",
+           "Width of one vector register in bits">,
+    Option<"registers", "registers", "int64_t", "32",
+           "Number of vector registers">,
+    Option<"cacheTileM", "tile-m", "int64_t", "0",
+           "Rows of a thread-pool tile (0: from the cost model)">,
+    Option<"cacheTileN", "tile-n", "int64_t", "0",
+           "Columns of a thread-pool tile (0: from the cost model)">,
+    Option<"cacheTileK", "tile-k", "int64_t", "0",
+           "Reduction block (0: from the cost model)">,
+  ];
+  let dependentDialects = ["scf::SCFDialect", "vector::VectorDialect",
+                           "affine::AffineDialect", "tensor::TensorDialect",
+                           "arith::ArithDialect"];
+}
+
 def InterchangeContractions : Pass<"kiln-interchange-contractions"> {
   let summary = "Make the innermost loop of matmuls and convolutions parallel";
   let description = [{

@@ -1,12 +1,15 @@
-// RUN: kiln-opt %s -pass-pipeline='builtin.module(kiln-cpu-codegen{target=x86_64 cpu=znver5})' | FileCheck %s
-// RUN: kiln-opt %s -pass-pipeline='builtin.module(kiln-cpu-codegen{target=aarch64-linux-gnu cpu=neoverse-n1 opt-level=0})' | FileCheck %s
+// RUN: kiln-opt %s -pass-pipeline='builtin.module(kiln-cpu-codegen{target=x86_64 cpu=znver5})' | FileCheck %s --check-prefixes=CHECK,TILED
+// RUN: kiln-opt %s -pass-pipeline='builtin.module(kiln-cpu-codegen{target=aarch64-linux-gnu cpu=neoverse-n1 opt-level=0})' | FileCheck %s --check-prefixes=CHECK,O0
 // RUN: not kiln-opt %s -pass-pipeline='builtin.module(kiln-cpu-codegen{target=riscv64})' 2>&1 | FileCheck %s --check-prefix=BAD-TARGET
 // RUN: not kiln-opt %s -pass-pipeline='builtin.module(kiln-cpu-codegen{target=x86_64 cpu=pentium-9000})' 2>&1 | FileCheck %s --check-prefix=BAD-CPU
 
 // The whole pipeline: one LLVM function taking bare pointers for the input,
 // the output, the arena, the weights and the runtime callbacks; intermediates in the arena, the
 // weight in the blob, erf inlined; nothing allocates or calls a runtime.
-// CHECK: module attributes {kiln.arena_size = 64 : i64, kiln.weights = dense_resource<kiln_weights> : tensor<64xi8>}
+// With tiling (AVX-512: 32-lane panels) the 4x3 weight is stored as one
+// zero-padded [4][32] panel and the 2x3 product as a padded 2x32 tile.
+// TILED: module attributes {kiln.arena_size = 256 : i64, kiln.weights = dense_resource<kiln_weights> : tensor<512xi8>}
+// O0: module attributes {kiln.arena_size = 64 : i64, kiln.weights = dense_resource<kiln_weights> : tensor<64xi8>}
 // CHECK-NOT: memref.
 // CHECK-NOT: llvm.func @malloc
 // CHECK-NOT: llvm.func @memrefCopy
@@ -14,6 +17,8 @@
 // CHECK: llvm.func @main(%{{.+}}: !llvm.ptr, %{{.+}}: !llvm.ptr, %{{.+}}: !llvm.ptr {kiln.arena}, %{{.+}}: !llvm.ptr {kiln.weights}, %{{.+}}: !llvm.ptr {kiln.runtime})
 // CHECK-NOT: memref.
 // CHECK: kiln_weights: "0x40000000
+// TILED-SAME: 0000803F000000400000404000000000
+// O0-SAME: 0000803F00000040000040400000804000
 // BAD-TARGET: unknown --target 'riscv64'; accepted: x86_64, x86_64-linux-gnu, aarch64, aarch64-linux-gnu
 // BAD-CPU: unknown --cpu 'pentium-9000' for x86_64-unknown-linux-gnu
 #id = affine_map<(i, j) -> (i, j)>

@@ -1,0 +1,265 @@
+//===- ContractionPacking.cpp - B operands as nr-wide column panels -------===//
+//
+// The micro-kernel reads one nr-wide row of B per k step. In a row-major
+// [K, N] matrix consecutive rows are N floats apart, so a K block of them
+// maps to a handful of cache sets and misses (N = 2048: every row in the
+// same L1 set). Panels [ceil(N/nr)][K][nr] make the k steps of one register
+// tile contiguous. The N loop of the contraction splits into the panel index
+// and the lane; the result is viewed as [.., M, ceil(N/nr), nr] (padded when
+// nr does not divide N).
+//
+//   * constant B (weights): packed at compile time, the artifact holds the
+//     panels;
+//   * convolutions: an im2col that writes panels directly (the column matrix
+//     is B, the filter A), so NCHW results come out row-major per channel.
+//
+//===----------------------------------------------------------------------===//
+#include "backends/cpu/ContractionCodegen.h"
+
+#include "passes/graph/ConstantBytes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StructuredOpsUtils.h"
+
+#include <cstring>
+
+using namespace mlir;
+using namespace mlir::kiln;
+
+namespace {
+using utils::IteratorType;
+
+/// `init` [.., M, N] as [.., M, ceil(N/nr), nr] (zero-padded copy when nr
+/// does not divide N).
+Value panelView(OpBuilder &b, Location loc, Value init, int64_t nr) {
+  auto type = cast<RankedTensorType>(init.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  int64_t n = shape.back(), panels = llvm::divideCeil(n, nr);
+  if (n % nr != 0) {
+    shape.back() = panels * nr;
+    Value empty = tensor::EmptyOp::create(b, loc, shape, type.getElementType());
+    Value zero =
+        arith::ConstantOp::create(b, loc, b.getZeroAttr(type.getElementType()));
+    Value filled = linalg::FillOp::create(b, loc, zero, empty).getResult(0);
+    SmallVector<OpFoldResult> offsets(shape.size(), b.getIndexAttr(0));
+    SmallVector<OpFoldResult> sizes, strides(shape.size(), b.getIndexAttr(1));
+    for (int64_t d : type.getShape())
+      sizes.push_back(b.getIndexAttr(d));
+    init = tensor::InsertSliceOp::create(b, loc, init, filled, offsets, sizes,
+                                         strides);
+  }
+  SmallVector<ReassociationIndices> groups;
+  for (unsigned d = 0; d + 1 < shape.size(); ++d)
+    groups.push_back({d});
+  groups.push_back({unsigned(shape.size() - 1), unsigned(shape.size())});
+  SmallVector<int64_t> panelShape(shape.begin(), shape.end() - 1);
+  panelShape.append({panels, nr});
+  return tensor::ExpandShapeOp::create(
+      b, loc, RankedTensorType::get(panelShape, type.getElementType()), init,
+      groups);
+}
+
+/// The inverse of panelView for the contraction's result.
+Value fromPanels(OpBuilder &b, Location loc, Value panels,
+                 RankedTensorType resultType) {
+  auto type = cast<RankedTensorType>(panels.getType());
+  unsigned rank = type.getRank();
+  SmallVector<ReassociationIndices> groups;
+  for (unsigned d = 0; d + 2 < rank; ++d)
+    groups.push_back({d});
+  groups.push_back({rank - 2, rank - 1});
+  SmallVector<int64_t> flat(type.getShape().drop_back(2));
+  flat.push_back(type.getShape()[rank - 2] * type.getShape()[rank - 1]);
+  Value result = tensor::CollapseShapeOp::create(
+      b, loc, RankedTensorType::get(flat, type.getElementType()), panels,
+      groups);
+  if (flat.back() == resultType.getShape().back())
+    return result;
+  SmallVector<OpFoldResult> offsets(flat.size(), b.getIndexAttr(0));
+  SmallVector<OpFoldResult> sizes, strides(flat.size(), b.getIndexAttr(1));
+  for (int64_t d : resultType.getShape())
+    sizes.push_back(b.getIndexAttr(d));
+  return tensor::ExtractSliceOp::create(b, loc, resultType, result, offsets,
+                                        sizes, strides);
+}
+
+/// acc += lhs * rhs over the given maps (f32).
+linalg::GenericOp buildPackedGeneric(OpBuilder &b, Location loc, Value lhs,
+                                     Value rhs, Value acc,
+                                     ArrayRef<AffineMap> maps,
+                                     ArrayRef<IteratorType> iterators) {
+  return linalg::GenericOp::create(
+      b, loc, acc.getType(), ValueRange{lhs, rhs}, ValueRange{acc}, maps,
+      iterators, [](OpBuilder &b, Location loc, ValueRange args) {
+        Value product = arith::MulFOp::create(b, loc, args[0], args[1]);
+        linalg::YieldOp::create(
+            b, loc,
+            ValueRange{arith::AddFOp::create(b, loc, args[2], product)});
+      });
+}
+} // namespace
+
+FailureOr<std::pair<linalg::GenericOp, ContractionLoops>>
+mlir::kiln::packConstantRhs(RewriterBase &rewriter, linalg::LinalgOp op,
+                            const ContractionLoops &loops, int64_t nr) {
+  if (!loops.batch.empty() || loops.nOuter)
+    return failure();
+  MLIRContext *ctx = op.getContext();
+  OpOperand *lhs = op.getDpsInputOperand(0), *rhs = op.getDpsInputOperand(1);
+  if (op.getMatchingIndexingMap(lhs).isFunctionOfDim(loops.n))
+    std::swap(lhs, rhs);
+  AffineExpr m = getAffineDimExpr(loops.m, ctx),
+             n = getAffineDimExpr(loops.n, ctx),
+             k = getAffineDimExpr(loops.k, ctx);
+  AffineMap rhsMap = op.getMatchingIndexingMap(rhs);
+  AffineMap accMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  if (rhsMap.getResults() != ArrayRef<AffineExpr>{k, n} ||
+      accMap.getResults() != ArrayRef<AffineExpr>{m, n})
+    return failure();
+  auto constant = rhs->get().getDefiningOp<arith::ConstantOp>();
+  if (!constant)
+    return failure();
+  std::optional<std::vector<char>> bytes =
+      constantBytes(cast<ElementsAttr>(constant.getValue()));
+  if (!bytes)
+    return failure();
+
+  auto rhsType = cast<RankedTensorType>(rhs->get().getType());
+  int64_t kSize = rhsType.getShape()[0], nSize = rhsType.getShape()[1];
+  int64_t panels = llvm::divideCeil(nSize, nr);
+  std::vector<char> packed(panels * kSize * nr * sizeof(float), 0);
+  const auto *src = reinterpret_cast<const float *>(bytes->data());
+  auto *dst = reinterpret_cast<float *>(packed.data());
+  for (int64_t p = 0; p < panels; ++p)
+    for (int64_t kk = 0; kk < kSize; ++kk)
+      for (int64_t lane = 0; lane < nr && p * nr + lane < nSize; ++lane)
+        dst[(p * kSize + kk) * nr + lane] = src[kk * nSize + p * nr + lane];
+
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  auto packedType =
+      RankedTensorType::get({panels, kSize, nr}, rewriter.getF32Type());
+  Value packedRhs = arith::ConstantOp::create(
+      rewriter, loc, packedType,
+      cast<TypedAttr>(bytesToConstant(packedType, "packed_rhs", packed)));
+  Value acc = panelView(rewriter, loc, op.getDpsInitOperand(0)->get(), nr);
+
+  // Loops (m, panel, k, lane).
+  AffineExpr d0, d1, d2, d3;
+  bindDims(ctx, d0, d1, d2, d3);
+  SmallVector<AffineExpr> lhsResults;
+  for (AffineExpr e : op.getMatchingIndexingMap(lhs).getResults())
+    lhsResults.push_back(e == m ? d0 : d2);
+  SmallVector<AffineMap> maps = {AffineMap::get(4, 0, lhsResults, ctx),
+                                 AffineMap::get(4, 0, {d1, d2, d3}, ctx),
+                                 AffineMap::get(4, 0, {d0, d1, d3}, ctx)};
+  linalg::GenericOp generic =
+      buildPackedGeneric(rewriter, loc, lhs->get(), packedRhs, acc, maps,
+                         {IteratorType::parallel, IteratorType::parallel,
+                          IteratorType::reduction, IteratorType::parallel});
+  rewriter.replaceOp(
+      op, fromPanels(rewriter, loc, generic.getResult(0),
+                     cast<RankedTensorType>(op->getResult(0).getType())));
+  return std::make_pair(generic, ContractionLoops{{}, 0, 3, 2, 1});
+}
+
+FailureOr<std::pair<linalg::GenericOp, ContractionLoops>>
+mlir::kiln::convToPackedContraction(RewriterBase &rewriter,
+                                    linalg::Conv2DNchwFchwOp conv, int64_t nr) {
+  Value input = conv.getInputs()[0], filter = conv.getInputs()[1];
+  Value init = conv.getOutputs()[0];
+  auto inType = cast<RankedTensorType>(input.getType());
+  auto filterType = cast<RankedTensorType>(filter.getType());
+  auto outType = cast<RankedTensorType>(init.getType());
+  if (!inType.hasStaticShape() || !filterType.hasStaticShape() ||
+      !outType.hasStaticShape())
+    return failure();
+  for (Type t : {inType.getElementType(), filterType.getElementType(),
+                 outType.getElementType()})
+    if (!t.isF32())
+      return failure();
+  SmallVector<int64_t> strides(conv.getStrides().getValues<int64_t>());
+  SmallVector<int64_t> dilations(conv.getDilations().getValues<int64_t>());
+  int64_t batch = outType.getShape()[0], f = outType.getShape()[1];
+  int64_t oh = outType.getShape()[2], ow = outType.getShape()[3];
+  int64_t c = filterType.getShape()[1], kh = filterType.getShape()[2],
+          kw = filterType.getShape()[3];
+  int64_t kSize = c * kh * kw, spatial = oh * ow;
+  int64_t panels = llvm::divideCeil(spatial, nr);
+  Location loc = conv.getLoc();
+  MLIRContext *ctx = conv.getContext();
+  rewriter.setInsertionPoint(conv);
+
+  // im2col into panels: col[b, panel, (c, kh, kw), lane] =
+  //   input[b, c, oh * sh + kh * dh, ow * sw + kw * dw] with
+  //   (oh, ow) = panel * nr + lane, zero past the last output pixel.
+  Type f32 = rewriter.getF32Type();
+  Value colInit =
+      tensor::EmptyOp::create(rewriter, loc, {batch, panels, kSize, nr}, f32);
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(4, ctx);
+  auto col = linalg::GenericOp::create(
+      rewriter, loc, colInit.getType(), ValueRange{}, ValueRange{colInit},
+      ArrayRef<AffineMap>{identity},
+      SmallVector<IteratorType>(4, IteratorType::parallel),
+      [&](OpBuilder &b, Location loc, ValueRange) {
+        auto cst = [&](int64_t v) {
+          return arith::ConstantIndexOp::create(b, loc, v).getResult();
+        };
+        auto idx = [&](int64_t d) {
+          return linalg::IndexOp::create(b, loc, d).getResult();
+        };
+        Value pixel = arith::AddIOp::create(
+            b, loc, arith::MulIOp::create(b, loc, idx(1), cst(nr)), idx(3));
+        Value valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                            pixel, cst(spatial));
+        Value clamped = arith::MinUIOp::create(b, loc, pixel, cst(spatial - 1));
+        Value y = arith::DivUIOp::create(b, loc, clamped, cst(ow));
+        Value x = arith::RemUIOp::create(b, loc, clamped, cst(ow));
+        Value k = idx(2);
+        Value ch = arith::DivUIOp::create(b, loc, k, cst(kh * kw));
+        Value r = arith::RemUIOp::create(b, loc, k, cst(kh * kw));
+        Value ky = arith::DivUIOp::create(b, loc, r, cst(kw));
+        Value kx = arith::RemUIOp::create(b, loc, r, cst(kw));
+        auto source = [&](Value out, Value tap, int64_t stride,
+                          int64_t dilation) {
+          return arith::AddIOp::create(
+              b, loc, arith::MulIOp::create(b, loc, out, cst(stride)),
+              arith::MulIOp::create(b, loc, tap, cst(dilation)));
+        };
+        Value iy = source(y, ky, strides[0], dilations[0]);
+        Value ix = source(x, kx, strides[1], dilations[1]);
+        Value v = tensor::ExtractOp::create(b, loc, input,
+                                            ValueRange{idx(0), ch, iy, ix});
+        Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
+        linalg::YieldOp::create(
+            b, loc,
+            ValueRange{arith::SelectOp::create(b, loc, valid, v, zero)});
+      });
+
+  // filter [F, C, KH, KW] -> [F, K]; result [B, F, OH, OW] -> [B, F, OH*OW].
+  Value lhs = tensor::CollapseShapeOp::create(
+      rewriter, loc, filter, SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
+  Value flatInit = tensor::CollapseShapeOp::create(
+      rewriter, loc, init, SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
+  Value acc = panelView(rewriter, loc, flatInit, nr);
+
+  // Loops (b, m = F, panel, k, lane).
+  AffineExpr d0, d1, d2, d3, d4;
+  bindDims(ctx, d0, d1, d2, d3, d4);
+  SmallVector<AffineMap> maps = {AffineMap::get(5, 0, {d1, d3}, ctx),
+                                 AffineMap::get(5, 0, {d0, d2, d3, d4}, ctx),
+                                 AffineMap::get(5, 0, {d0, d1, d2, d4}, ctx)};
+  linalg::GenericOp generic = buildPackedGeneric(
+      rewriter, loc, lhs, col.getResult(0), acc, maps,
+      {IteratorType::parallel, IteratorType::parallel, IteratorType::parallel,
+       IteratorType::reduction, IteratorType::parallel});
+  Value flat = fromPanels(rewriter, loc, generic.getResult(0),
+                          cast<RankedTensorType>(flatInit.getType()));
+  Value result = tensor::ExpandShapeOp::create(
+      rewriter, loc, outType, flat,
+      SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
+  rewriter.replaceOp(conv, result);
+  return std::make_pair(generic, ContractionLoops{{0}, 1, 4, 3, 2});
+}

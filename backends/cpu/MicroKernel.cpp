@@ -1,0 +1,167 @@
+//===- MicroKernel.cpp - A register tile as vector outer products ---------===//
+//
+// The innermost tile of a contraction, C[mr x nr] += A[mr x K] * B[K x nr],
+// becomes
+//
+//   %acc0 = vector.transfer_read %C ... : vector<mr x nr>
+//   %acc = scf.for %k = 0 to K step 1 iter_args(%acc = %acc0) {
+//     %a = vector.transfer_read %A[.., %k] : vector<mr>   (a column of A)
+//     %b = vector.transfer_read %B[.., %k, ..] : vector<nr> (a row of B)
+//     vector.outerproduct %a, %b, %acc      (mr broadcasts, mr row FMAs)
+//   }
+//   vector.transfer_write %acc, %C
+//
+// so the accumulator stays in registers for the whole reduction. Tiles
+// smaller than mr x nr (matrix edges) read and write with out-of-bounds
+// masking; the extra lanes compute on zeros and are never stored.
+//
+//===- MicroKernel.cpp - A register tile as rows of vector FMAs
+//------------===//
+//
+// The innermost tile of a contraction, C[mr x nr] += A[mr x K] * B[K x nr],
+// becomes mr row accumulators carried through a k loop:
+//
+//   %c_r = vector.transfer_read %C[r, 0] : vector<nr>        (r < mr)
+//   scf.for %k = 0 to K step 1 iter_args(%c_0, ..., %c_{mr-1}) {
+//     %b = vector.transfer_read %B[%k, 0] : vector<nr>       (a row of B)
+//     %a_r = tensor.extract %A[r, %k] ; vector.broadcast     (r < mr)
+//     %c_r' = vector.fma %a_r, %b, %c_r
+//   }
+//   vector.transfer_write %c_r, %C[r, 0]
+//
+// so the accumulators stay in registers for the whole reduction, and only
+// 1-D vectors exist (no n-D vector lowering). Edge tiles: columns past the
+// matrix are masked (out-of-bounds transfers); rows past it read the last
+// valid row and are not written back.
+//
+//===----------------------------------------------------------------------===//
+#include "backends/cpu/ContractionCodegen.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+using namespace mlir::kiln;
+
+namespace {
+/// Indices into `operand` of the tile: `m` and `k` at the given values when
+/// the operand has those loops, 0 everywhere else.
+SmallVector<Value> indicesFor(linalg::LinalgOp tile, OpOperand *operand,
+                              const ContractionLoops &loops, Value zero,
+                              Value m, Value k) {
+  SmallVector<Value> indices;
+  for (AffineExpr expr : tile.getMatchingIndexingMap(operand).getResults()) {
+    unsigned dim = cast<AffineDimExpr>(expr).getPosition();
+    indices.push_back(dim == loops.m ? m : dim == loops.k ? k : zero);
+  }
+  return indices;
+}
+
+/// The 1-D map reading along the N loop of `operand`.
+AffineMap rowMap(linalg::LinalgOp tile, OpOperand *operand, unsigned n) {
+  AffineMap map = tile.getMatchingIndexingMap(operand);
+  std::optional<unsigned> pos =
+      map.getResultPosition(getAffineDimExpr(n, tile.getContext()));
+  return AffineMap::get(map.getNumResults(), 0,
+                        getAffineDimExpr(*pos, tile.getContext()));
+}
+} // namespace
+
+LogicalResult mlir::kiln::buildMicroKernel(RewriterBase &rewriter,
+                                           linalg::LinalgOp tile,
+                                           const ContractionLoops &loops,
+                                           int64_t mr, int64_t nr) {
+  Location loc = tile.getLoc();
+  rewriter.setInsertionPoint(tile);
+  SmallVector<int64_t> extents = tile.getStaticLoopRanges();
+  for (unsigned d = 0; d < extents.size(); ++d)
+    if (d != loops.m && d != loops.n && d != loops.k && extents[d] != 1)
+      return tile.emitError("micro-kernel tile has a non-unit loop ") << d;
+  OpOperand *lhs = tile.getDpsInputOperand(0),
+            *rhs = tile.getDpsInputOperand(1);
+  OpOperand *acc = tile.getDpsInitOperand(0);
+  // A is the input that does not index N.
+  if (tile.getMatchingIndexingMap(lhs).isFunctionOfDim(loops.n))
+    std::swap(lhs, rhs);
+
+  SmallVector<Range> ranges = tile.createLoopRanges(rewriter, loc);
+  auto extent = [&](unsigned loop) {
+    return getValueOrCreateConstantIndexOp(rewriter, loc, ranges[loop].size);
+  };
+  Value mExtent = extent(loops.m), kExtent = extent(loops.k);
+  bool fullRows = extents[loops.m] == mr;
+  bool fullColumns = extents[loops.n] == nr;
+
+  Type f32 = rewriter.getF32Type();
+  auto rowType = VectorType::get({nr}, f32);
+  Value zero = arith::ConstantOp::create(rewriter, loc, f32,
+                                         rewriter.getF32FloatAttr(0));
+  Value c0 = arith::ConstantIndexOp::create(rewriter, loc, 0);
+  Value c1 = arith::ConstantIndexOp::create(rewriter, loc, 1);
+  // Row r of the tile, or the last valid row past the edge.
+  SmallVector<Value> rows;
+  Value lastRow = arith::SubIOp::create(rewriter, loc, mExtent, c1);
+  for (int64_t r = 0; r < mr; ++r) {
+    Value row = arith::ConstantIndexOp::create(rewriter, loc, r);
+    rows.push_back(
+        fullRows
+            ? row
+            : arith::MinUIOp::create(rewriter, loc, row, lastRow).getResult());
+  }
+
+  AffineMap accMap = rowMap(tile, acc, loops.n);
+  SmallVector<Value> inits;
+  for (Value row : rows)
+    inits.push_back(vector::TransferReadOp::create(
+        rewriter, loc, rowType, acc->get(),
+        indicesFor(tile, acc, loops, c0, row, c0), zero, accMap,
+        ArrayRef<bool>{fullColumns}));
+
+  AffineMap rhsMap = rowMap(tile, rhs, loops.n);
+  auto kLoop = scf::ForOp::create(
+      rewriter, loc, c0, kExtent, c1, inits,
+      [&](OpBuilder &b, Location loc, Value k, ValueRange accs) {
+        Value bRow = vector::TransferReadOp::create(
+            b, loc, rowType, rhs->get(),
+            indicesFor(tile, rhs, loops, c0, c0, k), zero, rhsMap,
+            ArrayRef<bool>{fullColumns});
+        SmallVector<Value> next;
+        for (auto [row, c] : llvm::zip_equal(rows, accs)) {
+          Value a = tensor::ExtractOp::create(
+              b, loc, lhs->get(), indicesFor(tile, lhs, loops, c0, row, k));
+          Value splat = vector::BroadcastOp::create(b, loc, rowType, a);
+          next.push_back(vector::FMAOp::create(b, loc, splat, bRow, c));
+        }
+        scf::YieldOp::create(b, loc, next);
+      });
+
+  Value result = acc->get();
+  for (auto [r, row, c] : llvm::enumerate(rows, kLoop.getResults())) {
+    auto write = [&](OpBuilder &b, Location loc) {
+      return vector::TransferWriteOp::create(
+                 b, loc, c, result, indicesFor(tile, acc, loops, c0, row, c0),
+                 accMap, ArrayRef<bool>{fullColumns})
+          .getResult();
+    };
+    if (fullRows || r == 0) {
+      result = write(rewriter, loc);
+      continue;
+    }
+    Value inside = arith::CmpIOp::create(
+        rewriter, loc, arith::CmpIPredicate::ult,
+        arith::ConstantIndexOp::create(rewriter, loc, r), mExtent);
+    result = scf::IfOp::create(
+                 rewriter, loc, inside,
+                 [&](OpBuilder &b, Location loc) {
+                   scf::YieldOp::create(b, loc, write(b, loc));
+                 },
+                 [&](OpBuilder &b, Location loc) {
+                   scf::YieldOp::create(b, loc, result);
+                 })
+                 .getResult(0);
+  }
+  rewriter.replaceOp(tile, result);
+  return success();
+}

@@ -1,0 +1,210 @@
+//===- TileContractions.cpp - Register-tiled, vectorized contractions -----===//
+//
+// Every f32 contraction with one M, one N and one K loop (matmul,
+// batch_matmul, a convolution through a packed im2col) becomes a loop nest
+// around an mr x nr register tile:
+//
+//   scf.forall (batch, M/MC, N/NC)           -> the runtime's thread pool
+//     scf.for K step KC                       cache block
+//       scf.for M step mr, scf.for N step nr  register tile
+//         micro-kernel (MicroKernel.cpp)      vector<mr x nr> accumulator
+//
+// B operands that are constants, and convolution inputs, are first put in
+// nr-wide panels (ContractionPacking.cpp).
+//
+//===----------------------------------------------------------------------===//
+#include "backends/cpu/ContractionCodegen.h"
+#include "backends/cpu/Passes.h"
+#include "backends/cpu/TileSizes.h"
+
+#include "compiler/logging/Logging.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::kiln {
+#define GEN_PASS_DEF_TILECONTRACTIONS
+#include "backends/cpu/Passes.h.inc"
+} // namespace mlir::kiln
+
+using namespace mlir;
+using namespace mlir::kiln;
+
+std::optional<ContractionLoops>
+mlir::kiln::matchContraction(linalg::LinalgOp op) {
+  if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
+      op.getNumDpsInputs() != 2 || !op.hasOnlyProjectedPermutations() ||
+      !linalg::isaContractionOpInterface(op))
+    return std::nullopt;
+  for (Value v : op->getOperands())
+    if (auto type = dyn_cast<RankedTensorType>(v.getType());
+        !type || !type.hasStaticShape() || !type.getElementType().isF32())
+      return std::nullopt;
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(op);
+  if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 ||
+      dims->k.size() != 1)
+    return std::nullopt;
+  ContractionLoops loops{
+      SmallVector<unsigned>(dims->batch.begin(), dims->batch.end()), dims->m[0],
+      dims->n[0], dims->k[0], std::nullopt};
+  auto innermostIs = [&](OpOperand *operand, unsigned dim) {
+    AffineMap map = op.getMatchingIndexingMap(operand);
+    return map.getNumResults() > 0 &&
+           map.getResults().back() == getAffineDimExpr(dim, op.getContext());
+  };
+  if (!innermostIs(op.getDpsInitOperand(0), loops.n))
+    return std::nullopt;
+  for (OpOperand *input : op.getDpsInputOperands())
+    if (op.getMatchingIndexingMap(input).isFunctionOfDim(loops.n) &&
+        !innermostIs(input, loops.n))
+      return std::nullopt;
+  return loops;
+}
+
+namespace {
+
+/// Tile sizes of one level, one entry per loop of `op` (0 = not tiled).
+SmallVector<OpFoldResult> sizesFor(Builder &b, unsigned numLoops,
+                                   ArrayRef<std::pair<unsigned, int64_t>> set) {
+  SmallVector<OpFoldResult> sizes(numLoops, b.getIndexAttr(0));
+  for (auto [dim, size] : set)
+    sizes[dim] = b.getIndexAttr(size);
+  return sizes;
+}
+
+FailureOr<linalg::LinalgOp>
+tileOnce(RewriterBase &rewriter, linalg::LinalgOp op,
+         ArrayRef<OpFoldResult> sizes, bool forall,
+         std::optional<std::pair<unsigned, unsigned>> firstTwo = std::nullopt) {
+  scf::SCFTilingOptions options;
+  options.setTileSizes(sizes);
+  if (firstTwo) {
+    SmallVector<int64_t> order = {firstTwo->first, firstTwo->second};
+    for (unsigned d = 0; d < sizes.size(); ++d)
+      if (d != firstTwo->first && d != firstTwo->second)
+        order.push_back(d);
+    options.setInterchange(order);
+  }
+  options.setLoopType(forall ? scf::SCFTilingOptions::LoopType::ForallOp
+                             : scf::SCFTilingOptions::LoopType::ForOp);
+  rewriter.setInsertionPoint(op);
+  FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
+      rewriter, cast<TilingInterface>(op.getOperation()), options);
+  if (failed(tiled))
+    return failure();
+  rewriter.replaceOp(op, tiled->replacements);
+  return cast<linalg::LinalgOp>(tiled->tiledOps.back());
+}
+
+/// Thread-pool tiles, K blocks, register tiles, then the micro-kernel.
+LogicalResult tileContraction(RewriterBase &rewriter, linalg::LinalgOp op,
+                              const ContractionLoops &loops,
+                              const ContractionTileSizes &tiles) {
+  unsigned numLoops = op.getNumLoops();
+  SmallVector<int64_t> bounds = op.getStaticLoopRanges();
+  int64_t mSize = bounds[loops.m], kSize = bounds[loops.k];
+  // Packed: the N loop splits into panels (tiled) and nr lanes (not).
+  unsigned nTiled = loops.nOuter ? *loops.nOuter : loops.n;
+  int64_t nUnit = loops.nOuter ? 1 : tiles.nr;
+  int64_t nSize = bounds[nTiled];
+  int64_t mr = std::min(tiles.mr, mSize), nr = std::min(nUnit, nSize);
+  int64_t mc = std::max<int64_t>(mr, std::min(tiles.mc, mSize) / mr * mr);
+  int64_t nc =
+      loops.nOuter ? std::max<int64_t>(1, tiles.nc / tiles.nr) : tiles.nc;
+  nc = std::max<int64_t>(nr, std::min(nc, nSize) / nr * nr);
+  int64_t kc = std::min(tiles.kc, kSize);
+
+  Builder b(op.getContext());
+  SmallVector<std::pair<unsigned, int64_t>> outer = {{loops.m, mc},
+                                                     {nTiled, nc}};
+  for (unsigned d : loops.batch)
+    outer.push_back({d, 1});
+  FailureOr<linalg::LinalgOp> tiled =
+      tileOnce(rewriter, op, sizesFor(b, numLoops, outer), /*forall=*/true);
+  if (succeeded(tiled) && kc < kSize)
+    tiled = tileOnce(rewriter, *tiled, sizesFor(b, numLoops, {{loops.k, kc}}),
+                     false);
+  if (succeeded(tiled))
+    tiled =
+        tileOnce(rewriter, *tiled,
+                 sizesFor(b, numLoops, {{loops.m, mr}, {nTiled, nr}}), false);
+  if (failed(tiled))
+    return op.emitError("kiln-tile-contractions: tiling failed");
+  int64_t lanes = loops.nOuter ? bounds[loops.n] : nr;
+  return buildMicroKernel(rewriter, *tiled, loops, mr, lanes);
+}
+
+/// Transfers read and write the tiles' parent tensors directly.
+void cleanUp(func::FuncOp func) {
+  MLIRContext *ctx = func.getContext();
+  RewritePatternSet patterns(ctx);
+  tensor::populateFoldTensorSubsetIntoVectorTransferPatterns(patterns);
+  scf::ForOp::getCanonicalizationPatterns(patterns, ctx);
+  affine::AffineMinOp::getCanonicalizationPatterns(patterns, ctx);
+  tensor::ExtractSliceOp::getCanonicalizationPatterns(patterns, ctx);
+  vector::TransferReadOp::getCanonicalizationPatterns(patterns, ctx);
+  vector::TransferWriteOp::getCanonicalizationPatterns(patterns, ctx);
+  (void)applyPatternsGreedily(func, std::move(patterns));
+}
+
+struct TileContractions
+    : public kiln::impl::TileContractionsBase<TileContractions> {
+  using TileContractionsBase::TileContractionsBase;
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    ContractionTileSizes tiles = contractionTileSizes(vectorBits, registers);
+    if (cacheTileM > 0)
+      tiles.mc = cacheTileM;
+    if (cacheTileN > 0)
+      tiles.nc = cacheTileN;
+    if (cacheTileK > 0)
+      tiles.kc = cacheTileK;
+    IRRewriter rewriter(&getContext());
+
+    SmallVector<std::pair<linalg::LinalgOp, ContractionLoops>> work;
+    SmallVector<linalg::Conv2DNchwFchwOp> convs;
+    func.walk([&](linalg::Conv2DNchwFchwOp conv) { convs.push_back(conv); });
+    for (linalg::Conv2DNchwFchwOp conv : convs) {
+      auto packed = convToPackedContraction(rewriter, conv, tiles.nr);
+      if (succeeded(packed))
+        work.push_back(*packed);
+    }
+    SmallVector<std::pair<linalg::LinalgOp, ContractionLoops>> plain;
+    func.walk([&](linalg::LinalgOp op) {
+      if (isa<linalg::GenericOp>(op) &&
+          llvm::any_of(work, [&](auto &w) { return w.first == op; }))
+        return;
+      if (std::optional<ContractionLoops> loops = matchContraction(op))
+        plain.push_back({op, *loops});
+    });
+    for (auto &[op, loops] : plain) {
+      auto packed = packConstantRhs(rewriter, op, loops, tiles.nr);
+      if (succeeded(packed))
+        work.push_back(*packed);
+      else
+        work.push_back({op, loops});
+    }
+    for (auto &[op, loops] : work) {
+      KILN_LOG("codegen", Info)
+          << "tiling " << op->getName() << " at " << op.getLoc() << " ("
+          << tiles.mr << "x" << tiles.nr << " register tile"
+          << (loops.nOuter ? ", B in panels" : "") << ")\n";
+      if (failed(tileContraction(rewriter, op, loops, tiles)))
+        return signalPassFailure();
+    }
+    if (!work.empty())
+      cleanUp(func);
+  }
+};
+
+} // namespace
