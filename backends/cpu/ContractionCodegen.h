@@ -39,12 +39,23 @@ FailureOr<std::pair<linalg::GenericOp, ContractionLoops>>
 packConstantRhs(RewriterBase &rewriter, linalg::LinalgOp op,
                 const ContractionLoops &loops, int64_t nr);
 
-/// Rewrites an f32 NCHW convolution as an im2col writing [N][ceil(OH*OW /
-/// nr)][C*KH*KW][nr] panels followed by the packed contraction with the
-/// filter as A.
-FailureOr<std::pair<linalg::GenericOp, ContractionLoops>>
+/// A convolution as an im2col into panels and a packed contraction.
+struct PackedConvolution {
+  linalg::GenericOp im2col; ///< [N][ceil(OH*OW / nr)][C*KH*KW][nr]
+  linalg::GenericOp contraction;
+  ContractionLoops loops;
+};
+
+/// Rewrites an f32 NCHW convolution as an im2col writing panels followed by
+/// the packed contraction with the filter as A.
+FailureOr<PackedConvolution>
 convToPackedContraction(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
                         int64_t nr);
+
+/// Tiles the im2col to one panel row per step and vectorizes it along the
+/// lanes (a gather per row).
+LogicalResult vectorizeIm2col(RewriterBase &rewriter, linalg::GenericOp im2col,
+                              int64_t nr);
 
 /// Replaces `tile` (all loops but m, n, k of extent 1, m <= mr, n <= nr) by
 /// a k loop accumulating a vector<mr x nr> with outer products.

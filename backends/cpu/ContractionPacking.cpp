@@ -165,7 +165,7 @@ mlir::kiln::packConstantRhs(RewriterBase &rewriter, linalg::LinalgOp op,
   return std::make_pair(generic, ContractionLoops{{}, 0, 3, 2, 1});
 }
 
-FailureOr<std::pair<linalg::GenericOp, ContractionLoops>>
+FailureOr<PackedConvolution>
 mlir::kiln::convToPackedContraction(RewriterBase &rewriter,
                                     linalg::Conv2DNchwFchwOp conv, int64_t nr) {
   Value input = conv.getInputs()[0], filter = conv.getInputs()[1];
@@ -261,5 +261,5 @@ mlir::kiln::convToPackedContraction(RewriterBase &rewriter,
       rewriter, loc, outType, flat,
       SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
   rewriter.replaceOp(conv, result);
-  return std::make_pair(generic, ContractionLoops{{0}, 1, 4, 3, 2});
+  return PackedConvolution{col, generic, ContractionLoops{{0}, 1, 4, 3, 2}};
 }

@@ -22,6 +22,7 @@
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -143,6 +144,32 @@ LogicalResult tileContraction(RewriterBase &rewriter, linalg::LinalgOp op,
   return buildMicroKernel(rewriter, *tiled, loops, mr, lanes);
 }
 
+} // namespace
+
+LogicalResult mlir::kiln::vectorizeIm2col(RewriterBase &rewriter,
+                                          linalg::GenericOp im2col,
+                                          int64_t nr) {
+  Builder b(im2col.getContext());
+  // [N][panels][K][nr]: a parallel tile per panel, one K row per step.
+  FailureOr<linalg::LinalgOp> tiled = tileOnce(
+      rewriter, im2col, sizesFor(b, 4, {{0, 1}, {1, 1}}), /*forall=*/true);
+  if (succeeded(tiled))
+    tiled = tileOnce(rewriter, *tiled, sizesFor(b, 4, {{2, 1}}), false);
+  if (failed(tiled))
+    return im2col.emitError("kiln-tile-contractions: tiling im2col failed");
+  rewriter.setInsertionPoint(*tiled);
+  FailureOr<linalg::VectorizationResult> vectorized =
+      linalg::vectorize(rewriter, *tiled, /*inputVectorSizes=*/{},
+                        /*inputScalableVecDims=*/{},
+                        /*vectorizeNDExtract=*/true);
+  if (failed(vectorized))
+    return (*tiled)->emitError("kiln-tile-contractions: vectorizing im2col "
+                               "failed");
+  rewriter.replaceOp(*tiled, vectorized->replacements);
+  return success();
+}
+
+namespace {
 /// Transfers read and write the tiles' parent tensors directly.
 void cleanUp(func::FuncOp func) {
   MLIRContext *ctx = func.getContext();
@@ -173,11 +200,15 @@ struct TileContractions
 
     SmallVector<std::pair<linalg::LinalgOp, ContractionLoops>> work;
     SmallVector<linalg::Conv2DNchwFchwOp> convs;
+    SmallVector<linalg::GenericOp> im2cols;
     func.walk([&](linalg::Conv2DNchwFchwOp conv) { convs.push_back(conv); });
     for (linalg::Conv2DNchwFchwOp conv : convs) {
-      auto packed = convToPackedContraction(rewriter, conv, tiles.nr);
-      if (succeeded(packed))
-        work.push_back(*packed);
+      FailureOr<PackedConvolution> packed =
+          convToPackedContraction(rewriter, conv, tiles.nr);
+      if (failed(packed))
+        continue;
+      work.push_back({packed->contraction, packed->loops});
+      im2cols.push_back(packed->im2col);
     }
     SmallVector<std::pair<linalg::LinalgOp, ContractionLoops>> plain;
     func.walk([&](linalg::LinalgOp op) {
@@ -202,6 +233,9 @@ struct TileContractions
       if (failed(tileContraction(rewriter, op, loops, tiles)))
         return signalPassFailure();
     }
+    for (linalg::GenericOp im2col : im2cols)
+      if (failed(vectorizeIm2col(rewriter, im2col, tiles.nr)))
+        return signalPassFailure();
     if (!work.empty())
       cleanUp(func);
   }

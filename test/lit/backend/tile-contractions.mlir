@@ -1,0 +1,107 @@
+// RUN: kiln-opt %s --kiln-tile-contractions --split-input-file | FileCheck %s
+// RUN: kiln-opt %s --kiln-tile-contractions="vector-bits=256 registers=16" --split-input-file | FileCheck %s --check-prefix=AVX2
+
+// A constant B is packed at compile time into 32-lane panels (40 columns ->
+// two zero-padded panels); the result is viewed through the panels and
+// sliced back. 8 rows x 32 lanes per register tile, accumulators carried
+// through the k loop as vectors.
+// CHECK-LABEL: func.func @constant_rhs
+// CHECK: %[[PACKED:.+]] = arith.constant dense_resource<packed_rhs> : tensor<2x64x32xf32>
+// CHECK: tensor.expand_shape %{{.+}} {{\[}}[0], [1, 2]] output_shape [16, 2, 32]
+// CHECK: scf.forall
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK-COUNT-8: vector.transfer_read %{{.+}} : tensor<16x2x32xf32>, vector<32xf32>
+// CHECK: scf.for %{{.+}} iter_args({{.+}}) -> (vector<32xf32>, vector<32xf32>, vector<32xf32>, vector<32xf32>, vector<32xf32>, vector<32xf32>, vector<32xf32>, vector<32xf32>)
+// CHECK: vector.transfer_read %[[PACKED]]
+// CHECK-COUNT-8: vector.fma
+// CHECK: scf.yield
+// CHECK-COUNT-8: vector.transfer_write
+// CHECK: tensor.collapse_shape
+// CHECK: tensor.extract_slice %{{.+}}[0, 0] [16, 40] [1, 1]
+// AVX2-LABEL: func.func @constant_rhs
+// AVX2: arith.constant dense_resource<packed_rhs> : tensor<3x64x16xf32>
+// AVX2: scf.for %{{.+}} iter_args({{.+}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
+func.func @constant_rhs(%a: tensor<16x64xf32>) -> tensor<16x40xf32> {
+  %w = arith.constant dense<1.5> : tensor<64x40xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16x40xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<16x40xf32>) -> tensor<16x40xf32>
+  %y = linalg.matmul ins(%a, %w : tensor<16x64xf32>, tensor<64x40xf32>) outs(%f : tensor<16x40xf32>) -> tensor<16x40xf32>
+  return %y : tensor<16x40xf32>
+}
+
+// -----
+
+// A variable B is read in place; 20 rows = 16 + a partial tile of 4, whose
+// rows past the edge read the last valid row and are not written back.
+// CHECK-LABEL: func.func @variable_rhs
+// CHECK-NOT: packed_rhs
+// CHECK: scf.forall (%{{.+}}, %{{.+}}) = (0, 0) to (20, 64) step (16, 64)
+// CHECK: affine.min
+// CHECK: arith.minui
+// CHECK: scf.for
+// CHECK-COUNT-8: vector.fma
+// CHECK: scf.if
+func.func @variable_rhs(%a: tensor<20x8xf32>, %b: tensor<8x64xf32>, %c: tensor<20x64xf32>) -> tensor<20x64xf32> {
+  %y = linalg.matmul ins(%a, %b : tensor<20x8xf32>, tensor<8x64xf32>) outs(%c : tensor<20x64xf32>) -> tensor<20x64xf32>
+  return %y : tensor<20x64xf32>
+}
+
+// -----
+
+// A convolution: im2col into [N][panels][C*KH*KW][32] (a gather per row of
+// a panel), then the filter [F, C*KH*KW] times the panels.
+// CHECK-LABEL: func.func @conv
+// CHECK: tensor.empty() : tensor<1x2x27x32xf32>
+// CHECK: scf.forall
+// CHECK: vector.gather %{{.+}} : tensor<1x3x10x10xf32>
+// CHECK: tensor.collapse_shape %{{.+}} {{\[}}[0], [1, 2, 3]] : tensor<8x3x3x3xf32> into tensor<8x27xf32>
+// CHECK: scf.forall
+// CHECK-COUNT-8: vector.fma
+// CHECK: tensor.expand_shape %{{.+}} output_shape [1, 8, 8, 8]
+func.func @conv(%x: tensor<1x3x10x10xf32>, %w: tensor<8x3x3x3xf32>, %c: tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32> {
+  %y = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<1x3x10x10xf32>, tensor<8x3x3x3xf32>) outs(%c : tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+  return %y : tensor<1x8x8x8xf32>
+}
+
+// -----
+
+// Not f32: left to the loop path.
+// CHECK-LABEL: func.func @f64_not_tiled
+// CHECK-NOT: scf.forall
+// CHECK: linalg.matmul
+func.func @f64_not_tiled(%a: tensor<4x4xf64>, %b: tensor<4x4xf64>, %c: tensor<4x4xf64>) -> tensor<4x4xf64> {
+  %y = linalg.matmul ins(%a, %b : tensor<4x4xf64>, tensor<4x4xf64>) outs(%c : tensor<4x4xf64>) -> tensor<4x4xf64>
+  return %y : tensor<4x4xf64>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @i32_not_tiled
+// CHECK-NOT: scf.forall
+// CHECK: linalg.matmul
+func.func @i32_not_tiled(%a: tensor<4x4xi32>, %b: tensor<4x4xi32>, %c: tensor<4x4xi32>) -> tensor<4x4xi32> {
+  %y = linalg.matmul ins(%a, %b : tensor<4x4xi32>, tensor<4x4xi32>) outs(%c : tensor<4x4xi32>) -> tensor<4x4xi32>
+  return %y : tensor<4x4xi32>
+}
+
+// -----
+
+// N is not the innermost dimension of the result (C = (A B)^T written as
+// one op): not matched.
+// CHECK-LABEL: func.func @transposed_result
+// CHECK-NOT: scf.forall
+// CHECK: linalg.generic
+func.func @transposed_result(%a: tensor<8x4xf32>, %b: tensor<4x16xf32>, %c: tensor<16x8xf32>) -> tensor<16x8xf32> {
+  %y = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (n, m)>],
+                       iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<8x4xf32>, tensor<4x16xf32>) outs(%c : tensor<16x8xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<16x8xf32>
+  return %y : tensor<16x8xf32>
+}
