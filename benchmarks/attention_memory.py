@@ -7,8 +7,8 @@
 For each sequence length S, builds an ONNX model of explicit, decomposed
 attention over q, k, v of [1, 12, S, 64] fp32 (Transpose, MatMul, Div by 8,
 Softmax, MatMul), compiles it with `kiln compile`, runs it with
-`kiln run --random-inputs` and records the child's peak RSS (wait4's
-ru_maxrss). onnxruntime runs the same model in a child process for
+`kiln run --random-inputs` and records the child's peak RSS (/usr/bin/time's
+%M). onnxruntime runs the same model in a child process for
 S <= --ort-max-seq (it materializes [12, S, S] scores: 12.9 GB at 16k).
 
 Then checks kiln's output at S = --check-seq against numpy's float64
@@ -57,17 +57,23 @@ def attention_model(seq, path):
 
 
 def run_measured(cmd, env=None):
-    """Runs cmd; returns (seconds, peak RSS in MB, stdout+stderr)."""
+    """Runs cmd; returns (seconds, peak RSS in MB, stdout+stderr).
+
+    The peak comes from /usr/bin/time, not from wait4 here: Linux carries a
+    process's ru_maxrss across fork and exec, so a child of this script
+    (which holds numpy arrays of up to GBs) would report this script's peak.
+    """
     start = time.monotonic()
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    proc = subprocess.Popen(["/usr/bin/time", "-f", "KILN_PEAK_KB=%M"] + cmd,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             env=env)
     output = proc.stdout.read().decode(errors="replace")
-    _, status, usage = os.wait4(proc.pid, 0)
-    proc.returncode = os.waitstatus_to_exitcode(status)
+    proc.wait()
     elapsed = time.monotonic() - start
     if proc.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)} failed ({proc.returncode}):\n{output}")
-    return elapsed, usage.ru_maxrss / 1024.0, output
+    peak_kb = int(output.rsplit("KILN_PEAK_KB=", 1)[1].split()[0])
+    return elapsed, peak_kb / 1024.0, output
 
 
 ORT_CHILD = """

@@ -13,7 +13,20 @@
 namespace kiln::runner {
 namespace {
 
+// This process's own high-water mark: VmHWM belongs to its address space,
+// while getrusage's ru_maxrss also keeps the peak of whatever ran before
+// exec in the same process (a large parent that forked this one).
 double peakRssMegabytes() {
+  if (FILE *status = std::fopen("/proc/self/status", "r")) {
+    char line[256];
+    long kilobytes = -1;
+    while (std::fgets(line, sizeof line, status))
+      if (std::sscanf(line, "VmHWM: %ld kB", &kilobytes) == 1)
+        break;
+    std::fclose(status);
+    if (kilobytes >= 0)
+      return static_cast<double>(kilobytes) / 1024.0;
+  }
   struct rusage usage;
   if (getrusage(RUSAGE_SELF, &usage) != 0)
     return 0;

@@ -1,0 +1,383 @@
+#!/usr/bin/env python3
+"""Kiln vs onnxruntime, side by side on this machine; writes docs/performance.md.
+
+    benchmarks/run.py --kiln build/bin/kiln [--threads 2] [--rounds 3]
+                      [--repeat 20] [--only resnet18,matmul2048]
+                      [--work /tmp/kiln-bench] [--doc docs/performance.md]
+
+Each workload is exported from PyTorch (random weights, no downloads) or
+built with onnx.helper, compiled once with `kiln compile -v` (compile time
+from its report), checked once against onnxruntime (max |error| relative to
+max |reference|), then timed in --rounds alternating rounds: `kiln bench`
+(median of --repeat runs after warm-up) and onnxruntime in a child process
+(intra-op threads = --threads, all graph optimizations, the same repeat
+count). Each side's figure is the median over rounds; peak RSS is each
+child's VmHWM (getrusage's ru_maxrss would include this script's own
+footprint: Linux carries it across fork and exec). The onnxruntime figure
+includes the Python interpreter and numpy (~30 MB). The FP32 peak comes
+from benchmarks/fma_peak.c.
+
+Needs numpy, onnx, onnxruntime, torch and torchvision from PyPI; the
+product itself never does. Not part of `make test` (timings are not tests).
+"""
+import argparse
+import datetime
+import json
+import os
+import platform
+import re
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+# name -> (description, target ratio vs onnxruntime (None: % of peak target))
+WORKLOADS = {
+    "matmul2048": ("MatMul 2048x2048x2048", None),
+    "resnet18": ("ResNet-18, batch 1", 1.0),
+    "resnet18_b8": ("ResNet-18, batch 8", 1.0),
+    "googlenet": ("GoogLeNet, batch 1", 1.0),
+    "mobilenet_v2": ("MobileNetV2, batch 1", 0.8),
+    "bert4": ("BERT-base-style encoder, 4 layers, seq 128", 0.8),
+    "gpt2_4": ("GPT-2-small blocks, 4 layers, seq 256", 0.8),
+    "vit_b_16": ("ViT-B/16, batch 1", 0.9),
+}
+
+
+# ---------------------------------------------------------------- export
+def export_matmul(path):
+    n = 2048
+    rng = np.random.default_rng(0)
+    w = numpy_helper.from_array(
+        (rng.random((n, n), dtype=np.float32) - 0.5), "w")
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["a", "w"], ["y"], name="matmul")], "mm",
+        [helper.make_tensor_value_info("a", TensorProto.FLOAT, [n, n])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [n, n])], [w])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    onnx.save(model, path)
+
+
+def torch_export(module, example, path):
+    import torch
+    module.eval()
+    with torch.no_grad():
+        torch.onnx.export(module, example, path, opset_version=17,
+                          input_names=["input"], output_names=["output"],
+                          dynamo=False)
+
+
+def export_torchvision(name, batch, path, size=224):
+    import torch
+    import torchvision
+    torch.manual_seed(0)
+    kwargs = {"weights": None}
+    if name == "googlenet":
+        kwargs.update(aux_logits=False, init_weights=True)
+    model = getattr(torchvision.models, name)(**kwargs)
+    torch_export(model, (torch.randn(batch, 3, size, size),), path)
+
+
+def export_bert(path, layers=4, seq=128, d=768, heads=12):
+    import torch
+    import torch.nn as nn
+    torch.manual_seed(0)
+    layer = nn.TransformerEncoderLayer(d, heads, 4 * d, dropout=0.0,
+                                       activation="gelu", batch_first=True)
+    model = nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
+    torch_export(model, (torch.randn(1, seq, d),), path)
+
+
+def export_gpt2(path, layers=4, seq=256, d=768, heads=12):
+    import math
+    import torch
+    import torch.nn as nn
+
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.ln1, self.ln2 = nn.LayerNorm(d), nn.LayerNorm(d)
+            self.qkv, self.proj = nn.Linear(d, 3 * d), nn.Linear(d, d)
+            self.fc, self.out = nn.Linear(d, 4 * d), nn.Linear(4 * d, d)
+            self.register_buffer(
+                "causal", torch.tril(torch.ones(seq, seq, dtype=torch.bool)))
+
+        def forward(self, x):
+            b, s, _ = x.shape
+            q, k, v = self.qkv(self.ln1(x)).split(d, dim=2)
+            q, k, v = (t.view(b, s, heads, d // heads).transpose(1, 2)
+                       for t in (q, k, v))
+            att = (q @ k.transpose(-2, -1)) / math.sqrt(d // heads)
+            att = att.masked_fill(~self.causal[:s, :s], float("-inf"))
+            y = att.softmax(dim=-1) @ v
+            x = x + self.proj(y.transpose(1, 2).reshape(b, s, d))
+            return x + self.out(nn.functional.gelu(self.fc(self.ln2(x)),
+                                                   approximate="tanh"))
+
+    torch.manual_seed(0)
+    model = nn.Sequential(*[Block() for _ in range(layers)], nn.LayerNorm(d))
+    torch_export(model, (torch.randn(1, seq, d),), path)
+
+
+def export(name, path):
+    if name == "matmul2048":
+        export_matmul(path)
+    elif name == "resnet18":
+        export_torchvision("resnet18", 1, path)
+    elif name == "resnet18_b8":
+        export_torchvision("resnet18", 8, path)
+    elif name in ("googlenet", "mobilenet_v2", "vit_b_16"):
+        export_torchvision(name, 1, path)
+    elif name == "bert4":
+        export_bert(path)
+    elif name == "gpt2_4":
+        export_gpt2(path)
+    else:
+        raise ValueError(name)
+
+
+# ---------------------------------------------------------------- FLOPs
+def count_flops(path):
+    """2 * multiply-adds of Conv, MatMul and Gemm nodes (shape inference)."""
+    model = onnx.shape_inference.infer_shapes(onnx.load(path))
+    shapes = {}
+    for vi in list(model.graph.value_info) + list(model.graph.input) + list(
+            model.graph.output):
+        dims = [d.dim_value for d in vi.type.tensor_type.shape.dim]
+        shapes[vi.name] = dims
+    for init in model.graph.initializer:
+        shapes[init.name] = list(init.dims)
+    flops = 0
+    for node in model.graph.node:
+        out = shapes.get(node.output[0])
+        if not out:
+            continue
+        if node.op_type == "Conv":
+            w = shapes[node.input[1]]
+            flops += 2 * int(np.prod(out)) * int(np.prod(w[1:]))
+        elif node.op_type in ("MatMul", "Gemm"):
+            a = shapes.get(node.input[0])
+            transposed = any(at.name == "transA" and at.i for at in node.attribute)
+            if a:
+                k = a[-2] if transposed else a[-1]
+                flops += 2 * int(np.prod(out)) * k
+    return flops
+
+
+# ---------------------------------------------------------------- running
+ORT_CHILD = r"""
+import json, resource, sys, time
+import numpy as np, onnxruntime as ort
+path, threads, repeat = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+o = ort.SessionOptions()
+o.intra_op_num_threads = threads
+o.inter_op_num_threads = 1
+o.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+s = ort.InferenceSession(path, o, providers=["CPUExecutionProvider"])
+rng = np.random.default_rng(0)
+feeds = {i.name: rng.standard_normal(i.shape).astype(np.float32)
+         for i in s.get_inputs()}
+for _ in range(3):
+    s.run(None, feeds)
+times = []
+for _ in range(repeat):
+    t = time.perf_counter(); s.run(None, feeds)
+    times.append((time.perf_counter() - t) * 1000)
+hwm = [l for l in open("/proc/self/status") if l.startswith("VmHWM")]
+print(json.dumps({"median": float(np.median(times)), "min": min(times),
+                  "rss_mb": int(hwm[0].split()[1]) / 1024}))
+"""
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, capture_output=True, text=True, **kw)
+
+
+def kiln_bench(kiln, so, threads, repeat):
+    r = run([kiln, "bench", so, "--threads", str(threads), "--repeat",
+             str(repeat), "--warmup", "3"])
+    if r.returncode != 0:
+        raise RuntimeError(r.stderr.strip().splitlines()[-1])
+    median = float(re.search(r"median ([\d.]+) ms", r.stdout).group(1))
+    rss = float(re.search(r"peak RSS: ([\d.]+) MB", r.stdout).group(1))
+    return median, rss
+
+
+def ort_bench(path, threads, repeat):
+    r = run([sys.executable, "-c", ORT_CHILD, path, str(threads), str(repeat)])
+    if r.returncode != 0:
+        raise RuntimeError(r.stderr.strip().splitlines()[-1])
+    d = json.loads(r.stdout)
+    return d["median"], d["rss_mb"]
+
+
+def check(kiln, so, path, work):
+    """max |kiln - ort| / max |ort| on one random input."""
+    import onnxruntime as ort
+    s = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+    rng = np.random.default_rng(1)
+    args = []
+    feeds = {}
+    for i in s.get_inputs():
+        x = rng.standard_normal(i.shape).astype(np.float32)
+        f = os.path.join(work, f"in_{i.name}.npy")
+        np.save(f, x)
+        feeds[i.name] = x
+        args += ["--input", f"{i.name}={f}"]
+    out_dir = os.path.join(work, "out")
+    r = run([kiln, "run", so, "--output-dir", out_dir, "--threads", "2"] + args)
+    if r.returncode != 0:
+        raise RuntimeError(r.stderr.strip().splitlines()[-1])
+    worst = 0.0
+    for o, ref in zip(s.get_outputs(), s.run(None, feeds)):
+        got = np.load(os.path.join(out_dir, f"{o.name}.npy"))
+        worst = max(worst, float(np.abs(got - ref).max() /
+                                 max(np.abs(ref).max(), 1e-30)))
+    return worst
+
+
+def fma_peak(threads, work):
+    exe = os.path.join(work, "fma_peak")
+    r = run(["cc", "-O2", "-march=native", "-ffp-contract=fast", "-fopenmp",
+             os.path.join(HERE, "fma_peak.c"), "-o", exe])
+    if r.returncode != 0:
+        return None, r.stderr
+    best = 0.0
+    for _ in range(3):
+        out = run([exe, str(threads)]).stdout
+        best = max(best, float(out.split()[0]))
+    return best, out.strip()
+
+
+def machine():
+    model = "unknown CPU"
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    return f"{model}, {os.cpu_count()} logical CPUs, {platform.system()} {platform.release()}"
+
+
+def versions(kiln):
+    import onnxruntime
+    v = {"onnxruntime": onnxruntime.__version__, "onnx": onnx.__version__,
+         "numpy": np.__version__, "python": platform.python_version()}
+    try:
+        import torch
+        v["torch"] = torch.__version__
+    except ImportError:
+        pass
+    rev = run(["git", "-C", HERE, "rev-parse", "--short", "HEAD"]).stdout.strip()
+    v["kiln"] = rev or "unknown"
+    llvm = run(["/usr/lib/llvm-22/bin/llvm-config", "--version"]).stdout.strip()
+    v["LLVM/MLIR"] = llvm or "22"
+    return v
+
+
+# ---------------------------------------------------------------- main
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--kiln", required=True)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--repeat", type=int, default=20)
+    ap.add_argument("--only", default="")
+    ap.add_argument("--work", default=os.path.join(tempfile.gettempdir(), "kiln-bench"))
+    ap.add_argument("--doc", default=os.path.join(HERE, "..", "docs", "performance.md"))
+    args = ap.parse_args()
+    kiln = os.path.abspath(args.kiln)
+    names = [n for n in WORKLOADS if not args.only or n in args.only.split(",")]
+    os.makedirs(args.work, exist_ok=True)
+
+    peak, peak_text = fma_peak(args.threads, args.work)
+    print(f"fp32 FMA peak: {peak_text}", flush=True)
+    rows = []
+    for name in names:
+        desc, target = WORKLOADS[name]
+        work = os.path.join(args.work, name)
+        os.makedirs(work, exist_ok=True)
+        path = os.path.join(work, "model.onnx")
+        row = {"name": name, "desc": desc, "target": target}
+        rows.append(row)
+        try:
+            if not os.path.exists(path):
+                export(name, path)
+            row["gflop"] = count_flops(path) / 1e9
+            so = os.path.join(work, "model.so")
+            r = run([args.kiln, "compile", path, "-o", so, "-v"])
+            if r.returncode != 0:
+                raise RuntimeError("kiln compile: " + r.stderr.strip().splitlines()[-1])
+            total = re.search(r"total\s+([\d.]+) ms", r.stdout + r.stderr)
+            row["compile_s"] = float(total.group(1)) / 1000 if total else None
+            row["error"] = check(kiln, so, path, work)
+            kt, ot, krss, orss = [], [], [], []
+            for _ in range(args.rounds):
+                m, rss = kiln_bench(kiln, so, args.threads, args.repeat)
+                kt.append(m), krss.append(rss)
+                m, rss = ort_bench(path, args.threads, args.repeat)
+                ot.append(m), orss.append(rss)
+            row.update(kiln_ms=float(np.median(kt)), ort_ms=float(np.median(ot)),
+                       kiln_rss=max(krss), ort_rss=max(orss))
+        except Exception as e:  # report, keep going
+            row["failure"] = str(e)[:300]
+        print(json.dumps(row), flush=True)
+    write_doc(args, rows, peak, peak_text, versions(kiln))
+
+
+def write_doc(args, rows, peak, peak_text, vers):
+    lines = [
+        "# Performance: Kiln vs onnxruntime",
+        "",
+        "Generated by `benchmarks/run.py` (do not edit by hand); "
+        f"{datetime.date.today().isoformat()}.",
+        "",
+        f"- Machine: {machine()}",
+        f"- Versions: " + ", ".join(f"{k} {v}" for k, v in vers.items()),
+        f"- Threads: {args.threads} (kiln `bench --threads`, onnxruntime "
+        "intra-op threads, all graph optimizations); medians of "
+        f"{args.repeat} runs, median over {args.rounds} alternating rounds.",
+        f"- fp32 FMA peak ({args.threads} threads, benchmarks/fma_peak.c): "
+        f"{peak_text}",
+        "- Error: max |kiln - onnxruntime| / max |onnxruntime| on one random input.",
+        "",
+        "| workload | GFLOP | kiln ms | onnxruntime ms | kiln/ORT | target | "
+        "kiln GFLOP/s (% peak) | ORT GFLOP/s | kiln RSS MB | ORT RSS MB | "
+        "compile s | error |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        if "failure" in r:
+            lines.append(f"| {r['desc']} | | failed: {r['failure']} | | | | | | | | | |")
+            continue
+        ratio = r["kiln_ms"] / r["ort_ms"]
+        kgf = r["gflop"] / r["kiln_ms"] * 1e3
+        ogf = r["gflop"] / r["ort_ms"] * 1e3
+        pct = f" ({100 * kgf / peak:.0f}%)" if peak else ""
+        if r["target"] is None:
+            target = "≥ 90% of peak: " + ("met" if peak and kgf >= 0.9 * peak else "missed")
+        else:
+            target = f"≤ {r['target']}×: " + ("met" if ratio <= r["target"] else "missed")
+        compile_s = f"{r['compile_s']:.1f}" if r.get("compile_s") else ""
+        lines.append(
+            f"| {r['desc']} | {r['gflop']:.2f} | {r['kiln_ms']:.2f} | {r['ort_ms']:.2f} | "
+            f"{ratio:.2f} | {target} | {kgf:.0f}{pct} | {ogf:.0f} | "
+            f"{r['kiln_rss']:.0f} | {r['ort_rss']:.0f} | {compile_s} | {r['error']:.1e} |")
+    lines += ["", "## Notes", "", NOTES]
+    with open(args.doc, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print(f"wrote {args.doc}")
+
+
+NOTES = open(os.path.join(HERE, "performance-notes.md")).read().strip() \
+    if os.path.exists(os.path.join(HERE, "performance-notes.md")) else ""
+
+if __name__ == "__main__":
+    main()
