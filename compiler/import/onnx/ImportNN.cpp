@@ -480,4 +480,5 @@ void mlir::kiln::onnx_import::registerNNHandlers(
   registerEinsumHandlers(t);
   registerDetHandlers(t);
   registerRoiAlignHandlers(t);
+  registerDFTHandlers(t);
 }
