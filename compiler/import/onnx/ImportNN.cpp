@@ -316,6 +316,43 @@ Value maxPoolIndices(NNBuilder &e, const Window &w, Value x, Value y,
   return indices;
 }
 
+/// MaxUnpool: zeros of the unpooled shape with X written at the flat
+/// indices I (MaxPool's Indices): a scatter into the flattened result.
+Results importMaxUnpool(NodeContext &c) {
+  Value x = c.input(0), indices = c.input(1);
+  if (!x || !indices)
+    return c.fail("needs X and I");
+  auto kernel = c.attrInts("kernel_shape");
+  if (!kernel)
+    return c.fail("kernel_shape is required");
+  auto w = readWindow(c, *kernel);
+  if (failed(w))
+    return failure();
+  SmallVector<int64_t> shape(c.type(x).getShape());
+  int64_t n = shape.size() - 2;
+  if (c.hasInput(2)) {
+    auto given = c.constantInts(2);
+    if (!given)
+      return c.needsConstant(2);
+    if ((int64_t)given->size() != n + 2)
+      return c.fail("output_shape must list every dim of the result");
+    shape.assign(given->begin(), given->end());
+  } else {
+    for (int64_t d = 0; d < n; ++d)
+      shape[2 + d] = (shape[2 + d] - 1) * w->strides[d] - w->pads[d] -
+                     w->pads[n + d] + w->kernel[d];
+  }
+  int64_t total = 1, count = c.type(x).getNumElements();
+  for (int64_t dim : shape)
+    total *= dim;
+  NNBuilder e(c);
+  Value flat = e.op<k::ScatterElementsOp>(
+      {e.splat({total}, c.type(x).getElementType(), 0),
+       e.reshape(indices, {count}), e.reshape(x, {count})},
+      {c.named("axis", c.b.getI64IntegerAttr(0))});
+  return e.done({e.reshape(flat, shape)});
+}
+
 template <typename OpTy> OpHandler pool(bool isMax) {
   return [isMax](NodeContext &c) -> Results {
     auto kernel = c.attrInts("kernel_shape");
@@ -466,6 +503,7 @@ void mlir::kiln::onnx_import::registerNNHandlers(
   t["Conv"] = importConv;
   t["Gemm"] = importGemm;
   t["MatMul"] = importMatMul;
+  t["MaxUnpool"] = importMaxUnpool;
   t["MaxPool"] = pool<k::MaxPoolOp>(/*isMax=*/true);
   t["AveragePool"] = pool<k::AvgPoolOp>(/*isMax=*/false);
   t["GlobalAveragePool"] = globalPool<k::ReduceMeanOp>();
