@@ -218,3 +218,31 @@ LogicalResult TopKOp::inferReturnTypes(MLIRContext *ctx,
   out.push_back(RankedTensorType::get(shape, IntegerType::get(ctx, 64)));
   return success();
 }
+
+LogicalResult GridSampleOp::inferReturnTypes(MLIRContext *,
+                                             std::optional<Location> l,
+                                             Adaptor a,
+                                             SmallVectorImpl<Type> &out) {
+  auto input = rankedType(a.getInput()), grid = rankedType(a.getGrid());
+  int64_t rank = input.getRank();
+  if (rank < 3)
+    return emitOptionalError(l, "input must be [N, C, D1..Dk] (rank >= 3)");
+  if (!isa<FloatType>(input.getElementType()) ||
+      !isa<FloatType>(grid.getElementType()))
+    return emitOptionalError(l, "input and grid must be floats");
+  if (grid.getRank() != rank || grid.getDimSize(0) != input.getDimSize(0) ||
+      grid.getDimSize(rank - 1) != rank - 2)
+    return emitOptionalError(l, "grid must be [N, O1..Ok, k] for an input "
+                                "of k spatial dims");
+  if (!llvm::is_contained({"nearest", "linear", "cubic"}, a.getMode()))
+    return emitOptionalError(l, "unknown mode '", a.getMode(), "'");
+  if (!llvm::is_contained({"zeros", "border", "reflection"},
+                          a.getPaddingMode()))
+    return emitOptionalError(l, "unknown padding_mode '", a.getPaddingMode(),
+                             "'");
+  SmallVector<int64_t> shape{input.getDimSize(0), input.getDimSize(1)};
+  for (int64_t d = 1; d < rank - 1; ++d)
+    shape.push_back(grid.getDimSize(d));
+  out.push_back(input.clone(shape));
+  return success();
+}

@@ -164,4 +164,25 @@ def Kiln_TopKOp : Kiln_Op<"topk"> {
   let results = (outs AnyRankedTensor:$values, AnyRankedTensor:$indices);
 }
 
+def Kiln_GridSampleOp : Kiln_Op<"grid_sample"> {
+  let summary = "ONNX GridSample: interpolate the input at grid positions";
+  let description = [{
+    `input` is [N, C, D1..Dk] and `grid` [N, O1..Ok, k], whose last dim holds
+    normalized coordinates in [-1, 1], innermost spatial dim first (x, y,
+    ...). The result is [N, C, O1..Ok]. `mode` is `nearest` (ties to even),
+    `linear` or `cubic` (Keys, a = -0.75); `padding_mode` says what reads
+    outside the input give: `zeros`, `border` (the nearest edge) or
+    `reflection` (mirrored at the borders). With `align_corners`, -1 and 1
+    are the centers of the corner elements, otherwise their outer edges.
+    ```mlir
+    %r = kiln.grid_sample %x, %grid {mode = "linear", padding_mode = "zeros",
+                                     align_corners = false}
+        : (tensor<1x1x3x2xf32>, tensor<1x2x4x2xf32>) -> tensor<1x1x2x4xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, AnyRankedTensor:$grid,
+                   StrAttr:$mode, StrAttr:$padding_mode, BoolAttr:$align_corners);
+  let results = (outs AnyRankedTensor:$result);
+}
+
 #endif // KILN_INDEXING_OPS_TD

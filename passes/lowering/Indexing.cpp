@@ -13,7 +13,7 @@
 //   trilu             select between the element and zero
 //
 // Scatters and TopK are in IndexingScatter.cpp; resize has its own
-// file (IndexingResize.cpp).
+// file (IndexingResize.cpp), as does grid_sample (IndexingGridSample.cpp).
 //
 //===----------------------------------------------------------------------===//
 #include "passes/lowering/IndexingCommon.h"
@@ -276,4 +276,5 @@ void mlir::kiln::populateKilnIndexingToLinalgPatterns(
                                                      patterns.getContext());
   populateKilnScatterToLinalgPatterns(patterns, typeConverter);
   populateKilnResizeToLinalgPatterns(patterns, typeConverter);
+  populateKilnGridSampleToLinalgPatterns(patterns, typeConverter);
 }

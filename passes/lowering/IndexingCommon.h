@@ -22,6 +22,10 @@ void populateKilnScatterToLinalgPatterns(RewritePatternSet &patterns,
 void populateKilnResizeToLinalgPatterns(RewritePatternSet &patterns,
                                         TypeConverter &typeConverter);
 
+/// GridSample (IndexingGridSample.cpp).
+void populateKilnGridSampleToLinalgPatterns(RewritePatternSet &patterns,
+                                            TypeConverter &typeConverter);
+
 } // namespace mlir::kiln
 
 #endif // KILN_PASSES_LOWERING_INDEXINGCOMMON_H

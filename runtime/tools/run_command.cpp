@@ -24,8 +24,9 @@ bool checkExpectations(const kiln_artifact_descriptor &descriptor,
       options.expects, descriptor.outputs, descriptor.num_outputs, "output");
   bool allPass = true;
   for (const TensorFile &file : files) {
-    Tensor expected = io::readTensorFile(file.path).tensor;
     const Tensor &actual = outputs[file.index];
+    Tensor expected =
+        bfloat16FromBits(io::readTensorFile(file.path).tensor, actual.dtype());
     Comparison comparison =
         compareTensors(actual, expected, options.rtol, options.atol);
     allPass = allPass && comparison.pass;

@@ -92,7 +92,9 @@ loadInputs(const kiln_artifact_descriptor &descriptor,
       options.inputs, descriptor.inputs, descriptor.num_inputs, "input");
   std::vector<Tensor> tensors(descriptor.num_inputs);
   for (const TensorFile &file : files) {
-    Tensor tensor = io::readTensorFile(file.path).tensor;
+    Tensor tensor = bfloat16FromBits(
+        io::readTensorFile(file.path).tensor,
+        static_cast<kiln_dtype>(descriptor.inputs[file.index].dtype));
     checkMatches(descriptor.inputs[file.index], tensor, file.path);
     tensors[file.index] = std::move(tensor);
   }

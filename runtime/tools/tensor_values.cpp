@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 
 namespace kiln::runner {
@@ -136,6 +137,16 @@ Tensor randomTensor(kiln_dtype dtype, const std::vector<int64_t> &shape,
     }
   }
   return tensor;
+}
+
+Tensor bfloat16FromBits(Tensor tensor, kiln_dtype wanted) {
+  if (wanted != KILN_DTYPE_BF16 || tensor.dtype() != KILN_DTYPE_U16)
+    return tensor;
+  Tensor bits = Tensor::create(KILN_DTYPE_BF16, tensor.shape());
+  size_t bytes = tensor.numElements() * sizeof(uint16_t);
+  if (bytes)
+    std::memcpy(bits.data(), tensor.data(), bytes);
+  return bits;
 }
 
 } // namespace kiln::runner

@@ -29,6 +29,11 @@ std::string summarize(const Tensor &tensor);
 Tensor randomTensor(kiln_dtype dtype, const std::vector<int64_t> &shape,
                     std::mt19937_64 &rng);
 
+// ONNX's backend test data stores bfloat16 tensors as UINT16 tensors of the
+// bit patterns (numpy has no bfloat16). When `wanted` is bf16 and `tensor` is
+// uint16, returns the same bits as a bf16 tensor; otherwise `tensor` itself.
+Tensor bfloat16FromBits(Tensor tensor, kiln_dtype wanted);
+
 } // namespace kiln::runner
 
 #endif // KILN_TOOLS_TENSOR_VALUES_H

@@ -41,6 +41,22 @@ const llvm::StringMap<OpHandler> &handlerTable() {
   return table;
 }
 
+/// The ONNX training domain; models of only its ops import no default opset.
+constexpr const char *kTrainingDomain = "ai.onnx.preview.training";
+
+const llvm::StringMap<OpHandler> &trainingHandlerTable() {
+  static const llvm::StringMap<OpHandler> table = [] {
+    llvm::StringMap<OpHandler> t;
+    registerTrainingHandlers(t);
+    return t;
+  }();
+  return table;
+}
+
+bool isDefaultDomain(const std::string &domain) {
+  return domain.empty() || domain == "ai.onnx";
+}
+
 class GraphImporter {
 public:
   GraphImporter(MLIRContext &ctx, const onnx::ModelProto &model,
@@ -66,19 +82,24 @@ private:
   const onnx::GraphProto &graph;
   const ImportOptions &options;
   std::string modelDir, modelPath;
-  int64_t opset = 0;
+  int64_t opset = 0, trainingOpset = 0;
   llvm::StringMap<Value> values;
   llvm::StringMap<const onnx::TensorProto *> initializers;
   std::string lastDiagnostic;
 };
 
 llvm::Error GraphImporter::readOpset() {
-  for (const auto &entry : model.opset_import())
-    if (entry.domain().empty() || entry.domain() == "ai.onnx")
+  for (const auto &entry : model.opset_import()) {
+    if (isDefaultDomain(entry.domain()))
       opset = entry.version();
+    else if (entry.domain() == kTrainingDomain)
+      trainingOpset = entry.version();
+  }
   if (opset == 0 && model.opset_import_size() == 0)
     opset = 1; // IR version 1 models have no opset_import
-  if (opset == 0)
+  // A model of training ops only may import no default opset; a default
+  // domain node in it fails in importNode.
+  if (opset == 0 && trainingOpset == 0)
     return fail("the model imports no opset of the default ONNX domain");
   return llvm::Error::success();
 }
@@ -144,15 +165,22 @@ llvm::Error GraphImporter::importNode(const onnx::NodeProto &node,
   auto where = [&] {
     return fmt::format("at node '{}' ({})", name, node.op_type());
   };
-  if (!node.domain().empty() && node.domain() != "ai.onnx")
+  bool training = node.domain() == kTrainingDomain;
+  if (!isDefaultDomain(node.domain()) && !training)
     return fail(fmt::format("unsupported ONNX op '{}' (domain '{}') at node "
                             "'{}'",
                             node.op_type(), node.domain(), name));
-  const auto &table = handlerTable();
+  int64_t nodeOpset = training ? trainingOpset : opset;
+  if (nodeOpset == 0)
+    return fail(fmt::format("the model imports no opset of the domain of op "
+                            "'{}' ('{}') {}",
+                            node.op_type(),
+                            training ? kTrainingDomain : "ai.onnx", where()));
+  const auto &table = training ? trainingHandlerTable() : handlerTable();
   auto handler = table.find(node.op_type());
   if (handler == table.end())
     return fail(fmt::format("unsupported ONNX op '{}' (opset {}) at node '{}'",
-                            node.op_type(), opset, name));
+                            node.op_type(), nodeOpset, name));
 
   SmallVector<Value> inputs;
   for (const std::string &in : node.input()) {
@@ -170,7 +198,7 @@ llvm::Error GraphImporter::importNode(const onnx::NodeProto &node,
   Location loc = FusedLoc::get(&ctx, {NameLoc::get(StringAttr::get(&ctx,
                                                                    name))},
                                StringAttr::get(&ctx, node.op_type()));
-  NodeContext nc(b, node, inputs, opset, loc, modelDir);
+  NodeContext nc(b, node, inputs, nodeOpset, loc, modelDir);
   lastDiagnostic.clear();
   auto results = handler->second(nc);
   if (failed(results)) {
@@ -180,7 +208,7 @@ llvm::Error GraphImporter::importNode(const onnx::NodeProto &node,
     if (nc.errorIsUnsupported)
       return fail(fmt::format("unsupported ONNX op '{}' (opset {}) at node "
                               "'{}': {}",
-                              node.op_type(), opset, name, why));
+                              node.op_type(), nodeOpset, name, why));
     return fail(fmt::format("{} {}", why, where()));
   }
   for (size_t i = 0; i < (size_t)node.output_size(); ++i) {

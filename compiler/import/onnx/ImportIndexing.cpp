@@ -280,4 +280,5 @@ void mlir::kiln::onnx_import::registerIndexingHandlers(
   t["Unique"] = dataDependentSize;
   t["NonMaxSuppression"] = dataDependentSize;
   registerIndexingLayoutHandlers(t);
+  registerTfIdfHandlers(t);
 }

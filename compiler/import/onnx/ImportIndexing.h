@@ -12,8 +12,11 @@ FailureOr<Value> reshapeTo(NodeContext &c, Value v,
 Value i64Tensor(NodeContext &c, llvm::ArrayRef<int64_t> shape,
                 llvm::ArrayRef<int64_t> values);
 
-/// Pad, Resize/Upsample, DepthToSpace/SpaceToDepth (ImportIndexingLayout.cpp).
+/// Pad, Resize/Upsample, GridSample, DepthToSpace/SpaceToDepth
+/// (ImportIndexingLayout.cpp).
 void registerIndexingLayoutHandlers(llvm::StringMap<OpHandler> &table);
+/// TfIdfVectorizer (ImportTfIdf.cpp).
+void registerTfIdfHandlers(llvm::StringMap<OpHandler> &table);
 } // namespace mlir::kiln::onnx_import
 
 #endif // KILN_COMPILER_IMPORT_ONNX_IMPORTINDEXING_H

@@ -1,4 +1,4 @@
-//===- ImportIndexingLayout.cpp - Pad, Resize and block rearrangements ----===//
+//===- ImportIndexingLayout.cpp - Pad, Resize, GridSample, block moves ----===//
 //
 // Pads and output sizes change the result shape, so they must be constants;
 // Pad's fill value does not and may be computed at run time. DepthToSpace
@@ -303,6 +303,29 @@ Results importSpaceToDepth(NodeContext &c) {
     return failure();
   return one(reshapeTo(c, *moved, {n, ch * b * b, h, w}));
 }
+
+/// GridSample: opset 16 names the modes bilinear/bicubic and allows only 4-D
+/// inputs; opset 20 renames them linear/cubic and allows any spatial rank.
+Results importGridSample(NodeContext &c) {
+  if (!c.hasInput(0) || !c.hasInput(1))
+    return c.fail("needs X and grid");
+  std::string mode = c.attrString("mode", c.opset < 20 ? "bilinear" : "linear");
+  if (mode == "bilinear")
+    mode = "linear";
+  else if (mode == "bicubic")
+    mode = "cubic";
+  std::string padding = c.attrString("padding_mode", "zeros");
+  if (mode != "nearest" && mode != "linear" && mode != "cubic")
+    return c.unsupported("mode '" + mode + "'");
+  if (padding != "zeros" && padding != "border" && padding != "reflection")
+    return c.unsupported("padding_mode '" + padding + "'");
+  return one(c.make<k::GridSampleOp>(
+      {c.input(0), c.input(1)},
+      {c.named("mode", c.b.getStringAttr(mode)),
+       c.named("padding_mode", c.b.getStringAttr(padding)),
+       c.named("align_corners",
+               c.b.getBoolAttr(c.attrInt("align_corners", 0) != 0))}));
+}
 } // namespace
 
 void mlir::kiln::onnx_import::registerIndexingLayoutHandlers(
@@ -312,4 +335,5 @@ void mlir::kiln::onnx_import::registerIndexingLayoutHandlers(
   t["Upsample"] = importUpsample;
   t["DepthToSpace"] = importDepthToSpace;
   t["SpaceToDepth"] = importSpaceToDepth;
+  t["GridSample"] = importGridSample;
 }

@@ -11,6 +11,8 @@
 
 #include <fmt/format.h>
 
+#include <limits>
+
 using namespace mlir;
 using namespace mlir::kiln::onnx_import;
 namespace k = mlir::kiln;
@@ -224,10 +226,135 @@ Results importConvTranspose(NodeContext &c) {
                  c.named("group", c.b.getI64IntegerAttr(group))})});
 }
 
+/// MaxPool's Indices: for each output, the flat index into the input of the
+/// first window element equal to the max `y` (row-major, or with
+/// storage_order = 1 column-major over the spatial dims after the N, C
+/// offset). The window's elements at kernel offset k are a strided slice of
+/// the input padded with the lowest value, so the index is a chain of
+/// selects over the kernel offsets, last to first.
+Value maxPoolIndices(NNBuilder &e, const Window &w, Value x, Value y,
+                     bool columnMajor) {
+  NodeContext &c = e.c;
+  SmallVector<int64_t> in(e.shape(x)), out(e.shape(y));
+  int64_t n = in.size() - 2, rank = in.size();
+  SmallVector<int64_t> pads(2 * rank, 0);
+  bool padded = false;
+  for (int64_t d = 0; d < n; ++d) {
+    int64_t extent = (out[2 + d] - 1) * w.strides[d] +
+                     (w.kernel[d] - 1) * w.dilations[d] + 1;
+    pads[2 + d] = w.pads[d];
+    pads[rank + 2 + d] = std::max<int64_t>(0, extent - w.pads[d] - in[2 + d]);
+    padded |= pads[2 + d] || pads[rank + 2 + d];
+  }
+  Type type = e.elementType(x);
+  double lowestValue =
+      isa<FloatType>(type) ? -std::numeric_limits<double>::infinity()
+      : type.isUnsignedInteger()
+          ? 0.0
+          : (double)APInt::getSignedMinValue(type.getIntOrFloatBitWidth())
+                .getSExtValue();
+  Value lowest = c.scalar(type, lowestValue);
+  Value source =
+      padded ? e.op<k::PadOp>({x, lowest}, {c.named("pads", c.i64s(pads))}) : x;
+  // (n * C + c) * spatial size, broadcast over the output's spatial dims.
+  int64_t spatialSize = 1, outSpatial = 1;
+  for (int64_t d = 0; d < n; ++d)
+    spatialSize *= in[2 + d], outSpatial *= out[2 + d];
+  SmallVector<int64_t> baseShape(rank, 1), baseValues;
+  baseShape[0] = in[0], baseShape[1] = in[1];
+  for (int64_t i = 0; i < in[0] * in[1]; ++i)
+    baseValues.push_back(i * spatialSize);
+  Type i64 = c.b.getI64Type();
+  auto i64Constant = [&](ArrayRef<int64_t> shape, ArrayRef<int64_t> values) {
+    return c.constant(cast<ElementsAttr>(
+        DenseElementsAttr::get(RankedTensorType::get(shape, i64), values)));
+  };
+  Value base = i64Constant(baseShape, baseValues);
+  SmallVector<int64_t> spatialShape(rank, 1);
+  for (int64_t d = 0; d < n; ++d)
+    spatialShape[2 + d] = out[2 + d];
+
+  int64_t offsets = 1;
+  for (int64_t k : w.kernel)
+    offsets *= k;
+  Value indices;
+  for (int64_t k = offsets - 1; k >= 0; --k) {
+    SmallVector<int64_t> offset(n);
+    for (int64_t d = n - 1, rest = k; d >= 0; --d) {
+      offset[d] = rest % w.kernel[d];
+      rest /= w.kernel[d];
+    }
+    Value window = source;
+    for (int64_t d = 0; d < n; ++d) {
+      int64_t start = offset[d] * w.dilations[d];
+      window =
+          e.slice(window, 2 + d, start,
+                  start + (out[2 + d] - 1) * w.strides[d] + 1, w.strides[d]);
+    }
+    SmallVector<int64_t> flat;
+    for (int64_t o = 0; o < outSpatial; ++o) {
+      int64_t index = 0, scale = 1, rest = o;
+      SmallVector<int64_t> pos(n);
+      for (int64_t d = n - 1; d >= 0; --d) {
+        int64_t od = rest % out[2 + d];
+        rest /= out[2 + d];
+        pos[d] = std::clamp<int64_t>(od * w.strides[d] - w.pads[d] +
+                                         offset[d] * w.dilations[d],
+                                     0, in[2 + d] - 1);
+      }
+      for (int64_t i = 0; i < n; ++i) {
+        int64_t d = columnMajor ? i : n - 1 - i;
+        index += pos[d] * scale;
+        scale *= in[2 + d];
+      }
+      flat.push_back(index);
+    }
+    Value candidate = e.add(base, i64Constant(spatialShape, flat));
+    indices =
+        indices ? e.select(e.equal(window, y), candidate, indices) : candidate;
+  }
+  return indices;
+}
+
+/// MaxUnpool: zeros of the unpooled shape with X written at the flat
+/// indices I (MaxPool's Indices): a scatter into the flattened result.
+Results importMaxUnpool(NodeContext &c) {
+  Value x = c.input(0), indices = c.input(1);
+  if (!x || !indices)
+    return c.fail("needs X and I");
+  auto kernel = c.attrInts("kernel_shape");
+  if (!kernel)
+    return c.fail("kernel_shape is required");
+  auto w = readWindow(c, *kernel);
+  if (failed(w))
+    return failure();
+  SmallVector<int64_t> shape(c.type(x).getShape());
+  int64_t n = shape.size() - 2;
+  if (c.hasInput(2)) {
+    auto given = c.constantInts(2);
+    if (!given)
+      return c.needsConstant(2);
+    if ((int64_t)given->size() != n + 2)
+      return c.fail("output_shape must list every dim of the result");
+    shape.assign(given->begin(), given->end());
+  } else {
+    for (int64_t d = 0; d < n; ++d)
+      shape[2 + d] = (shape[2 + d] - 1) * w->strides[d] - w->pads[d] -
+                     w->pads[n + d] + w->kernel[d];
+  }
+  int64_t total = 1, count = c.type(x).getNumElements();
+  for (int64_t dim : shape)
+    total *= dim;
+  NNBuilder e(c);
+  Value flat = e.op<k::ScatterElementsOp>(
+      {e.splat({total}, c.type(x).getElementType(), 0),
+       e.reshape(indices, {count}), e.reshape(x, {count})},
+      {c.named("axis", c.b.getI64IntegerAttr(0))});
+  return e.done({e.reshape(flat, shape)});
+}
+
 template <typename OpTy> OpHandler pool(bool isMax) {
   return [isMax](NodeContext &c) -> Results {
-    if (isMax && c.hasOutput(1))
-      return c.unsupported("the Indices output is not supported");
     auto kernel = c.attrInts("kernel_shape");
     if (!kernel)
       return c.fail("kernel_shape is required");
@@ -244,7 +371,15 @@ template <typename OpTy> OpHandler pool(bool isMax) {
       attrs.push_back(
           c.named("count_include_pad",
                   c.b.getBoolAttr(c.attrInt("count_include_pad", 0))));
-    return one(c.make<OpTy>(c.input(0), attrs));
+    auto y = c.make<OpTy>(c.input(0), attrs);
+    if (failed(y) || !isMax || !c.hasOutput(1))
+      return one(y);
+    if (!isa<FloatType>(c.type(*y).getElementType()) &&
+        !isa<IntegerType>(c.type(*y).getElementType()))
+      return c.unsupported("the Indices output of this element type");
+    NNBuilder e(c);
+    bool columnMajor = c.attrInt("storage_order", 0) != 0;
+    return e.done({*y, maxPoolIndices(e, *w, c.input(0), *y, columnMajor)});
   };
 }
 
@@ -368,6 +503,7 @@ void mlir::kiln::onnx_import::registerNNHandlers(
   t["Conv"] = importConv;
   t["Gemm"] = importGemm;
   t["MatMul"] = importMatMul;
+  t["MaxUnpool"] = importMaxUnpool;
   t["MaxPool"] = pool<k::MaxPoolOp>(/*isMax=*/true);
   t["AveragePool"] = pool<k::AvgPoolOp>(/*isMax=*/false);
   t["GlobalAveragePool"] = globalPool<k::ReduceMeanOp>();
@@ -380,4 +516,7 @@ void mlir::kiln::onnx_import::registerNNHandlers(
   registerRecurrentHandlers(t);
   registerQuantHandlers(t);
   registerEinsumHandlers(t);
+  registerDetHandlers(t);
+  registerRoiAlignHandlers(t);
+  registerDFTHandlers(t);
 }

@@ -106,6 +106,9 @@ void registerRecurrentHandlers(llvm::StringMap<OpHandler> &table);
 void registerNNNormHandlers(llvm::StringMap<OpHandler> &table);
 void registerQuantHandlers(llvm::StringMap<OpHandler> &table);
 void registerEinsumHandlers(llvm::StringMap<OpHandler> &table);
+void registerDetHandlers(llvm::StringMap<OpHandler> &table);
+void registerRoiAlignHandlers(llvm::StringMap<OpHandler> &table);
+void registerDFTHandlers(llvm::StringMap<OpHandler> &table);
 
 } // namespace mlir::kiln::onnx_import
 

@@ -157,6 +157,8 @@ void registerReductionHandlers(llvm::StringMap<OpHandler> &table);
 void registerActivationHandlers(llvm::StringMap<OpHandler> &table);
 void registerIndexingHandlers(llvm::StringMap<OpHandler> &table);
 void registerMathHandlers(llvm::StringMap<OpHandler> &table);
+/// Ops of the ai.onnx.preview.training domain (their own table).
+void registerTrainingHandlers(llvm::StringMap<OpHandler> &table);
 
 /// ONNX TensorProto data type -> MLIR element type (null if unsupported).
 mlir::Type elementTypeFor(mlir::MLIRContext *ctx, int32_t onnxType);

@@ -69,3 +69,21 @@ func.func @f(%x: tensor<4xf32>, %k: tensor<i64>) {
   %0 = kiln.trilu %x, %k {upper = true} : (tensor<4xf32>, tensor<i64>) -> tensor<4xf32>
   return
 }
+
+// -----
+
+func.func @f(%x: tensor<1x1x3x2xf32>, %g: tensor<1x2x4x3xf32>) {
+  // expected-error @+2 {{grid must be [N, O1..Ok, k] for an input of k spatial dims}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = kiln.grid_sample %x, %g {mode = "linear", padding_mode = "zeros", align_corners = false} : (tensor<1x1x3x2xf32>, tensor<1x2x4x3xf32>) -> tensor<1x1x2x4xf32>
+  return
+}
+
+// -----
+
+func.func @f(%x: tensor<1x1x3x2xf32>, %g: tensor<1x2x4x2xf32>) {
+  // expected-error @+2 {{unknown padding_mode 'wrap'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = kiln.grid_sample %x, %g {mode = "linear", padding_mode = "wrap", align_corners = false} : (tensor<1x1x3x2xf32>, tensor<1x2x4x2xf32>) -> tensor<1x1x2x4xf32>
+  return
+}

@@ -39,3 +39,10 @@ func.func @resize(%x: tensor<1x3x4x4xf32>) -> tensor<1x3x8x8xf32> {
   %0 = kiln.resize %x {mode = "nearest", coordinate_transformation_mode = "asymmetric", nearest_mode = "floor", scales = array<f64: 1.0, 1.0, 2.0, 2.0>, sizes = array<i64: 1, 3, 8, 8>, roi = array<f64>, cubic_coeff_a = -7.5e-01 : f64, exclude_outside = false, extrapolation_value = 0.0 : f64} : (tensor<1x3x4x4xf32>) -> tensor<1x3x8x8xf32>
   return %0 : tensor<1x3x8x8xf32>
 }
+
+// CHECK-LABEL: func.func @grid_sample
+// CHECK: kiln.grid_sample %{{.+}}, %{{.+}} {align_corners = false, mode = "linear", padding_mode = "zeros"} : (tensor<1x1x3x2xf32>, tensor<1x2x4x2xf32>) -> tensor<1x1x2x4xf32>
+func.func @grid_sample(%x: tensor<1x1x3x2xf32>, %g: tensor<1x2x4x2xf32>) -> tensor<1x1x2x4xf32> {
+  %0 = kiln.grid_sample %x, %g {mode = "linear", padding_mode = "zeros", align_corners = false} : (tensor<1x1x3x2xf32>, tensor<1x2x4x2xf32>) -> tensor<1x1x2x4xf32>
+  return %0 : tensor<1x1x2x4xf32>
+}

@@ -116,3 +116,46 @@ func.func @topk(%x: tensor<3x4xf32>) -> (tensor<3x2xf32>, tensor<3x2xi64>) {
   %v, %i = kiln.topk %x {axis = 1 : i64, k = 2 : i64, largest = true} : (tensor<3x4xf32>) -> (tensor<3x2xf32>, tensor<3x2xi64>)
   return %v, %i : tensor<3x2xf32>, tensor<3x2xi64>
 }
+
+// -----
+
+// GridSample, linear: one parallel generic over the result; the two grid
+// coordinates are read with tensor.extract, each dim takes floor and
+// floor + 1, and the four input reads are masked (zeros padding) and summed.
+// CHECK-LABEL: func.func @grid_sample_linear
+// CHECK: linalg.generic
+// CHECK-COUNT-2: tensor.extract %arg1
+// CHECK: math.floor
+// CHECK-COUNT-4: tensor.extract %arg0
+// CHECK: linalg.yield
+func.func @grid_sample_linear(%x: tensor<1x1x3x2xf32>, %g: tensor<1x2x4x2xf32>) -> tensor<1x1x2x4xf32> {
+  %r = kiln.grid_sample %x, %g {mode = "linear", padding_mode = "zeros", align_corners = false} : (tensor<1x1x3x2xf32>, tensor<1x2x4x2xf32>) -> tensor<1x1x2x4xf32>
+  return %r : tensor<1x1x2x4xf32>
+}
+
+// -----
+
+// Nearest with reflection: the coordinate is rounded (ties to even) and
+// mirrored at the borders; one read, no weights.
+// CHECK-LABEL: func.func @grid_sample_nearest
+// CHECK: linalg.generic
+// CHECK: math.roundeven
+// CHECK: math.trunc
+// CHECK-COUNT-1: tensor.extract %arg0
+// CHECK-NOT: tensor.extract %arg0
+// CHECK: linalg.yield
+func.func @grid_sample_nearest(%x: tensor<1x1x3x2xf32>, %g: tensor<1x2x4x2xf32>) -> tensor<1x1x2x4xf32> {
+  %r = kiln.grid_sample %x, %g {mode = "nearest", padding_mode = "reflection", align_corners = true} : (tensor<1x1x3x2xf32>, tensor<1x2x4x2xf32>) -> tensor<1x1x2x4xf32>
+  return %r : tensor<1x1x2x4xf32>
+}
+
+// -----
+
+// Cubic: four taps per dim, sixteen reads.
+// CHECK-LABEL: func.func @grid_sample_cubic
+// CHECK: linalg.generic
+// CHECK-COUNT-16: tensor.extract %arg0
+func.func @grid_sample_cubic(%x: tensor<1x2x5x5xf32>, %g: tensor<1x3x3x2xf32>) -> tensor<1x2x3x3xf32> {
+  %r = kiln.grid_sample %x, %g {mode = "cubic", padding_mode = "border", align_corners = false} : (tensor<1x2x5x5xf32>, tensor<1x3x3x2xf32>) -> tensor<1x2x3x3xf32>
+  return %r : tensor<1x2x3x3xf32>
+}

@@ -1,0 +1,118 @@
+//===- ImportDFT.cpp - DFT as matmuls with constant twiddle matrices ------===//
+//
+// DFT of a signal [batch, ..., N, ..., 1 or 2] (the last dim holds the real
+// part, or real and imaginary parts) along `axis`, with a constant dft_length
+// L (zero padding or truncation of the signal) and `onesided`. With the
+// signal dim moved last, each output frequency k is a matmul with constant
+// [N, K] matrices of cos(2 pi k n / L) and sin(2 pi k n / L) (rows n >= L
+// zero):
+//
+//   forward  (x_r + i x_i)(cos - i sin):  y_r = x_r C + x_i S
+//                                         y_i = x_i C - x_r S
+//   inverse  sin negated, and the result divided by L.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/import/onnx/ImportNNBuilder.h"
+
+#include "onnx/onnx.pb.h"
+
+#include <cmath>
+#include <fmt/format.h>
+
+using namespace mlir;
+using namespace mlir::kiln;
+using namespace mlir::kiln::onnx_import;
+
+namespace {
+using Results = FailureOr<SmallVector<Value>>;
+
+Results importDFT(NodeContext &c) {
+  Value x = c.input(0);
+  if (!x)
+    return c.fail("needs an input");
+  auto type = c.type(x);
+  int64_t rank = type.getRank();
+  Type et = type.getElementType();
+  if (rank < 2 || !isa<FloatType>(et) ||
+      (type.getDimSize(rank - 1) != 1 && type.getDimSize(rank - 1) != 2))
+    return c.fail("input must be floats [batch, ..., 1 or 2]");
+  if (c.opset >= 20)
+    return c.unsupported("opset 20 DFT (axis as an input)");
+  auto axis = c.normalizeAxis(c.attrInt("axis", 1), rank - 1);
+  if (!axis || *axis == 0)
+    return c.fail("axis must be a signal dim (not the batch or complex dim)");
+  bool inverse = c.attrInt("inverse", 0) != 0;
+  bool onesided = c.attrInt("onesided", 0) != 0;
+  bool complexInput = type.getDimSize(rank - 1) == 2;
+  if (onesided && (inverse || complexInput))
+    return c.fail("onesided needs a real forward transform");
+  int64_t n = type.getDimSize(*axis), length = n;
+  if (c.hasInput(1)) {
+    auto l = c.constantInts(1);
+    if (!l || l->size() != 1)
+      return c.needsConstant(1);
+    length = (*l)[0];
+    if (length < 1)
+      return c.fail("dft_length must be positive");
+  }
+  int64_t bins = onesided ? length / 2 + 1 : length;
+
+  // Twiddle matrices [N, K]; signal rows past L are truncated away.
+  SmallVector<float> cosines(n * bins, 0.0f), sines(n * bins, 0.0f);
+  double sign = inverse ? -1.0 : 1.0;
+  for (int64_t i = 0; i < std::min(n, length); ++i)
+    for (int64_t k = 0; k < bins; ++k) {
+      double angle = 2 * M_PI * (double)((i * k) % length) / (double)length;
+      cosines[i * bins + k] = (float)std::cos(angle);
+      sines[i * bins + k] = (float)(sign * std::sin(angle));
+    }
+  auto matrix = [&](ArrayRef<float> values) {
+    auto f32 = RankedTensorType::get({n, bins}, c.b.getF32Type());
+    Value m =
+        c.constant(cast<ElementsAttr>(DenseElementsAttr::get(f32, values)));
+    return m;
+  };
+  NNBuilder e(c);
+  Value cosM = e.cast(matrix(cosines), et), sinM = e.cast(matrix(sines), et);
+
+  // Signal dims only, with the transformed one moved last.
+  SmallVector<int64_t> perm;
+  for (int64_t d = 0; d < rank - 1; ++d)
+    if (d != *axis)
+      perm.push_back(d);
+  perm.push_back(*axis);
+  SmallVector<int64_t> back(rank - 1);
+  for (int64_t d = 0; d < rank - 1; ++d)
+    back[perm[d]] = d;
+  SmallVector<int64_t> signalShape(type.getShape().drop_back());
+  auto part = [&](int64_t i) {
+    return e.transpose(e.reshape(e.slice(x, rank - 1, i, i + 1), signalShape),
+                       perm);
+  };
+  Value real = part(0);
+  Value yr = e.matmul(real, cosM);
+  Value yi = e.neg(e.matmul(real, sinM));
+  if (complexInput) {
+    Value imag = part(1);
+    yr = e.add(yr, e.matmul(imag, sinM));
+    yi = e.add(yi, e.matmul(imag, cosM));
+  }
+  if (inverse) {
+    yr = e.div(yr, e.k(yr, (double)length));
+    yi = e.div(yi, e.k(yi, (double)length));
+  }
+  SmallVector<int64_t> outShape(signalShape);
+  outShape[*axis] = bins;
+  outShape.push_back(1);
+  auto restore = [&](Value v) {
+    return e.reshape(e.transpose(v, back), outShape);
+  };
+  return e.done({e.concat({restore(yr), restore(yi)}, rank - 1)});
+}
+} // namespace
+
+void mlir::kiln::onnx_import::registerDFTHandlers(
+    llvm::StringMap<OpHandler> &t) {
+  t["DFT"] = importDFT;
+}
