@@ -365,7 +365,13 @@ FailureOr<AttentionMatch> mlir::kiln::matchAttention(MatMulOp output,
 AttentionOp mlir::kiln::rewriteAttention(RewriterBase &rewriter,
                                          MatMulOp output,
                                          const AttentionMatch &m) {
-  Location loc = output.getLoc();
+  // The fused op keeps every matched node's location (the output's first,
+  // so onnxNodeName still names it): the kernel report lists them all.
+  SmallVector<Location> locs;
+  for (Operation *op : m.ops)
+    locs.push_back(op->getLoc());
+  Location loc = FusedLoc::get(locs, rewriter.getStringAttr("Attention"),
+                               rewriter.getContext());
   rewriter.setInsertionPoint(output);
 
   // k = swap-last-two(k^T), composed with the transpose that made k^T.
