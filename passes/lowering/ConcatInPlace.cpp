@@ -6,11 +6,13 @@
 //
 //   1. follow the insert's source back through destination-passing-style
 //      ops (the value each op writes into: linalg outs, fill, broadcast,
-//      insert_slice dest) to the `tensor.empty` that buffer comes from;
+//      insert_slice dest) and reshapes to the `tensor.empty` that buffer
+//      comes from;
 //   2. sink the ops on that path (and what feeds them from it) to just
 //      before the insert, so the concat's partial result dominates them;
 //   3. replace that `tensor.empty` with an `extract_slice` of the insert's
-//      destination at the insert's offsets.
+//      destination at the insert's offsets (reshaped back through the
+//      reshapes met on the way: a 3-D matmul writes a collapsed view).
 //
 // One-shot bufferization then sees matching extract_slice/insert_slice
 // pairs and writes in place: no allocation and no copy for that input. A
@@ -64,14 +66,22 @@ bool isConcatLoc(Location loc) {
 }
 
 /// The `tensor.empty` that `v` is ultimately written into, following tied
-/// DPS inits (linalg outs, fill, broadcast, insert_slice dest); null if the
-/// chain leaves `block` or meets anything else.
-tensor::EmptyOp findEmptyRoot(Value v, Block *block) {
+/// DPS inits (linalg outs, fill, broadcast, insert_slice dest) and reshapes
+/// (a 3-D matmul is a 2-D one between reshapes), collected outermost first
+/// in `reshapes`; null if the chain leaves `block` or meets anything else.
+tensor::EmptyOp findEmptyRoot(Value v, Block *block,
+                              SmallVectorImpl<Operation *> &reshapes) {
   while (true) {
     auto result = dyn_cast<OpResult>(v);
     if (!result || result.getOwner()->getBlock() != block)
       return nullptr;
-    auto dps = dyn_cast<DestinationStyleOpInterface>(result.getOwner());
+    Operation *owner = result.getOwner();
+    if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(owner)) {
+      reshapes.push_back(owner);
+      v = owner->getOperand(0);
+      continue;
+    }
+    auto dps = dyn_cast<DestinationStyleOpInterface>(owner);
     if (!dps || !dps.hasPureTensorSemantics())
       return nullptr;
     OpOperand *init = dps.getTiedOpOperand(result);
@@ -83,6 +93,22 @@ tensor::EmptyOp findEmptyRoot(Value v, Block *block) {
   }
 }
 
+/// `slice` (shaped like the insert's source) reshaped back through
+/// `reshapes` to the shape of the empty tensor it replaces.
+Value undoReshapes(OpBuilder &b, Location loc, Value slice,
+                   ArrayRef<Operation *> reshapes) {
+  for (Operation *op : reshapes) {
+    if (auto expand = dyn_cast<tensor::ExpandShapeOp>(op))
+      slice = tensor::CollapseShapeOp::create(
+          b, loc, expand.getSrcType(), slice, expand.getReassociationIndices());
+    else if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(op))
+      slice =
+          tensor::ExpandShapeOp::create(b, loc, collapse.getSrcType(), slice,
+                                        collapse.getReassociationIndices());
+  }
+  return slice;
+}
+
 /// Rewrites one insert so its source is computed in place; false if it
 /// cannot.
 bool writeInPlace(tensor::InsertSliceOp insert) {
@@ -91,8 +117,9 @@ bool writeInPlace(tensor::InsertSliceOp insert) {
   if (!source.hasOneUse() ||
       insert.getSourceType().getRank() != insert.getType().getRank())
     return false;
-  tensor::EmptyOp empty = findEmptyRoot(source, block);
-  if (!empty || empty.getType() != insert.getSourceType())
+  SmallVector<Operation *> reshapes;
+  tensor::EmptyOp empty = findEmptyRoot(source, block, reshapes);
+  if (!empty)
     return false;
 
   // Ops reachable from the empty tensor before the insert...
@@ -156,6 +183,10 @@ bool writeInPlace(tensor::InsertSliceOp insert) {
       b, insert.getLoc(), insert.getSourceType(), insert.getDest(),
       insert.getMixedOffsets(), insert.getMixedSizes(),
       insert.getMixedStrides());
+  slice = undoReshapes(b, insert.getLoc(), slice, reshapes);
+  // Each reshape undone gives back its source type; the last one's source
+  // is the DPS result written into the empty tensor, hence its type.
+  assert(slice.getType() == empty.getType() && "reshape chain mismatch");
   empty.getResult().replaceUsesWithIf(slice, [&](OpOperand &use) {
     Operation *owner = block->findAncestorOpInBlock(*use.getOwner());
     return owner && path.contains(owner);

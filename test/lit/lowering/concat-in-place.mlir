@@ -116,3 +116,33 @@ func.func @copies(%x: tensor<2x2xf32>) -> (tensor<2x6xf32>, tensor<2x2xf32>, ten
   %j = tensor.insert_slice %h into %p[0, 0] [2, 2] [1, 1] : tensor<2x2xf32> into tensor<2x4xf32> loc(fused<"Pad">["pad"])
   return %i2, %g, %j : tensor<2x6xf32>, tensor<2x2xf32>, tensor<2x4xf32>
 }
+
+// -----
+
+// A 3-D matmul is a 2-D one between reshapes: it writes a collapsed view of
+// its slice.
+// CHECK-LABEL: func.func @reshaped
+// CHECK: %[[R:.+]] = tensor.empty() : tensor<1x4x7xf32>
+// CHECK: %[[S:.+]] = tensor.extract_slice %[[R]][0, 0, 0] [1, 4, 3] [1, 1, 1]
+// CHECK: %[[C:.+]] = tensor.collapse_shape %[[S]] {{\[}}[0, 1], [2]] : tensor<1x4x3xf32> into tensor<4x3xf32>
+// CHECK: %[[F:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%[[C]] : tensor<4x3xf32>)
+// CHECK: linalg.matmul {{.+}} outs(%[[F]] : tensor<4x3xf32>)
+// Only the function argument is copied.
+// BUF-LABEL: func.func @reshaped
+// BUF-COUNT-1: memref.alloc
+// BUF: %[[V:.+]] = memref.collapse_shape
+// BUF: linalg.matmul {{.+}} outs(%[[V]] :
+// BUF: memref.copy %arg2
+// BUF-NOT: memref.copy
+// BUF: return
+func.func @reshaped(%x: tensor<4x5xf32>, %w0: tensor<5x3xf32>, %y: tensor<1x4x4xf32>) -> tensor<1x4x7xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<4x3xf32>
+  %f0 = linalg.fill ins(%zero : f32) outs(%e0 : tensor<4x3xf32>) -> tensor<4x3xf32>
+  %m0 = linalg.matmul ins(%x, %w0 : tensor<4x5xf32>, tensor<5x3xf32>) outs(%f0 : tensor<4x3xf32>) -> tensor<4x3xf32>
+  %m0e = tensor.expand_shape %m0 [[0, 1], [2]] output_shape [1, 4, 3] : tensor<4x3xf32> into tensor<1x4x3xf32>
+  %r = tensor.empty() : tensor<1x4x7xf32>
+  %i0 = tensor.insert_slice %m0e into %r[0, 0, 0] [1, 4, 3] [1, 1, 1] : tensor<1x4x3xf32> into tensor<1x4x7xf32> loc(fused<"Concat">["cat"])
+  %i1 = tensor.insert_slice %y into %i0[0, 0, 3] [1, 4, 4] [1, 1, 1] : tensor<1x4x4xf32> into tensor<1x4x7xf32> loc(fused<"Concat">["cat"])
+  return %i1 : tensor<1x4x7xf32>
+}
