@@ -2,7 +2,8 @@
 """Compiles a model with --report and checks the report against the
 expect.json written next to it by export_graph_models.py: each counter
 "==N" exactly or ">=N" at least; a kernel list whose entries name the ONNX
-nodes they cover; and, when attention was fused, a kernel (the attention
+nodes they cover, one kernel covering each "kernels_covering" node list;
+and, when attention was fused, a kernel (the attention
 loop nest) covering the fused nodes.
 
     check_report.py KILN MODEL_DIR WORK_DIR
@@ -29,6 +30,7 @@ with open(os.path.join(model_dir, "expect.json")) as f:
     expect = json.load(f)
 
 failures = []
+covering = expect.pop("kernels_covering", [])
 for counter, want in expect.items():
     got = report.get(counter)
     op, n = want[:2], int(want[2:])
@@ -46,6 +48,12 @@ for k in kernels:
     if not isinstance(k.get("kernel"), str) or \
             not isinstance(k.get("onnx_nodes"), list):
         failures.append(f"malformed kernel entry {k}")
+for nodes in covering:
+    found = [k["kernel"] for k in kernels
+             if set(nodes) <= set(k.get("onnx_nodes", []))]
+    print(f"check_report: kernel covering {nodes}: {found or 'none'}")
+    if not found:
+        failures.append(f"no kernel covers {nodes}")
 if report.get("attention_fused", 0) > 0 and not any(
         k["kernel"].endswith(("for", "forall", "parallel")) and len(k["onnx_nodes"]) >= 3
         for k in kernels):

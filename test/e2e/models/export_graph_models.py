@@ -9,7 +9,9 @@ blocks, an Inception-style block and a chain of concats, with inputs and onnxrun
 
 OUT_DIR gets model.onnx, one NAME.npy per input, expected_NAME.npy per
 output and expect.json: report counters with the minimum (">=N") or exact
-("==N") value a compile must report (checked by check_report.py). Exported
+("==N") value a compile must report, and under "kernels_covering" lists of
+ONNX nodes that one kernel must cover together (checked by
+check_report.py). Exported
 with the TorchScript exporter (dynamo=False), random weights, seed 0. Exits
 77 (ctest's skip code here) when torch or onnxruntime are missing.
 """
@@ -159,13 +161,21 @@ MODELS = {
     "bert_encoder": (
         Bert, ["x", "mask"],
         lambda: [torch.randn(1, 128, 256), torch.zeros(1, 1, 1, 128)],
-        {"attention_fused": "==4", "contractions_merged": ">=12"}),
+        {"attention_fused": "==4", "contractions_merged": ">=12",
+         "kernels_covering": [
+             ["/layers.0/q/MatMul", "/layers.0/k/MatMul", "/layers.0/v/MatMul"],
+             ["/layers.3/MatMul", "/layers.3/Softmax", "/layers.3/MatMul_1"]]}),
     "gpt2_blocks": (
         Gpt2, ["x"], lambda: [torch.randn(1, 64, 128)],
-        {"attention_fused": "==2"}),
+        {"attention_fused": "==2",
+         "kernels_covering": [
+             ["/blocks.1/MatMul", "/blocks.1/Where", "/blocks.1/Softmax",
+              "/blocks.1/MatMul_1"]]}),
     "inception_block": (
         Inception, ["x"], lambda: [torch.randn(1, 64, 28, 28)],
-        {"contractions_merged": ">=3", "concat_in_place": ">=4"}),
+        {"contractions_merged": ">=3", "concat_in_place": ">=4",
+         "kernels_covering": [
+             ["/b1/b1.0/Conv", "/b2/b2.0/b2.0.0/Conv", "/b3/b3.0/b3.0.0/Conv"]]}),
     "concat_chain": (
         ConcatChain, ["x", "y", "img"],
         lambda: [torch.randn(1, 32, 16), torch.randn(1, 32, 20),
