@@ -1,8 +1,10 @@
 // RUN: kiln-opt %s -split-input-file -kiln-merge-contractions | FileCheck %s
 // RUN: kiln-opt %s -split-input-file -kiln-merge-contractions=max-width=1 | FileCheck %s --check-prefix=NARROW
+// RUN: env KILN_LOGS=fusion kiln-opt %s -split-input-file -kiln-merge-contractions -o /dev/null 2>&1 | FileCheck %s --check-prefix=LOG
 
 // Q/K/V-style projections of one input: one matmul on [Wq Wk Wv], then
 // slices. Row k of the merged weight is row k of Wq, Wk, Wv in turn.
+// LOG: [kiln:fusion] merged 3 contractions on 'a graph input' into one: 'q', 'k', 'v'
 // CHECK-LABEL: func.func @qkv
 // CHECK: %[[W:.+]] = kiln.constant dense_resource<merged_weight> : tensor<2x5xf32>
 // CHECK: %[[M:.+]] = kiln.matmul %arg0, %[[W]] : (tensor<3x2xf32>, tensor<2x5xf32>) -> tensor<3x5xf32>
@@ -19,9 +21,9 @@ func.func @qkv(%x: tensor<3x2xf32>) -> (tensor<3x2xf32>, tensor<3x2xf32>, tensor
   %wq = kiln.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
   %wk = kiln.constant dense<[[5.0, 6.0], [7.0, 8.0]]> : tensor<2x2xf32>
   %wv = kiln.constant dense<[[9.0], [10.0]]> : tensor<2x1xf32>
-  %q = kiln.matmul %x, %wq : (tensor<3x2xf32>, tensor<2x2xf32>) -> tensor<3x2xf32>
-  %k = kiln.matmul %x, %wk : (tensor<3x2xf32>, tensor<2x2xf32>) -> tensor<3x2xf32>
-  %v = kiln.matmul %x, %wv : (tensor<3x2xf32>, tensor<2x1xf32>) -> tensor<3x1xf32>
+  %q = kiln.matmul %x, %wq : (tensor<3x2xf32>, tensor<2x2xf32>) -> tensor<3x2xf32> loc(fused<"MatMul">["q"])
+  %k = kiln.matmul %x, %wk : (tensor<3x2xf32>, tensor<2x2xf32>) -> tensor<3x2xf32> loc(fused<"MatMul">["k"])
+  %v = kiln.matmul %x, %wv : (tensor<3x2xf32>, tensor<2x1xf32>) -> tensor<3x1xf32> loc(fused<"MatMul">["v"])
   return %q, %k, %v : tensor<3x2xf32>, tensor<3x2xf32>, tensor<3x1xf32>
 }
 
@@ -50,6 +52,9 @@ func.func @inception(%x: tensor<1x2x4x4xf32>) -> (tensor<1x1x4x4xf32>, tensor<1x
 
 // Negative: different inputs, a non-constant weight, a 3x3 kernel, and
 // convolutions with different strides are not merged.
+// LOG: [kiln:fusion] not merging contraction 'b' with others on the same input: weight is not constant
+// LOG: [kiln:fusion] not merging contraction 'p' with others on the same input: kernel is not 1x1
+// LOG-NOT: merged
 // CHECK-LABEL: func.func @negative
 // CHECK-NOT: merged_weight
 // CHECK-COUNT-2: kiln.matmul
@@ -58,11 +63,11 @@ func.func @inception(%x: tensor<1x2x4x4xf32>) -> (tensor<1x1x4x4xf32>, tensor<1x
 func.func @negative(%x: tensor<3x2xf32>, %y: tensor<3x2xf32>, %w: tensor<2x2xf32>, %i: tensor<1x2x4x4xf32>) -> (tensor<3x2xf32>, tensor<3x2xf32>, tensor<3x2xf32>, tensor<1x1x4x4xf32>, tensor<1x1x2x2xf32>, tensor<1x1x2x2xf32>) {
   %c = kiln.constant dense<1.0> : tensor<2x2xf32>
   %a = kiln.matmul %x, %c : (tensor<3x2xf32>, tensor<2x2xf32>) -> tensor<3x2xf32>
-  %b = kiln.matmul %x, %w : (tensor<3x2xf32>, tensor<2x2xf32>) -> tensor<3x2xf32>
+  %b = kiln.matmul %x, %w : (tensor<3x2xf32>, tensor<2x2xf32>) -> tensor<3x2xf32> loc(fused<"MatMul">["b"])
   %d = kiln.matmul %y, %c : (tensor<3x2xf32>, tensor<2x2xf32>) -> tensor<3x2xf32>
   %w1 = kiln.constant dense<1.0> : tensor<1x2x1x1xf32>
   %w3 = kiln.constant dense<1.0> : tensor<1x2x3x3xf32>
-  %p = kiln.conv %i, %w3 {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x2x4x4xf32>, tensor<1x2x3x3xf32>) -> tensor<1x1x4x4xf32>
+  %p = kiln.conv %i, %w3 {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x2x4x4xf32>, tensor<1x2x3x3xf32>) -> tensor<1x1x4x4xf32> loc(fused<"Conv">["p"])
   %s = kiln.conv %i, %w1 {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x2x4x4xf32>, tensor<1x2x1x1xf32>) -> tensor<1x1x2x2xf32>
   %t = kiln.conv %i, %w1 {dilations = array<i64: 2, 2>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x2x4x4xf32>, tensor<1x2x1x1xf32>) -> tensor<1x1x2x2xf32>
   return %a, %b, %d, %p, %s, %t : tensor<3x2xf32>, tensor<3x2xf32>, tensor<3x2xf32>, tensor<1x1x4x4xf32>, tensor<1x1x2x2xf32>, tensor<1x1x2x2xf32>

@@ -1,8 +1,11 @@
 // RUN: kiln-opt %s -split-input-file -kiln-concat-in-place | FileCheck %s
+// RUN: env KILN_LOGS=+fusion kiln-opt %s -split-input-file -kiln-concat-in-place -o /dev/null 2>&1 | FileCheck %s --check-prefix=LOG
 // RUN: kiln-opt %s -split-input-file -kiln-concat-in-place -eliminate-empty-tensors -one-shot-bufferize="bufferize-function-boundaries" -cse -canonicalize | FileCheck %s --check-prefix=BUF
 
 // Two matmuls concatenated along columns: each is computed straight into its
 // slice of the result, in the order of the inserts.
+// LOG: [kiln:fusion] concat 'cat': 'mm0' writes its slice in place
+// LOG: [kiln:fusion] concat 'cat': 'mm1' writes its slice in place
 // CHECK-LABEL: func.func @two_matmuls
 // CHECK: %[[R:.+]] = tensor.empty() : tensor<4x7xf32>
 // CHECK: %[[S0:.+]] = tensor.extract_slice %[[R]][0, 0] [4, 3] [1, 1]
@@ -26,10 +29,10 @@ func.func @two_matmuls(%x: tensor<4x5xf32>, %w0: tensor<5x3xf32>, %w1: tensor<5x
   %zero = arith.constant 0.0 : f32
   %e0 = tensor.empty() : tensor<4x3xf32>
   %f0 = linalg.fill ins(%zero : f32) outs(%e0 : tensor<4x3xf32>) -> tensor<4x3xf32>
-  %m0 = linalg.matmul ins(%x, %w0 : tensor<4x5xf32>, tensor<5x3xf32>) outs(%f0 : tensor<4x3xf32>) -> tensor<4x3xf32>
+  %m0 = linalg.matmul ins(%x, %w0 : tensor<4x5xf32>, tensor<5x3xf32>) outs(%f0 : tensor<4x3xf32>) -> tensor<4x3xf32> loc(fused<"MatMul">["mm0"])
   %e1 = tensor.empty() : tensor<4x4xf32>
   %f1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<4x4xf32>) -> tensor<4x4xf32>
-  %m1 = linalg.matmul ins(%x, %w1 : tensor<4x5xf32>, tensor<5x4xf32>) outs(%f1 : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %m1 = linalg.matmul ins(%x, %w1 : tensor<4x5xf32>, tensor<5x4xf32>) outs(%f1 : tensor<4x4xf32>) -> tensor<4x4xf32> loc(fused<"MatMul">["mm1"])
   %r = tensor.empty() : tensor<4x7xf32>
   %i0 = tensor.insert_slice %m0 into %r[0, 0] [4, 3] [1, 1] : tensor<4x3xf32> into tensor<4x7xf32> loc(fused<"Concat">["cat"])
   %i1 = tensor.insert_slice %m1 into %i0[0, 3] [4, 4] [1, 1] : tensor<4x4xf32> into tensor<4x7xf32> loc(fused<"Concat">["cat"])
@@ -40,6 +43,7 @@ func.func @two_matmuls(%x: tensor<4x5xf32>, %w0: tensor<5x3xf32>, %w1: tensor<5x
 
 // A concat of concats: the inner concat's whole chain writes into its slice
 // of the outer result.
+// LOG: concat 'outer': 'inner' writes its slice in place
 // CHECK-LABEL: func.func @nested
 // CHECK: %[[R:.+]] = tensor.empty() : tensor<2x6xf32>
 // CHECK: %[[S:.+]] = tensor.extract_slice %[[R]][0, 0] [2, 4] [1, 1]
@@ -91,6 +95,10 @@ func.func @nested(%x: tensor<2x2xf32>) -> tensor<2x6xf32> {
 // Negative: a function argument cannot be computed in place, a producer with
 // another user keeps its own buffer, and an insert that is not an ONNX
 // Concat is left alone.
+// LOG: [kiln:fusion:debug] concat 'cat': input from 'a function argument' is copied
+// LOG: [kiln:fusion:debug] concat 'cat': input from 'g' is copied
+// LOG: [kiln:fusion:debug] concat 'cat': input from 'a function argument' is copied
+// LOG-NOT: 'pad'
 // CHECK-LABEL: func.func @copies
 // CHECK-NOT: tensor.extract_slice
 // CHECK: return
@@ -101,7 +109,7 @@ func.func @copies(%x: tensor<2x2xf32>) -> (tensor<2x6xf32>, tensor<2x2xf32>, ten
   ^bb0(%in: f32, %out: f32):
     %0 = arith.addf %in, %in : f32
     linalg.yield %0 : f32
-  } -> tensor<2x2xf32>
+  } -> tensor<2x2xf32> loc(fused<"Add">["g"])
   %r = tensor.empty() : tensor<2x6xf32>
   %i0 = tensor.insert_slice %x into %r[0, 0] [2, 2] [1, 1] : tensor<2x2xf32> into tensor<2x6xf32> loc(fused<"Concat">["cat"])
   %i1 = tensor.insert_slice %g into %i0[0, 2] [2, 2] [1, 1] : tensor<2x2xf32> into tensor<2x6xf32> loc(fused<"Concat">["cat"])
