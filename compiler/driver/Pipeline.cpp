@@ -19,6 +19,7 @@ void mlir::kiln::buildGraphPipeline(OpPassManager &pm,
     pm.addPass(createFoldBatchNorm());
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createFuseAttention());
+    pm.addPass(createMergeContractions());
   }
 }
 
@@ -27,6 +28,9 @@ void mlir::kiln::buildLoweringPipeline(OpPassManager &pm,
   pm.addPass(createLowerToLinalg());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  if (options.optLevel > 0)
+    pm.addNestedPass<func::FuncOp>(createConcatInPlace());
+  pm.addPass(createReportKernels());
 }
 
 void mlir::kiln::buildBackendPipeline(OpPassManager &pm,

@@ -21,6 +21,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <functional>
 
 using namespace mlir;
 using namespace mlir::kiln;
@@ -141,8 +142,67 @@ bool isCausalTriangle(ArrayRef<int64_t> maskShape, int64_t sq, int64_t sk,
   return true;
 }
 
-/// Causal detection for the two mask spellings; false for runtime masks.
+/// Element (i, j) of the last two dims of a value computed from uniform
+/// constants through trilu, equal and where (torch's causal SDPA export:
+/// `where(trilu(ones) == 0, -inf, 0)`), resolved once into a function of
+/// (i, j); null if `v` is anything else.
+using TriangleFn = std::function<double(int64_t, int64_t)>;
+TriangleFn triangleFunction(Value v, int depth = 0) {
+  if (depth > 8)
+    return nullptr;
+  if (std::optional<double> u = uniformConstant(v))
+    return [x = *u](int64_t, int64_t) { return x; };
+  Operation *op = v.getDefiningOp();
+  if (auto trilu = dyn_cast_or_null<TriluOp>(op)) {
+    std::optional<double> k = uniformConstant(trilu.getK());
+    TriangleFn input = triangleFunction(trilu.getInput(), depth + 1);
+    if (!k || !input)
+      return nullptr;
+    bool upper = trilu.getUpper();
+    int64_t diagonal = int64_t(*k);
+    return [=](int64_t i, int64_t j) {
+      bool keep = upper ? j - i >= diagonal : j - i <= diagonal;
+      return keep ? input(i, j) : 0.0;
+    };
+  }
+  if (auto equal = dyn_cast_or_null<EqualOp>(op)) {
+    TriangleFn a = triangleFunction(equal.getLhs(), depth + 1);
+    TriangleFn b = triangleFunction(equal.getRhs(), depth + 1);
+    if (!a || !b)
+      return nullptr;
+    return [=](int64_t i, int64_t j) { return a(i, j) == b(i, j) ? 1.0 : 0.0; };
+  }
+  if (auto where = dyn_cast_or_null<WhereOp>(op)) {
+    TriangleFn c = triangleFunction(where.getCondition(), depth + 1);
+    TriangleFn a = triangleFunction(where.getX(), depth + 1);
+    TriangleFn b = triangleFunction(where.getY(), depth + 1);
+    if (!c || !a || !b)
+      return nullptr;
+    return [=](int64_t i, int64_t j) {
+      return c(i, j) != 0.0 ? a(i, j) : b(i, j);
+    };
+  }
+  return nullptr;
+}
+
+/// Causal detection for the two mask spellings, constant or computed from
+/// constants through trilu/equal/where; false for runtime masks.
 bool maskIsCausal(const AttentionMatch &m, int64_t sq, int64_t sk) {
+  if (Value mask = m.additiveMask ? m.additiveMask : m.selectMask)
+    if (!mask.getDefiningOp<ConstantOp>())
+      if (TriangleFn f = triangleFunction(mask))
+        return isCausalTriangle(
+            tensorType(mask).getShape(), sq, sk,
+            [&](int64_t e) -> std::optional<bool> {
+              double x = f((e / sk) % sq, e % sk);
+              if (m.selectMask)
+                return (x != 0.0) == m.keepWhen;
+              if (x == 0.0)
+                return true;
+              if (isMaskFill(x))
+                return false;
+              return std::nullopt;
+            });
   ElementsAttr attr;
   if (m.additiveMask && matchPattern(m.additiveMask, m_Constant(&attr))) {
     auto type = tensorType(m.additiveMask);
@@ -365,7 +425,13 @@ FailureOr<AttentionMatch> mlir::kiln::matchAttention(MatMulOp output,
 AttentionOp mlir::kiln::rewriteAttention(RewriterBase &rewriter,
                                          MatMulOp output,
                                          const AttentionMatch &m) {
-  Location loc = output.getLoc();
+  // The fused op keeps every matched node's location (the output's first,
+  // so onnxNodeName still names it): the kernel report lists them all.
+  SmallVector<Location> locs;
+  for (Operation *op : m.ops)
+    locs.push_back(op->getLoc());
+  Location loc = FusedLoc::get(locs, rewriter.getStringAttr("Attention"),
+                               rewriter.getContext());
   rewriter.setInsertionPoint(output);
 
   // k = swap-last-two(k^T), composed with the transpose that made k^T.

@@ -13,6 +13,7 @@
 #include "passes/fusion/Passes.h"
 
 #include "compiler/logging/Logging.h"
+#include "compiler/logging/Report.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir::kiln {
@@ -46,6 +47,7 @@ struct FuseAttentionPass
         continue;
       }
       AttentionOp fused = rewriteAttention(rewriter, output, *match);
+      report::count("attention_fused");
       KILN_LOG("fusion", Info)
           << "fused attention at '" << at << "'"
           << (fused.getCausal() ? " (causal)" : "") << ": " << match->summary

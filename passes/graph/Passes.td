@@ -47,4 +47,45 @@ def FoldBatchNorm : Pass<"kiln-fold-batch-norm", "ModuleOp"> {
   let dependentDialects = ["::mlir::kiln::KilnDialect"];
 }
 
+def MergeContractions : Pass<"kiln-merge-contractions", "ModuleOp"> {
+  let summary = "Merge contractions reading the same input into one wider one";
+  let description = [{
+    Matmuls with the same lhs and constant 2-D weights (Q/K/V projections,
+    Gemm after kiln-fold-weights) and 1x1 convolutions (group 1, same
+    strides/pads/dilations) with the same input and constant weights and
+    biases become one contraction on the concatenated weights (biases
+    concatenated too, zeros for a member without one), followed by one
+    kiln.slice per original result. The input is then read once and the
+    contraction is wider, which is what a tiled microkernel wants.
+
+    Cost model: a group is merged when it has at least two members, every
+    weight (and bias) is constant, and no member's output is wider than
+    `max-width` columns (matmul) or filters (conv): past that width one
+    contraction already fills the machine and merging would only add
+    slices. Members are grouped per input value in program order; the merged
+    op takes the place of the first and its location fuses all members'
+    locations. Each merge, and each candidate left out, is logged under
+    KILN_LOGS=fusion with ONNX node names; `contractions_merged` in the
+    report counts the original contractions merged (3 for one Q/K/V).
+
+    Before:
+    ```mlir
+    %q = kiln.matmul %x, %wq : (tensor<128x256xf32>, tensor<256x256xf32>) -> tensor<128x256xf32>
+    %k = kiln.matmul %x, %wk : (tensor<128x256xf32>, tensor<256x256xf32>) -> tensor<128x256xf32>
+    ```
+    After:
+    ```mlir
+    %w = kiln.constant dense_resource<merged_weight> : tensor<256x512xf32>
+    %m = kiln.matmul %x, %w : (tensor<128x256xf32>, tensor<256x512xf32>) -> tensor<128x512xf32>
+    %q = kiln.slice %m {starts = array<i64: 0, 0>, ends = array<i64: 128, 256>, steps = array<i64: 1, 1>} : (tensor<128x512xf32>) -> tensor<128x256xf32>
+    %k = kiln.slice %m {starts = array<i64: 0, 256>, ends = array<i64: 128, 512>, steps = array<i64: 1, 1>} : (tensor<128x512xf32>) -> tensor<128x256xf32>
+    ```
+  }];
+  let options = [
+    Option<"maxWidth", "max-width", "int64_t", /*default=*/"2048",
+           "Widest member output (columns or filters) that is merged">
+  ];
+  let dependentDialects = ["::mlir::kiln::KilnDialect"];
+}
+
 #endif // KILN_PASSES_GRAPH_TD

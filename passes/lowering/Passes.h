@@ -3,6 +3,7 @@
 #define KILN_PASSES_LOWERING_PASSES_H
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Pass/Pass.h"
 

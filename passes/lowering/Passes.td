@@ -71,4 +71,73 @@ def LowerToLinalg : Pass<"kiln-lower-to-linalg", "ModuleOp"> {
   ];
 }
 
+def ConcatInPlace : Pass<"kiln-concat-in-place", "::mlir::func::FuncOp"> {
+  let summary = "Compute concat inputs directly in their slice of the result";
+  let description = [{
+    kiln.concat lowers to `tensor.empty` and one `tensor.insert_slice` per
+    input, which bufferizes to one buffer per input plus a copy into the
+    result. For each insert located at an ONNX Concat node, this pass
+    follows the input back through destination-passing-style ops (linalg
+    outs, fill, broadcast, insert_slice dest) to the `tensor.empty` it is
+    written into, sinks that computation to just before the insert and
+    replaces the `tensor.empty` by an `extract_slice` of the concat's partial
+    result. One-shot bufferization then writes the producer into a subview of
+    the result: no buffer and no copy for that input (Inductor's
+    ConcatKernel). A concat of concats nests: the inner chain is the
+    producer of its slice.
+
+    Inputs that are function arguments, constants, have other users, or are
+    not computed by destination-passing ops keep their copy. Each input
+    written in place adds one to `concat_in_place` in the report and is
+    logged under KILN_LOGS=fusion.
+
+    Before:
+    ```mlir
+    %e0 = tensor.empty() : tensor<1x2x4x4xf32>
+    %c0 = linalg.conv_2d_nchw_fchw ins(%x, %w0 : ...) outs(%f0 : ...)   // %f0 = fill(%e0)
+    %e1 = tensor.empty() : tensor<1x3x4x4xf32>
+    %c1 = linalg.conv_2d_nchw_fchw ins(%x, %w1 : ...) outs(%f1 : ...)   // %f1 = fill(%e1)
+    %r = tensor.empty() : tensor<1x5x4x4xf32>
+    %i0 = tensor.insert_slice %c0 into %r[0, 0, 0, 0] [1, 2, 4, 4] [1, 1, 1, 1]
+    %i1 = tensor.insert_slice %c1 into %i0[0, 2, 0, 0] [1, 3, 4, 4] [1, 1, 1, 1]
+    ```
+    After:
+    ```mlir
+    %r = tensor.empty() : tensor<1x5x4x4xf32>
+    %s0 = tensor.extract_slice %r[0, 0, 0, 0] [1, 2, 4, 4] [1, 1, 1, 1]
+    %c0 = linalg.conv_2d_nchw_fchw ins(%x, %w0 : ...) outs(%f0 : ...)   // %f0 = fill(%s0)
+    %i0 = tensor.insert_slice %c0 into %r[0, 0, 0, 0] [1, 2, 4, 4] [1, 1, 1, 1]
+    %s1 = tensor.extract_slice %i0[0, 2, 0, 0] [1, 3, 4, 4] [1, 1, 1, 1]
+    %c1 = linalg.conv_2d_nchw_fchw ins(%x, %w1 : ...) outs(%f1 : ...)   // %f1 = fill(%s1)
+    %i1 = tensor.insert_slice %c1 into %i0[0, 2, 0, 0] [1, 3, 4, 4] [1, 1, 1, 1]
+    ```
+  }];
+  let dependentDialects = ["::mlir::tensor::TensorDialect"];
+}
+
+def ReportKernels : Pass<"kiln-report-kernels", "ModuleOp"> {
+  let summary = "List the kernels and the ONNX nodes each covers in the report";
+  let description = [{
+    An analysis: the IR is unchanged. On linalg on tensors, each top-level
+    loop nest (a linalg op, or an scf loop for attention/scatter/top-k) is a
+    kernel, grouped the way the CPU backend's elementwise fusion will group
+    them: an all-parallel linalg.generic with a single linalg.generic user
+    joins that user, and a linalg.fill/linalg.broadcast used only as an init
+    joins the op it initializes. Each kernel is recorded with
+    `report::kernel` as `<index>:<anchor op>` and the ONNX node names found
+    in its ops' locations (merged contractions and fused attention carry all
+    of theirs), so `kiln compile --report=r.json` lists them under
+    `kernels`; KILN_LOGS=lowering prints them.
+
+    For
+    ```mlir
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32> loc(#fill)
+    %m = linalg.matmul ins(%x, %w : ...) outs(%f : tensor<4x8xf32>) -> tensor<4x8xf32> loc(fused<"MatMul">["fc"])
+    %r = linalg.generic {...} ins(%m : tensor<4x8xf32>) outs(%e2 : ...) loc(fused<"Relu">["relu"])
+    ```
+    the report has `{"kernel": "0:matmul", "onnx_nodes": ["fc"]}` and
+    `{"kernel": "1:generic", "onnx_nodes": ["relu"]}`.
+  }];
+}
+
 #endif // KILN_PASSES_LOWERING_TD

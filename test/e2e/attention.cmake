@@ -6,15 +6,14 @@
 
 set(KILN_ATTENTION_EXPORT ${CMAKE_CURRENT_SOURCE_DIR}/models/export_attention.py)
 
-# name;fused|unfused. The raw MultiheadAttention and causal SDPA exports need
-# the importer to read Mod and Trilu; until it does, their "_folded" twins
+# name;fused|unfused. The raw MultiheadAttention and causal SDPA exports
+# (Mod and Trilu in their shape arithmetic) and their "_folded" twins
 # (onnxruntime's ONNX-only constant folding) carry the same attention.
 set(KILN_ATTENTION_MODELS
   "bhsd_div\;fused" "bhsd_mul\;fused" "bhsd_additive_mask\;fused"
   "bshd_hf\;fused" "causal_where\;fused" "bmm_3d\;fused"
   "mha_folded\;fused" "sdpa_causal_folded\;fused" "sdpa_mask\;fused"
   "negative_softmax_axis\;unfused" "mha\;fused" "sdpa_causal\;fused")
-set(KILN_ATTENTION_NEEDS_IMPORTER mha sdpa_causal)
 
 foreach(entry ${KILN_ATTENTION_MODELS})
   list(GET entry 0 model)
@@ -28,8 +27,4 @@ foreach(entry ${KILN_ATTENTION_MODELS})
   set_tests_properties(attention.${model} attention.${model}.fusion PROPERTIES
     SKIP_RETURN_CODE 77 TIMEOUT 300 LABELS attention
     RESOURCE_LOCK attention.${model})
-  if(model IN_LIST KILN_ATTENTION_NEEDS_IMPORTER)
-    set_tests_properties(attention.${model} attention.${model}.fusion
-      PROPERTIES DISABLED TRUE)
-  endif()
 endforeach()

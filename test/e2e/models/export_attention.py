@@ -10,8 +10,8 @@ OUT_DIR gets model.onnx, one NAME.npy per input and expected_NAME.npy per
 output. Models are exported with the TorchScript exporter (dynamo=False), as
 torch.onnx.export spells attention: MatMul / scale / mask / Softmax / MatMul.
 Names ending in "_folded" are the same export after onnxruntime's basic
-(ONNX-only) constant folding, for exports whose shape arithmetic uses ops the
-importer does not read yet (Mod, Trilu). Exits 77 (ctest's skip code here)
+(ONNX-only) constant folding, twins of the raw exports whose shape
+arithmetic uses Mod and Trilu. Exits 77 (ctest's skip code here)
 when torch or onnxruntime are not installed.
 """
 import argparse

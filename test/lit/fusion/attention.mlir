@@ -81,6 +81,52 @@ func.func @causal_additive(%q: tensor<1x3x4xf32>, %k: tensor<1x3x4xf32>, %v: ten
 
 // -----
 
+// SDPA's is_causal export computes the additive mask at run time from
+// constants: Where(Trilu(ones) == 0, -inf, 0). Evaluated at compile time, it
+// is the causal triangle; the mask disappears.
+// CHECK-LABEL: func.func @causal_trilu
+// CHECK: kiln.attention %arg0, %arg1, %arg2 {causal = true, scale = 1.000000e+00 : f64}
+// CHECK-NOT: kiln.add
+func.func @causal_trilu(%q: tensor<1x3x4xf32>, %k: tensor<1x3x4xf32>, %v: tensor<1x3x4xf32>) -> tensor<1x3x4xf32> {
+  %kt = kiln.transpose %k {perm = array<i64: 0, 2, 1>} : (tensor<1x3x4xf32>) -> tensor<1x4x3xf32>
+  %s = kiln.matmul %q, %kt : (tensor<1x3x4xf32>, tensor<1x4x3xf32>) -> tensor<1x3x3xf32>
+  %ones = kiln.constant dense<1.0> : tensor<3x3xf32>
+  %diag = kiln.constant dense<0> : tensor<i64>
+  %tri = kiln.trilu %ones, %diag {upper = false} : (tensor<3x3xf32>, tensor<i64>) -> tensor<3x3xf32>
+  %zero = kiln.constant dense<0.0> : tensor<1xf32>
+  %ninf = kiln.constant dense<0xFF800000> : tensor<1xf32>
+  %future = kiln.equal %tri, %zero : (tensor<3x3xf32>, tensor<1xf32>) -> tensor<3x3xi1>
+  %m = kiln.where %future, %ninf, %zero : (tensor<3x3xi1>, tensor<1xf32>, tensor<1xf32>) -> tensor<3x3xf32>
+  %a = kiln.add %s, %m : (tensor<1x3x3xf32>, tensor<3x3xf32>) -> tensor<1x3x3xf32>
+  %p = kiln.softmax %a {axis = 2 : i64} : (tensor<1x3x3xf32>) -> tensor<1x3x3xf32>
+  %o = kiln.matmul %p, %v : (tensor<1x3x3xf32>, tensor<1x3x4xf32>) -> tensor<1x3x4xf32>
+  return %o : tensor<1x3x4xf32>
+}
+
+// -----
+
+// The same with diagonal 1 keeps one key too many: not causal, the mask
+// stays (the attention still fuses, with the computed mask).
+// CHECK-LABEL: func.func @trilu_not_causal
+// CHECK: kiln.attention %arg0, %arg1, %arg2, %{{.+}} {scale = 1.000000e+00 : f64}
+func.func @trilu_not_causal(%q: tensor<1x3x4xf32>, %k: tensor<1x3x4xf32>, %v: tensor<1x3x4xf32>) -> tensor<1x3x4xf32> {
+  %kt = kiln.transpose %k {perm = array<i64: 0, 2, 1>} : (tensor<1x3x4xf32>) -> tensor<1x4x3xf32>
+  %s = kiln.matmul %q, %kt : (tensor<1x3x4xf32>, tensor<1x4x3xf32>) -> tensor<1x3x3xf32>
+  %ones = kiln.constant dense<1.0> : tensor<3x3xf32>
+  %diag = kiln.constant dense<1> : tensor<i64>
+  %tri = kiln.trilu %ones, %diag {upper = false} : (tensor<3x3xf32>, tensor<i64>) -> tensor<3x3xf32>
+  %zero = kiln.constant dense<0.0> : tensor<1xf32>
+  %ninf = kiln.constant dense<0xFF800000> : tensor<1xf32>
+  %future = kiln.equal %tri, %zero : (tensor<3x3xf32>, tensor<1xf32>) -> tensor<3x3xi1>
+  %m = kiln.where %future, %ninf, %zero : (tensor<3x3xi1>, tensor<1xf32>, tensor<1xf32>) -> tensor<3x3xf32>
+  %a = kiln.add %s, %m : (tensor<1x3x3xf32>, tensor<3x3xf32>) -> tensor<1x3x3xf32>
+  %p = kiln.softmax %a {axis = 2 : i64} : (tensor<1x3x3xf32>) -> tensor<1x3x3xf32>
+  %o = kiln.matmul %p, %v : (tensor<1x3x3xf32>, tensor<1x3x4xf32>) -> tensor<1x3x4xf32>
+  return %o : tensor<1x3x4xf32>
+}
+
+// -----
+
 // scaled_dot_product_attention's export: q and k^T each times
 // sqrt(1/sqrt(D)), computed from constants; a runtime boolean keep-mask.
 // CHECK-LABEL: func.func @sdpa_prescaled_bool_mask

@@ -1,0 +1,130 @@
+//===- ReportKernels.cpp - the kernels of a model, for --report -----------===//
+//
+// Lists, in program order, the kernels the CPU backend will emit for each
+// function and the ONNX nodes each covers, read from the locations the
+// importer gave every op (FusedLoc<"OpType">[NameLoc "node"]; merged
+// contractions and fused attention carry all their nodes' locations).
+//
+// A kernel is a top-level loop nest of the lowered function: a linalg op or
+// an scf loop (attention, scatter, top-k). Ops the CPU backend folds into
+// another are grouped with it, as its elementwise fusion does:
+//   - an all-parallel linalg.generic whose only user is a linalg.generic
+//     joins that consumer's kernel;
+//   - a linalg.fill/linalg.broadcast whose only user takes it as its init
+//     (a contraction's zero or bias) joins that user's kernel.
+// Reshapes and slices are views, not kernels. Each kernel is named
+// `<index>:<op>` after its last (anchor) op, e.g. `3:conv_2d_nchw_fchw`.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/lowering/Passes.h"
+
+#include "compiler/logging/Logging.h"
+#include "compiler/logging/Report.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SetVector.h"
+
+#include <set>
+
+namespace mlir::kiln {
+#define GEN_PASS_DEF_REPORTKERNELS
+#include "passes/lowering/Passes.h.inc"
+} // namespace mlir::kiln
+
+using namespace mlir;
+using namespace mlir::kiln;
+
+namespace {
+
+using NameSet = llvm::SetVector<std::string, std::vector<std::string>,
+                                std::set<std::string>>;
+
+void collectNodeNames(Location loc, NameSet &names) {
+  if (auto name = dyn_cast<NameLoc>(loc)) {
+    names.insert(name.getName().str());
+    return;
+  }
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location inner : fused.getLocations())
+      collectNodeNames(inner, names);
+  if (auto callSite = dyn_cast<CallSiteLoc>(loc))
+    collectNodeNames(callSite.getCallee(), names);
+}
+
+bool isAllParallelGeneric(Operation *op) {
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  return generic && generic.getNumLoops() == generic.getNumParallelLoops();
+}
+
+bool isKernel(Operation *op) {
+  return isa<linalg::LinalgOp, LoopLikeOpInterface>(op);
+}
+
+/// The op whose kernel `op` is folded into, or null if it anchors its own.
+Operation *foldedInto(Operation *op) {
+  if (!op->hasOneUse() || op->getNumResults() != 1)
+    return nullptr;
+  OpOperand &use = *op->getResult(0).getUses().begin();
+  Operation *user = use.getOwner();
+  if (user->getBlock() != op->getBlock())
+    return nullptr;
+  if (isAllParallelGeneric(op) && isa<linalg::GenericOp>(user))
+    return user;
+  if (isa<linalg::FillOp, linalg::BroadcastOp>(op))
+    if (auto dps = dyn_cast<linalg::LinalgOp>(user))
+      if (dps.isDpsInit(&use))
+        return user;
+  return nullptr;
+}
+
+struct ReportKernelsPass
+    : public kiln::impl::ReportKernelsBase<ReportKernelsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    int64_t index = 0;
+    for (auto func : getOperation().getOps<FunctionOpInterface>()) {
+      if (func.isExternal())
+        continue;
+      for (Block &block : func.getFunctionBody()) {
+        // Anchor of each op's kernel, resolved through chains of folds.
+        auto anchorOf = [&](Operation *op) {
+          Operation *a = op;
+          while (Operation *next = foldedInto(a))
+            a = next;
+          return a;
+        };
+        llvm::MapVector<Operation *, SmallVector<Operation *>> kernels;
+        for (Operation &op : block)
+          if (isKernel(&op))
+            kernels[anchorOf(&op)].push_back(&op);
+        // Anchors come last in their group: order kernels by anchor.
+        SmallVector<Operation *> anchors;
+        for (auto &entry : kernels)
+          anchors.push_back(entry.first);
+        llvm::sort(anchors, [](Operation *a, Operation *b) {
+          return a->isBeforeInBlock(b);
+        });
+        for (Operation *a : anchors) {
+          NameSet names;
+          for (Operation *op : kernels[a]) {
+            collectNodeNames(op->getLoc(), names);
+            op->walk([&](Operation *nested) {
+              if (nested != op && isKernel(nested))
+                collectNodeNames(nested->getLoc(), names);
+            });
+          }
+          std::string name =
+              std::to_string(index++) + ":" + a->getName().stripDialect().str();
+          KILN_LOG("lowering", Info)
+              << name << " <- " << llvm::join(names.getArrayRef(), ", ")
+              << "\n";
+          report::kernel(name, {names.begin(), names.end()});
+        }
+      }
+    }
+  }
+};
+} // namespace
