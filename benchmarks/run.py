@@ -88,6 +88,9 @@ def export_bert(path, layers=4, seq=128, d=768, heads=12):
     import torch
     import torch.nn as nn
     torch.manual_seed(0)
+    # The fused inference fast path (_transformer_encoder_layer_fwd) has no
+    # ONNX export; the exporter then spells attention out as MatMul/Softmax.
+    torch.backends.mha.set_fastpath_enabled(False)
     layer = nn.TransformerEncoderLayer(d, heads, 4 * d, dropout=0.0,
                                        activation="gelu", batch_first=True)
     model = nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)

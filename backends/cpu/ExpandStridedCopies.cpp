@@ -27,6 +27,12 @@ struct StridedCopyToLinalg : public OpRewritePattern<memref::CopyOp> {
 
   LogicalResult matchAndRewrite(memref::CopyOp copy,
                                 PatternRewriter &rewriter) const override {
+    // A tile or concat operand written in place leaves a copy of a view
+    // onto itself.
+    if (copy.getSource() == copy.getTarget()) {
+      rewriter.eraseOp(copy);
+      return success();
+    }
     if (lowersToMemcpy(copy.getSource().getType()) &&
         lowersToMemcpy(copy.getTarget().getType()))
       return rewriter.notifyMatchFailure(copy, "contiguous copy");

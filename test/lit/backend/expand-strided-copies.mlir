@@ -25,3 +25,14 @@ func.func @contiguous(%a: memref<4x7xf32>, %b: memref<4x7xf32>, %c: memref<2x7xf
   memref.copy %c, %rows : memref<2x7xf32> to memref<2x7xf32, strided<[7, 1], offset: 7>>
   return
 }
+
+// A strided view copied onto itself (a slice written in place) is dropped.
+// CHECK-LABEL: func.func @self_copy(
+// CHECK-NOT:     memref.copy
+// CHECK-NOT:     linalg.copy
+// CHECK:         return
+func.func @self_copy(%b: memref<4x7xf32>) {
+  %cols = memref.subview %b[0, 2] [4, 3] [1, 1] : memref<4x7xf32> to memref<4x3xf32, strided<[7, 1], offset: 2>>
+  memref.copy %cols, %cols : memref<4x3xf32, strided<[7, 1], offset: 2>> to memref<4x3xf32, strided<[7, 1], offset: 2>>
+  return
+}
