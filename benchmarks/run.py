@@ -81,7 +81,32 @@ def export_torchvision(name, batch, path, size=224):
     if name == "googlenet":
         kwargs.update(aux_logits=False, init_weights=True)
     model = getattr(torchvision.models, name)(**kwargs)
+    realistic_weights(model)
     torch_export(model, (torch.randn(batch, 3, size, size),), path)
+
+
+def realistic_weights(model):
+    """Random weights that keep activations O(1) through the network.
+
+    torchvision's default initializations (std 0.01 convolutions in
+    GoogLeNet, identity batch norms) make a random network's output nearly
+    independent of its input, which would hide wrong results in the check.
+    """
+    import torch
+    import torch.nn as nn
+    g = torch.Generator().manual_seed(0)
+    with torch.no_grad():
+        for m in model.modules():
+            if isinstance(m, (nn.Conv2d, nn.Linear)):
+                fan_in = m.weight[0].numel()
+                m.weight.normal_(0, (2.0 / fan_in) ** 0.5, generator=g)
+                if m.bias is not None:
+                    m.bias.normal_(0, 0.1, generator=g)
+            elif isinstance(m, nn.BatchNorm2d):
+                m.running_mean.normal_(0, 0.1, generator=g)
+                m.running_var.uniform_(0.5, 1.5, generator=g)
+                m.weight.uniform_(0.5, 1.5, generator=g)
+                m.bias.normal_(0, 0.1, generator=g)
 
 
 def export_bert(path, layers=4, seq=128, d=768, heads=12):

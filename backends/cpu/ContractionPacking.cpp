@@ -192,6 +192,17 @@ mlir::kiln::convToPackedContraction(RewriterBase &rewriter,
   MLIRContext *ctx = conv.getContext();
   rewriter.setInsertionPoint(conv);
 
+  // The im2col is vectorized into gathers whose indices are linear offsets
+  // into the input, valid only for a dense row-major buffer. A padded input
+  // or an entry argument is one; anything else may be bufferized as a
+  // strided view (a slice of a padded panel result, a concat operand), so it
+  // is copied into a dense tensor first.
+  if (!isa<BlockArgument>(input) && !input.getDefiningOp<tensor::PadOp>()) {
+    Value dense = tensor::EmptyOp::create(rewriter, loc, inType.getShape(),
+                                          inType.getElementType());
+    input = linalg::CopyOp::create(rewriter, loc, input, dense).getResult(0);
+  }
+
   // im2col into panels: col[b, panel, (c, kh, kw), lane] =
   //   input[b, c, oh * sh + kh * dh, ow * sw + kw * dw] with
   //   (oh, ow) = panel * nr + lane, zero past the last output pixel.

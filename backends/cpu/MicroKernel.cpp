@@ -31,8 +31,8 @@
 //
 // so the accumulators stay in registers for the whole reduction, and only
 // 1-D vectors exist (no n-D vector lowering). Edge tiles: columns past the
-// matrix are masked (out-of-bounds transfers); rows past it read the last
-// valid row and are not written back.
+// matrix are masked (out-of-bounds transfers); rows past it read and write
+// the last valid row, computing and storing its values a second time.
 //
 //===----------------------------------------------------------------------===//
 #include "backends/cpu/ContractionCodegen.h"
@@ -137,31 +137,16 @@ LogicalResult mlir::kiln::buildMicroKernel(RewriterBase &rewriter,
         scf::YieldOp::create(b, loc, next);
       });
 
+  // Rows past the edge computed exactly what the last valid row did (same
+  // A row, same C row, same order), so writing them back to that row stores
+  // the same values again: no branch, and the tile stays in place.
   Value result = acc->get();
-  for (auto [r, row, c] : llvm::enumerate(rows, kLoop.getResults())) {
-    auto write = [&](OpBuilder &b, Location loc) {
-      return vector::TransferWriteOp::create(
-                 b, loc, c, result, indicesFor(tile, acc, loops, c0, row, c0),
-                 accMap, ArrayRef<bool>{fullColumns})
-          .getResult();
-    };
-    if (fullRows || r == 0) {
-      result = write(rewriter, loc);
-      continue;
-    }
-    Value inside = arith::CmpIOp::create(
-        rewriter, loc, arith::CmpIPredicate::ult,
-        arith::ConstantIndexOp::create(rewriter, loc, r), mExtent);
-    result = scf::IfOp::create(
-                 rewriter, loc, inside,
-                 [&](OpBuilder &b, Location loc) {
-                   scf::YieldOp::create(b, loc, write(b, loc));
-                 },
-                 [&](OpBuilder &b, Location loc) {
-                   scf::YieldOp::create(b, loc, result);
-                 })
-                 .getResult(0);
-  }
+  for (auto [row, c] : llvm::zip_equal(rows, kLoop.getResults()))
+    result =
+        vector::TransferWriteOp::create(
+            rewriter, loc, c, result, indicesFor(tile, acc, loops, c0, row, c0),
+            accMap, ArrayRef<bool>{fullColumns})
+            .getResult();
   rewriter.replaceOp(tile, result);
   return success();
 }

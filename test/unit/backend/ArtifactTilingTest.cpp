@@ -188,3 +188,46 @@ TEST_CASE("convolution through the panel im2col", "[tiling]") {
   checkConv({1, 3, 20, 23, 10, 5, 4, 3, 1, 0});  // non-square kernel, stride 3
   checkConv({1, 64, 14, 14, 40, 3, 3, 1, 1, 1}); // K = 576, two K blocks
 }
+
+// The first convolution's result (49 pixels: a padded panel view, strided
+// once bufferized) feeds the second one's im2col: its gathers must not
+// assume a dense input (they did, and read across the padding).
+TEST_CASE("convolution reading a strided convolution result", "[tiling]") {
+  const int64_t c = 8, f1 = 16, f2 = 12, hw = 7;
+  std::vector<float> x = randomFloats(c * hw * hw, 31),
+                     w1 = randomFloats(f1 * c, 32),
+                     w2 = randomFloats(f2 * f1, 33);
+  std::string source = R"(
+func.func @main(%x: tensor<1x8x7x7xf32>) -> tensor<1x12x7x7xf32> {
+  %w1 = arith.constant dense_resource<w1> : tensor<16x8x1x1xf32>
+  %w2 = arith.constant dense_resource<w2> : tensor<12x16x1x1xf32>
+  %zero = arith.constant 0.0 : f32
+  %e1 = tensor.empty() : tensor<1x16x7x7xf32>
+  %f1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<1x16x7x7xf32>) -> tensor<1x16x7x7xf32>
+  %y1 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w1 : tensor<1x8x7x7xf32>, tensor<16x8x1x1xf32>) outs(%f1 : tensor<1x16x7x7xf32>) -> tensor<1x16x7x7xf32>
+  %e2 = tensor.empty() : tensor<1x12x7x7xf32>
+  %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<1x12x7x7xf32>) -> tensor<1x12x7x7xf32>
+  %y2 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%y1, %w2 : tensor<1x16x7x7xf32>, tensor<12x16x1x1xf32>) outs(%f2 : tensor<1x12x7x7xf32>) -> tensor<1x12x7x7xf32>
+  return %y2 : tensor<1x12x7x7xf32>
+}
+)" + resourceSection({{"w1", bytesOf(w1)}, {"w2", bytesOf(w2)}});
+  ArtifactSpec spec{"chain",
+                    {{"x", KILN_DTYPE_F32, {1, c, hw, hw}}},
+                    {{"y", KILN_DTYPE_F32, {1, f2, hw, hw}}}};
+  auto artifact = compileAndLoad(source, spec);
+  std::vector<double> mid(f1 * hw * hw, 0.0), want(f2 * hw * hw, 0.0);
+  for (int64_t o = 0; o < f1; ++o)
+    for (int64_t p = 0; p < hw * hw; ++p)
+      for (int64_t i = 0; i < c; ++i)
+        mid[o * hw * hw + p] += double(w1[o * c + i]) * x[i * hw * hw + p];
+  for (int64_t o = 0; o < f2; ++o)
+    for (int64_t p = 0; p < hw * hw; ++p)
+      for (int64_t i = 0; i < f1; ++i)
+        want[o * hw * hw + p] +=
+            double(w2[o * f1 + i]) * float(mid[i * hw * hw + p]);
+  std::vector<float> y(want.size(), -5.f);
+  REQUIRE(artifact->run({x.data()}, {y.data()}) == 0);
+  checkClose(y, want);
+}
