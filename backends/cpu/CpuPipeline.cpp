@@ -47,7 +47,7 @@ void mlir::kiln::buildCpuCodegenPipeline(OpPassManager &pm,
                                          const CpuCodegenOptions &options) {
   // 1. Tensor level.
   pm.addPass(createMarkInputsReadOnly());
-  pm.addNestedPass<func::FuncOp>(createLinalgElementwiseOpFusionPass());
+  pm.addNestedPass<func::FuncOp>(createFuseElementwise());
   addCleanup(pm);
   // f32 matmuls and convolutions: register tiles, vectorized; the other
   // contractions get a vectorizable loop order.

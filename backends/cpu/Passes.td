@@ -30,6 +30,32 @@ def MarkInputsReadOnly : Pass<"kiln-mark-inputs-readonly", "ModuleOp"> {
   let dependentDialects = ["bufferization::BufferizationDialect"];
 }
 
+def FuseElementwise : Pass<"kiln-fuse-elementwise", "func::FuncOp"> {
+  let summary = "Fuse elementwise producers into consumers that read each "
+                "element once";
+  let description = [{
+    linalg-fuse-elementwise-ops with a stricter rule: an elementwise producer
+    with one use is fused into a consumer only when the consumer's indexing
+    map for it is a permutation of all the consumer's loops, so nothing is
+    computed more than once. Upstream's default fused a GELU into the matmul
+    that read it, evaluating erf once per multiply-add. Reshapes are
+    propagated through elementwise ops, not through contractions.
+
+    Before:
+    ```mlir
+    %g = linalg.generic {iterator_types = ["parallel", "parallel"]}
+        ins(%x : tensor<4x8xf32>) ... { math.erf ... }
+    %y = linalg.matmul ins(%g, %w : tensor<4x8xf32>, tensor<8x2xf32>) ...
+    %z = linalg.generic {iterator_types = ["parallel", "parallel"]}
+        ins(%y ...) ... { arith.maximumf ... }
+    ```
+    After: the matmul still reads %g (not fused: it reads each element of %g
+    twice); a consumer of %y that is elementwise would absorb its producer.
+  }];
+  let dependentDialects = ["linalg::LinalgDialect", "tensor::TensorDialect",
+                           "affine::AffineDialect"];
+}
+
 def TileContractions : Pass<"kiln-tile-contractions", "func::FuncOp"> {
   let summary = "Tile f32 matmuls and convolutions into vectorized register "
                 "tiles";
