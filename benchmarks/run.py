@@ -77,6 +77,7 @@ def export_torchvision(name, batch, path, size=224):
     import torch
     import torchvision
     torch.manual_seed(0)
+    torch.backends.mha.set_fastpath_enabled(False)  # exportable attention
     kwargs = {"weights": None}
     if name == "googlenet":
         kwargs.update(aux_logits=False, init_weights=True)
@@ -320,7 +321,19 @@ def main():
     ap.add_argument("--only", default="")
     ap.add_argument("--work", default=os.path.join(tempfile.gettempdir(), "kiln-bench"))
     ap.add_argument("--doc", default=os.path.join(HERE, "..", "docs", "performance.md"))
+    ap.add_argument("--from-log", help="rewrite --doc from the output of an "
+                    "earlier run (its JSON lines) instead of measuring")
     args = ap.parse_args()
+    if args.from_log:
+        rows, peak, peak_text = [], None, ""
+        for line in open(args.from_log):
+            if line.startswith("fp32 FMA peak: "):
+                peak_text = line.split(": ", 1)[1].strip()
+                peak = float(peak_text.split()[0])
+            elif line.startswith("{"):
+                rows.append(json.loads(line))
+        write_doc(args, rows, peak, peak_text, versions(args.kiln))
+        return
     kiln = os.path.abspath(args.kiln)
     names = [n for n in WORKLOADS if not args.only or n in args.only.split(",")]
     os.makedirs(args.work, exist_ok=True)
@@ -398,14 +411,15 @@ def write_doc(args, rows, peak, peak_text, vers):
             f"| {r['desc']} | {r['gflop']:.2f} | {r['kiln_ms']:.2f} | {r['ort_ms']:.2f} | "
             f"{ratio:.2f} | {target} | {kgf:.0f}{pct} | {ogf:.0f} | "
             f"{r['kiln_rss']:.0f} | {r['ort_rss']:.0f} | {compile_s} | {r['error']:.1e} |")
-    lines += ["", "## Notes", "", NOTES]
+    lines += ["", notes()]
     with open(args.doc, "w") as f:
         f.write("\n".join(lines) + "\n")
     print(f"wrote {args.doc}")
 
 
-NOTES = open(os.path.join(HERE, "performance-notes.md")).read().strip() \
-    if os.path.exists(os.path.join(HERE, "performance-notes.md")) else ""
+def notes():
+    path = os.path.join(HERE, "performance-notes.md")
+    return open(path).read().strip() if os.path.exists(path) else ""
 
 if __name__ == "__main__":
     main()
