@@ -1,5 +1,6 @@
 // RUN: kiln-opt %s --kiln-tile-contractions --split-input-file | FileCheck %s
 // RUN: kiln-opt %s --kiln-tile-contractions="vector-bits=256 registers=16" --split-input-file | FileCheck %s --check-prefix=AVX2
+// RUN: kiln-opt %s --kiln-tile-contractions="vector-bits=128 registers=32" --split-input-file | FileCheck %s --check-prefix=NEON
 
 // A constant B is packed at compile time into 32-lane panels (40 columns ->
 // two zero-padded panels); the result is viewed through the panels and
@@ -22,6 +23,10 @@
 // AVX2-LABEL: func.func @constant_rhs
 // AVX2: arith.constant dense_resource<packed_rhs> : tensor<3x64x16xf32>
 // AVX2: scf.for %{{.+}} iter_args({{.+}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// NEON (aarch64: the weights are prepacked in 8-lane panels):
+// NEON-LABEL: func.func @constant_rhs
+// NEON: arith.constant dense_resource<packed_rhs> : tensor<5x64x8xf32>
+// NEON: scf.for %{{.+}} iter_args({{.+}}) -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>)
 func.func @constant_rhs(%a: tensor<16x64xf32>) -> tensor<16x40xf32> {
   %w = arith.constant dense<1.5> : tensor<64x40xf32>
   %zero = arith.constant 0.0 : f32
