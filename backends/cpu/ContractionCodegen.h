@@ -52,6 +52,12 @@ FailureOr<PackedConvolution>
 convToPackedContraction(RewriterBase &rewriter, linalg::Conv2DNchwFchwOp conv,
                         int64_t nr);
 
+/// Rewrites a 1x1, stride-1 convolution as the contraction filter [F, C] x
+/// input [N, C, H*W] read in place (no im2col: the input's rows are B).
+FailureOr<std::pair<linalg::GenericOp, ContractionLoops>>
+pointwiseConvToContraction(RewriterBase &rewriter,
+                           linalg::Conv2DNchwFchwOp conv);
+
 /// Tiles the im2col to one panel row per step and vectorizes it along the
 /// lanes (a gather per row).
 LogicalResult vectorizeIm2col(RewriterBase &rewriter, linalg::GenericOp im2col,

@@ -11,7 +11,9 @@
 //   * constant B (weights): packed at compile time, the artifact holds the
 //     panels;
 //   * convolutions: an im2col that writes panels directly (the column matrix
-//     is B, the filter A), so NCHW results come out row-major per channel.
+//     is B, the filter A), so NCHW results come out row-major per channel;
+//     1x1 stride-1 convolutions read their input in place instead (its rows
+//     of H*W pixels are B, no panels).
 //
 //===----------------------------------------------------------------------===//
 #include "backends/cpu/ContractionCodegen.h"
@@ -163,6 +165,51 @@ mlir::kiln::packConstantRhs(RewriterBase &rewriter, linalg::LinalgOp op,
       op, fromPanels(rewriter, loc, generic.getResult(0),
                      cast<RankedTensorType>(op->getResult(0).getType())));
   return std::make_pair(generic, ContractionLoops{{}, 0, 3, 2, 1});
+}
+
+FailureOr<std::pair<linalg::GenericOp, ContractionLoops>>
+mlir::kiln::pointwiseConvToContraction(RewriterBase &rewriter,
+                                       linalg::Conv2DNchwFchwOp conv) {
+  Value input = conv.getInputs()[0], filter = conv.getInputs()[1];
+  Value init = conv.getOutputs()[0];
+  auto inType = cast<RankedTensorType>(input.getType());
+  auto filterType = cast<RankedTensorType>(filter.getType());
+  auto outType = cast<RankedTensorType>(init.getType());
+  if (!inType.hasStaticShape() || !filterType.hasStaticShape() ||
+      !outType.hasStaticShape() || filterType.getShape()[2] != 1 ||
+      filterType.getShape()[3] != 1 ||
+      !llvm::all_of(conv.getStrides().getValues<int64_t>(),
+                    [](int64_t s) { return s == 1; }) ||
+      inType.getShape()[2] != outType.getShape()[2] ||
+      inType.getShape()[3] != outType.getShape()[3])
+    return failure();
+  for (Type t : {inType.getElementType(), filterType.getElementType(),
+                 outType.getElementType()})
+    if (!t.isF32())
+      return failure();
+  Location loc = conv.getLoc();
+  MLIRContext *ctx = conv.getContext();
+  rewriter.setInsertionPoint(conv);
+  // [F, C, 1, 1] -> [F, C]; [N, C, H, W] -> [N, C, H*W]; result likewise.
+  Value lhs = tensor::CollapseShapeOp::create(
+      rewriter, loc, filter, SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
+  SmallVector<ReassociationIndices> spatial = {{0}, {1}, {2, 3}};
+  Value rhs = tensor::CollapseShapeOp::create(rewriter, loc, input, spatial);
+  Value acc = tensor::CollapseShapeOp::create(rewriter, loc, init, spatial);
+  // Loops (b, m = F, n = pixel, k = C).
+  AffineExpr d0, d1, d2, d3;
+  bindDims(ctx, d0, d1, d2, d3);
+  SmallVector<AffineMap> maps = {AffineMap::get(4, 0, {d1, d3}, ctx),
+                                 AffineMap::get(4, 0, {d0, d3, d2}, ctx),
+                                 AffineMap::get(4, 0, {d0, d1, d2}, ctx)};
+  linalg::GenericOp generic =
+      buildPackedGeneric(rewriter, loc, lhs, rhs, acc, maps,
+                         {IteratorType::parallel, IteratorType::parallel,
+                          IteratorType::parallel, IteratorType::reduction});
+  rewriter.replaceOp(conv, tensor::ExpandShapeOp::create(rewriter, loc, outType,
+                                                         generic.getResult(0),
+                                                         spatial));
+  return std::make_pair(generic, ContractionLoops{{0}, 1, 2, 3, std::nullopt});
 }
 
 FailureOr<PackedConvolution>

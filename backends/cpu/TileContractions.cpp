@@ -203,6 +203,11 @@ struct TileContractions
     SmallVector<linalg::GenericOp> im2cols;
     func.walk([&](linalg::Conv2DNchwFchwOp conv) { convs.push_back(conv); });
     for (linalg::Conv2DNchwFchwOp conv : convs) {
+      if (auto direct = pointwiseConvToContraction(rewriter, conv);
+          succeeded(direct)) {
+        work.push_back(*direct);
+        continue;
+      }
       FailureOr<PackedConvolution> packed =
           convToPackedContraction(rewriter, conv, tiles.nr);
       if (failed(packed))

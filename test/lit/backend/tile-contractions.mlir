@@ -74,6 +74,23 @@ func.func @conv(%x: tensor<1x3x10x10xf32>, %w: tensor<8x3x3x3xf32>, %c: tensor<1
 
 // -----
 
+// A 1x1, stride-1 convolution reads its input in place: the rows of H*W
+// pixels are B (no im2col, no gather).
+// CHECK-LABEL: func.func @pointwise_conv
+// CHECK-NOT: vector.gather
+// CHECK: tensor.collapse_shape %{{.+}} {{\[}}[0], [1], [2, 3]] : tensor<1x16x7x7xf32> into tensor<1x16x49xf32>
+// CHECK: scf.forall
+// CHECK-COUNT-8: vector.fma
+// CHECK-NOT: vector.gather
+// CHECK: tensor.expand_shape %{{.+}} output_shape [1, 24, 7, 7]
+func.func @pointwise_conv(%x: tensor<1x16x7x7xf32>, %w: tensor<24x16x1x1xf32>, %c: tensor<1x24x7x7xf32>) -> tensor<1x24x7x7xf32> {
+  %y = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<1x16x7x7xf32>, tensor<24x16x1x1xf32>) outs(%c : tensor<1x24x7x7xf32>) -> tensor<1x24x7x7xf32>
+  return %y : tensor<1x24x7x7xf32>
+}
+
+// -----
+
 // Not f32: left to the loop path.
 // CHECK-LABEL: func.func @f64_not_tiled
 // CHECK-NOT: scf.forall
