@@ -57,14 +57,13 @@ public:
 
   void write(StringRef name, PrintCallbackFn print) {
     llvm::SmallString<256> path(dir);
-    llvm::sys::path::append(path,
-                            llvm::formatv("{0:D2}-{1}.mlir", counter++, name)
-                                .str());
+    llvm::sys::path::append(
+        path, llvm::formatv("{0:D2}-{1}.mlir", counter++, name).str());
     std::error_code ec;
     llvm::raw_fd_ostream os(path, ec);
     if (ec) {
-      llvm::errs() << "warning: cannot write '" << path << "': "
-                   << ec.message() << "\n";
+      llvm::errs() << "warning: cannot write '" << path << "': " << ec.message()
+                   << "\n";
       return;
     }
     print(os);
@@ -128,15 +127,15 @@ FailureOr<ArtifactSpec> describeIO(ModuleOp module) {
       return failure();
   for (size_t i = 0; i < type.getNumResults(); ++i)
     if (!add(spec.outputs, type.getResult(i),
-             main.getResultAttrOfType<StringAttr>(i, "kiln.name"), i,
-             "output"))
+             main.getResultAttrOfType<StringAttr>(i, "kiln.name"), i, "output"))
       return failure();
   return spec;
 }
 
 struct StageTimer {
   bool verbose;
-  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point start =
+      std::chrono::steady_clock::now();
   double total = 0;
   void done(const char *stage) {
     auto now = std::chrono::steady_clock::now();
@@ -203,7 +202,8 @@ int mlir::kiln::compileModel(const CompileOptions &options) {
     module->print(logs::artifactStream("graph"), dumpFlags());
   if (dumping && options.dumpIrAfter == "all") {
     NumberedDumpConfig(options.dumpIrAfter, options.dumpDir, dumpCounter)
-        .write("import", [&](raw_ostream &os) { module->print(os, dumpFlags()); });
+        .write("import",
+               [&](raw_ostream &os) { module->print(os, dumpFlags()); });
   }
 
   auto spec = describeIO(*module);
@@ -224,6 +224,8 @@ int mlir::kiln::compileModel(const CompileOptions &options) {
       {"codegen", buildBackendPipeline, nullptr},
   };
   for (const Stage &stage : stages) {
+    if (options.analyzeOnly && stage.build == buildBackendPipeline)
+      return 0;
     PassManager pm(&context);
     stage.build(pm, pipeline);
     if (dumping)

@@ -19,8 +19,11 @@ struct CompileOptions {
   std::string dumpDir = "kiln-dump";
   std::string emitMlirPath; // write the final LLVM-dialect module here
   std::string reportPath;   // --report: JSON counts of what was done
-  bool verbose = false;    // -v: time of each stage
-  bool timePasses = false; // MLIR's per-pass timing report
+  bool verbose = false;     // -v: time of each stage
+  bool timePasses = false;  // MLIR's per-pass timing report
+  /// Stop after the graph and lowering stages (no code, no artifact): what
+  /// `kiln inspect` runs to report fusions and kernels.
+  bool analyzeOnly = false;
 };
 
 /// Runs the whole pipeline. Prints errors (one line each) and returns the

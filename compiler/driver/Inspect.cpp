@@ -2,7 +2,9 @@
 
 #include "compiler/driver/Inspect.h"
 
+#include "compiler/driver/Compile.h"
 #include "compiler/import/onnx/OnnxImporter.h"
+#include "compiler/logging/Report.h"
 #include "kiln/runtime.h"
 #include "onnx/onnx.pb.h"
 
@@ -38,6 +40,24 @@ std::string dimsOf(const onnx::TypeProto &type) {
          " " + s + "]";
 }
 
+/// What `kiln compile -O2 --report` would count for this model, and its
+/// kernels with the ONNX nodes each covers (graph and lowering stages only).
+int printOptimizations(const std::string &path) {
+  CompileOptions options;
+  options.inputPath = path;
+  options.analyzeOnly = true;
+  if (int status = compileModel(options))
+    return status;
+  fmt::print("optimizations (-O2):{}\n",
+             report::counters().empty() ? " none" : "");
+  for (const auto &[name, count] : report::counters())
+    fmt::print("  {}: {}\n", name, count);
+  fmt::print("kernels: {}\n", report::kernels().size());
+  for (const auto &[kernel, nodes] : report::kernels())
+    fmt::print("  {:<32} {}\n", kernel, fmt::join(nodes, ", "));
+  return 0;
+}
+
 int inspectOnnx(const std::string &path) {
   auto model = onnx_import::loadOnnxModel(path);
   if (!model) {
@@ -50,8 +70,8 @@ int inspectOnnx(const std::string &path) {
   fmt::print("producer:  {} {}\n", m.producer_name(), m.producer_version());
   fmt::print("ir:        version {}\n", m.ir_version());
   for (const auto &op : m.opset_import())
-    fmt::print("opset:     {} {}\n", op.domain().empty() ? "ai.onnx" : op.domain(),
-               op.version());
+    fmt::print("opset:     {} {}\n",
+               op.domain().empty() ? "ai.onnx" : op.domain(), op.version());
   std::set<std::string> inits;
   uint64_t params = 0, bytes = 0;
   for (const auto &t : g.initializer()) {
@@ -72,7 +92,8 @@ int inspectOnnx(const std::string &path) {
   fmt::print("parameters: {} ({:.1f} MB)\n", params, bytes / 1e6);
   std::map<std::string, int> histogram;
   for (const auto &n : g.node())
-    histogram[n.domain().empty() ? n.op_type() : n.domain() + "." + n.op_type()]++;
+    histogram[n.domain().empty() ? n.op_type()
+                                 : n.domain() + "." + n.op_type()]++;
   std::vector<std::pair<std::string, int>> ops(histogram.begin(),
                                                histogram.end());
   std::stable_sort(ops.begin(), ops.end(),
@@ -86,9 +107,11 @@ int inspectOnnx(const std::string &path) {
     if (!ok)
       missing.push_back(op);
   }
-  if (!missing.empty())
+  if (!missing.empty()) {
     fmt::print("unsupported ops: {}\n", fmt::join(missing, ", "));
-  return 0;
+    return 0;
+  }
+  return printOptimizations(path);
 }
 
 /// For an artifact this machine cannot load (another architecture, say):
@@ -143,7 +166,8 @@ int inspectArtifact(const std::string &path) {
     for (uint32_t i = 0; i < n; ++i) {
       std::vector<int64_t> shape(t[i].shape, t[i].shape + t[i].rank);
       fmt::print("  {:<24} {} [{}]\n", t[i].name,
-                 kiln_dtype_name((kiln_dtype)t[i].dtype), fmt::join(shape, ","));
+                 kiln_dtype_name((kiln_dtype)t[i].dtype),
+                 fmt::join(shape, ","));
     }
   };
   list("inputs:", d->inputs, d->num_inputs);
