@@ -33,8 +33,16 @@ using namespace mlir::kiln;
 namespace {
 using utils::IteratorType;
 
-/// `init` [.., M, N] as [.., M, ceil(N/nr), nr] (zero-padded copy when nr
-/// does not divide N).
+/// The value `init` is filled with, if it is a (reshaped) linalg.fill.
+Value fillValue(Value init) {
+  if (auto reshape = init.getDefiningOp<tensor::CollapseShapeOp>())
+    init = reshape.getSrc();
+  auto fill = init.getDefiningOp<linalg::FillOp>();
+  return fill ? fill.getInputs()[0] : Value();
+}
+
+/// `init` [.., M, N] as [.., M, ceil(N/nr), nr] (a padded copy when nr does
+/// not divide N; just a fill of the padded shape when `init` is a fill).
 Value panelView(OpBuilder &b, Location loc, Value init, int64_t nr) {
   auto type = cast<RankedTensorType>(init.getType());
   SmallVector<int64_t> shape(type.getShape());
@@ -42,15 +50,22 @@ Value panelView(OpBuilder &b, Location loc, Value init, int64_t nr) {
   if (n % nr != 0) {
     shape.back() = panels * nr;
     Value empty = tensor::EmptyOp::create(b, loc, shape, type.getElementType());
-    Value zero =
-        arith::ConstantOp::create(b, loc, b.getZeroAttr(type.getElementType()));
-    Value filled = linalg::FillOp::create(b, loc, zero, empty).getResult(0);
-    SmallVector<OpFoldResult> offsets(shape.size(), b.getIndexAttr(0));
-    SmallVector<OpFoldResult> sizes, strides(shape.size(), b.getIndexAttr(1));
-    for (int64_t d : type.getShape())
-      sizes.push_back(b.getIndexAttr(d));
-    init = tensor::InsertSliceOp::create(b, loc, init, filled, offsets, sizes,
-                                         strides);
+    Value value = fillValue(init);
+    Value padding = value ? value
+                          : arith::ConstantOp::create(
+                                b, loc, b.getZeroAttr(type.getElementType()))
+                                .getResult();
+    Value filled = linalg::FillOp::create(b, loc, padding, empty).getResult(0);
+    if (value) {
+      init = filled;
+    } else {
+      SmallVector<OpFoldResult> offsets(shape.size(), b.getIndexAttr(0));
+      SmallVector<OpFoldResult> sizes, strides(shape.size(), b.getIndexAttr(1));
+      for (int64_t d : type.getShape())
+        sizes.push_back(b.getIndexAttr(d));
+      init = tensor::InsertSliceOp::create(b, loc, init, filled, offsets, sizes,
+                                           strides);
+    }
   }
   SmallVector<ReassociationIndices> groups;
   for (unsigned d = 0; d + 1 < shape.size(); ++d)
@@ -167,6 +182,16 @@ mlir::kiln::packConstantRhs(RewriterBase &rewriter, linalg::LinalgOp op,
   return std::make_pair(generic, ContractionLoops{{}, 0, 3, 2, 1});
 }
 
+namespace {
+/// Static shapes and f32 everywhere: what both convolution rewrites need.
+bool isStaticF32(linalg::Conv2DNchwFchwOp conv) {
+  return llvm::all_of(conv->getOperandTypes(), [](Type t) {
+    auto type = cast<RankedTensorType>(t);
+    return type.hasStaticShape() && type.getElementType().isF32();
+  });
+}
+} // namespace
+
 FailureOr<std::pair<linalg::GenericOp, ContractionLoops>>
 mlir::kiln::pointwiseConvToContraction(RewriterBase &rewriter,
                                        linalg::Conv2DNchwFchwOp conv) {
@@ -175,18 +200,13 @@ mlir::kiln::pointwiseConvToContraction(RewriterBase &rewriter,
   auto inType = cast<RankedTensorType>(input.getType());
   auto filterType = cast<RankedTensorType>(filter.getType());
   auto outType = cast<RankedTensorType>(init.getType());
-  if (!inType.hasStaticShape() || !filterType.hasStaticShape() ||
-      !outType.hasStaticShape() || filterType.getShape()[2] != 1 ||
+  if (!isStaticF32(conv) || filterType.getShape()[2] != 1 ||
       filterType.getShape()[3] != 1 ||
       !llvm::all_of(conv.getStrides().getValues<int64_t>(),
                     [](int64_t s) { return s == 1; }) ||
       inType.getShape()[2] != outType.getShape()[2] ||
       inType.getShape()[3] != outType.getShape()[3])
     return failure();
-  for (Type t : {inType.getElementType(), filterType.getElementType(),
-                 outType.getElementType()})
-    if (!t.isF32())
-      return failure();
   Location loc = conv.getLoc();
   MLIRContext *ctx = conv.getContext();
   rewriter.setInsertionPoint(conv);
@@ -220,13 +240,8 @@ mlir::kiln::convToPackedContraction(RewriterBase &rewriter,
   auto inType = cast<RankedTensorType>(input.getType());
   auto filterType = cast<RankedTensorType>(filter.getType());
   auto outType = cast<RankedTensorType>(init.getType());
-  if (!inType.hasStaticShape() || !filterType.hasStaticShape() ||
-      !outType.hasStaticShape())
+  if (!isStaticF32(conv))
     return failure();
-  for (Type t : {inType.getElementType(), filterType.getElementType(),
-                 outType.getElementType()})
-    if (!t.isF32())
-      return failure();
   SmallVector<int64_t> strides(conv.getStrides().getValues<int64_t>());
   SmallVector<int64_t> dilations(conv.getDilations().getValues<int64_t>());
   int64_t batch = outType.getShape()[0], f = outType.getShape()[1];

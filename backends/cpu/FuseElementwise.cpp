@@ -53,10 +53,8 @@ bool reshapeAcrossElementwise(OpOperand *fused) {
     return false;
   if (hasReduction(fused->getOwner()))
     return false;
-  if (auto reshape = dyn_cast<tensor::CollapseShapeOp>(producer))
-    return !hasReduction(reshape.getSrc().getDefiningOp());
-  if (auto reshape = dyn_cast<tensor::ExpandShapeOp>(producer))
-    return !hasReduction(reshape.getSrc().getDefiningOp());
+  if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(producer))
+    producer = producer->getOperand(0).getDefiningOp();
   return !hasReduction(producer);
 }
 

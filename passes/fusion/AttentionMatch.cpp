@@ -191,18 +191,17 @@ bool maskIsCausal(const AttentionMatch &m, int64_t sq, int64_t sk) {
   if (Value mask = m.additiveMask ? m.additiveMask : m.selectMask)
     if (!mask.getDefiningOp<ConstantOp>())
       if (TriangleFn f = triangleFunction(mask))
-        return isCausalTriangle(
-            tensorType(mask).getShape(), sq, sk,
-            [&](int64_t e) -> std::optional<bool> {
-              double x = f((e / sk) % sq, e % sk);
-              if (m.selectMask)
-                return (x != 0.0) == m.keepWhen;
-              if (x == 0.0)
-                return true;
-              if (isMaskFill(x))
-                return false;
-              return std::nullopt;
-            });
+        return isCausalTriangle(tensorType(mask).getShape(), sq, sk,
+                                [&](int64_t e) -> std::optional<bool> {
+                                  double x = f((e / sk) % sq, e % sk);
+                                  if (m.selectMask)
+                                    return (x != 0.0) == m.keepWhen;
+                                  if (x == 0.0)
+                                    return true;
+                                  if (isMaskFill(x))
+                                    return false;
+                                  return std::nullopt;
+                                });
   ElementsAttr attr;
   if (m.additiveMask && matchPattern(m.additiveMask, m_Constant(&attr))) {
     auto type = tensorType(m.additiveMask);
@@ -241,8 +240,7 @@ bool broadcastsInto(Value mask, RankedTensorType scores) {
   if (type.getRank() > scores.getRank())
     return false;
   auto shape = broadcastShapes(scores.getShape(), type.getShape());
-  return succeeded(shape) &&
-         ArrayRef<int64_t>(*shape) == scores.getShape();
+  return succeeded(shape) && ArrayRef<int64_t>(*shape) == scores.getShape();
 }
 
 /// Peels a Mul/Div by a uniform constant off `v`; multiplies it into scale.
@@ -288,18 +286,6 @@ bool shapesChain(Value q, Value kT, Value v, RankedTensorType scores) {
 }
 
 } // namespace
-
-std::string mlir::kiln::onnxNodeName(Location loc) {
-  if (auto name = dyn_cast<NameLoc>(loc))
-    return name.getName().str();
-  if (auto fused = dyn_cast<FusedLoc>(loc))
-    for (Location inner : fused.getLocations()) {
-      std::string name = onnxNodeName(inner);
-      if (name != "?")
-        return name;
-    }
-  return "?";
-}
 
 FailureOr<AttentionMatch> mlir::kiln::matchAttention(MatMulOp output,
                                                      std::string &reason) {
@@ -378,12 +364,11 @@ FailureOr<AttentionMatch> mlir::kiln::matchAttention(MatMulOp output,
     return failure();
   auto scoreMatmul = scores.getDefiningOp<MatMulOp>();
   if (!scoreMatmul)
-    return fail(llvm::formatv("the softmax input is not q @ k^T (found {0})",
-                              scores.getDefiningOp()
-                                  ? scores.getDefiningOp()->getName()
-                                        .getStringRef()
-                                        .str()
-                                  : std::string("a graph input")));
+    return fail(llvm::formatv(
+        "the softmax input is not q @ k^T (found {0})",
+        scores.getDefiningOp()
+            ? scores.getDefiningOp()->getName().getStringRef().str()
+            : std::string("a graph input")));
   if (!hasOneUse(scores))
     return fail("the scores have other users");
   m.ops.push_back(scoreMatmul);
@@ -459,16 +444,17 @@ AttentionOp mlir::kiln::rewriteAttention(RewriterBase &rewriter,
     Type element = tensorType(m.query).getElementType();
     auto scalar = RankedTensorType::get({}, element);
     Value zero = ConstantOp::create(
-        rewriter, loc, DenseElementsAttr::get(scalar, rewriter.getFloatAttr(element, 0.0)));
+        rewriter, loc,
+        DenseElementsAttr::get(scalar, rewriter.getFloatAttr(element, 0.0)));
     Value fill = ConstantOp::create(
         rewriter, loc,
         DenseElementsAttr::get(scalar, rewriter.getFloatAttr(element, m.fill)));
     mask = WhereOp::create(rewriter, loc, m.selectMask,
                            m.keepWhen ? zero : fill, m.keepWhen ? fill : zero);
   }
-  auto attention = AttentionOp::create(
-      rewriter, loc, m.query, key, m.value, mask,
-      rewriter.getF64FloatAttr(m.scale), rewriter.getBoolAttr(m.causal));
+  auto attention = AttentionOp::create(rewriter, loc, m.query, key, m.value,
+                                       mask, rewriter.getF64FloatAttr(m.scale),
+                                       rewriter.getBoolAttr(m.causal));
   rewriter.replaceOp(output, attention.getResult());
   // Consumers before producers: m.ops runs from the output back.
   for (Operation *op : llvm::drop_begin(m.ops))

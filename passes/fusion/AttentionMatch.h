@@ -8,6 +8,7 @@
 #define KILN_PASSES_FUSION_ATTENTIONMATCH_H
 
 #include "dialects/kiln/KilnOps.h"
+#include "dialects/kiln/NodeLocation.h"
 #include "mlir/IR/PatternMatch.h"
 
 #include <string>
@@ -43,9 +44,6 @@ FailureOr<AttentionMatch> matchAttention(MatMulOp output, std::string &reason);
 /// outside (the key's is composed with the k^T one). Erases what died.
 AttentionOp rewriteAttention(RewriterBase &rewriter, MatMulOp output,
                              const AttentionMatch &match);
-
-/// The ONNX node name carried by a location ("?" if none).
-std::string onnxNodeName(Location loc);
 
 } // namespace mlir::kiln
 

@@ -1,5 +1,6 @@
 //===- FoldBatchNorm.cpp - batch_norm(conv(x)) -> conv(x) -----------------===//
 
+#include "dialects/kiln/NodeLocation.h"
 #include "passes/graph/ConstantBytes.h"
 #include "passes/graph/Passes.h"
 
@@ -20,14 +21,6 @@ using namespace mlir;
 using namespace mlir::kiln;
 
 namespace {
-std::string nodeName(Location loc) {
-  if (auto fused = dyn_cast<FusedLoc>(loc))
-    for (Location inner : fused.getLocations())
-      if (auto name = dyn_cast<NameLoc>(inner))
-        return name.getName().str();
-  return "?";
-}
-
 /// f32 contents of a constant operand, or nullopt.
 std::optional<std::vector<float>> floats(Value v) {
   ElementsAttr attr;
@@ -71,8 +64,8 @@ struct FoldBatchNormIntoConv : OpRewritePattern<BatchNormOp> {
       bias[c] = (bias[c] - (*mean)[c]) * s + (*shift)[c];
     }
     auto weightType = cast<RankedTensorType>(conv.getWeight().getType());
-    auto biasType = RankedTensorType::get({(int64_t)filters},
-                                          rewriter.getF32Type());
+    auto biasType =
+        RankedTensorType::get({(int64_t)filters}, rewriter.getF32Type());
     auto bytes = [](const std::vector<float> &v) {
       return ArrayRef<char>(reinterpret_cast<const char *>(v.data()),
                             v.size() * sizeof(float));
@@ -84,12 +77,13 @@ struct FoldBatchNormIntoConv : OpRewritePattern<BatchNormOp> {
     Value newBias = ConstantOp::create(
         rewriter, bn.getLoc(),
         bytesToConstant(biasType, "folded_bias", bytes(bias)));
-    auto folded = ConvOp::create(
-        rewriter, conv.getLoc(), conv.getInput(), newWeight, newBias, conv.getStridesAttr(),
-        conv.getPadsAttr(), conv.getDilationsAttr(), conv.getGroupAttr());
-    KILN_LOG("fusion", Info) << "folded batch norm '" << nodeName(bn.getLoc())
-                             << "' into conv '" << nodeName(conv.getLoc())
-                             << "'\n";
+    auto folded =
+        ConvOp::create(rewriter, conv.getLoc(), conv.getInput(), newWeight,
+                       newBias, conv.getStridesAttr(), conv.getPadsAttr(),
+                       conv.getDilationsAttr(), conv.getGroupAttr());
+    KILN_LOG("fusion", Info)
+        << "folded batch norm '" << onnxNodeName(bn.getLoc()) << "' into conv '"
+        << onnxNodeName(conv.getLoc()) << "'\n";
     report::count("batch_norms_folded");
     rewriter.replaceOp(bn, folded.getResult());
     rewriter.eraseOp(conv);
@@ -97,7 +91,8 @@ struct FoldBatchNormIntoConv : OpRewritePattern<BatchNormOp> {
   }
 };
 
-struct FoldBatchNormPass : mlir::kiln::impl::FoldBatchNormBase<FoldBatchNormPass> {
+struct FoldBatchNormPass
+    : mlir::kiln::impl::FoldBatchNormBase<FoldBatchNormPass> {
   using Base::Base;
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());

@@ -1,4 +1,5 @@
-//===- FoldWeights.cpp - Transpose/reshape weight constants at compile time ===//
+//===- FoldWeights.cpp - Transpose/reshape weight constants at compile time
+//===//
 
 #include "passes/graph/ConstantBytes.h"
 #include "passes/graph/Passes.h"
@@ -69,8 +70,7 @@ struct FoldConstantReshape : OpRewritePattern<ReshapeOp> {
     if (!matchPattern(op.getInput(), m_Constant(&value)))
       return failure();
     rewriter.replaceOpWithNewOp<ConstantOp>(
-        op, DenseResourceElementsAttr::get(op.getType(),
-                                           value.getRawHandle()));
+        op, DenseResourceElementsAttr::get(op.getType(), value.getRawHandle()));
     return success();
   }
 };

@@ -25,6 +25,7 @@
 
 #include "compiler/logging/Logging.h"
 #include "compiler/logging/Report.h"
+#include "dialects/kiln/NodeLocation.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/MapVector.h"
 
@@ -40,22 +41,10 @@ using namespace mlir::kiln;
 
 namespace {
 
-std::string nodeName(Location loc) {
-  if (auto name = dyn_cast<NameLoc>(loc))
-    return name.getName().str();
-  if (auto fused = dyn_cast<FusedLoc>(loc))
-    for (Location inner : fused.getLocations()) {
-      std::string name = nodeName(inner);
-      if (name != "?")
-        return name;
-    }
-  return "?";
-}
-
 std::string nodeList(ArrayRef<Operation *> ops) {
   std::string s;
   for (Operation *op : ops)
-    s += (s.empty() ? "'" : ", '") + nodeName(op->getLoc()) + "'";
+    s += (s.empty() ? "'" : ", '") + onnxNodeName(op->getLoc()) + "'";
   return s;
 }
 
@@ -266,7 +255,7 @@ struct MergeContractionsPass
             continue;
           }
           KILN_LOG("fusion", Info)
-              << "not merging contraction '" << nodeName(op->getLoc())
+              << "not merging contraction '" << onnxNodeName(op->getLoc())
               << "' with others on the same input: " << why << "\n";
         }
         // Split into compatible groups, keeping program order.
@@ -284,7 +273,7 @@ struct MergeContractionsPass
             continue;
           KILN_LOG("fusion", Info)
               << "merged " << group.size() << " contractions on '"
-              << (input.getDefiningOp() ? nodeName(input.getLoc())
+              << (input.getDefiningOp() ? onnxNodeName(input.getLoc())
                                         : std::string("a graph input"))
               << "' into one: " << nodeList(group) << "\n";
           report::count("contractions_merged", group.size());

@@ -30,6 +30,7 @@
 
 #include "compiler/logging/Logging.h"
 #include "compiler/logging/Report.h"
+#include "dialects/kiln/NodeLocation.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Interfaces/DestinationStyleOpInterface.h"
@@ -44,18 +45,6 @@ using namespace mlir;
 using namespace mlir::kiln;
 
 namespace {
-
-std::string nodeName(Location loc) {
-  if (auto name = dyn_cast<NameLoc>(loc))
-    return name.getName().str();
-  if (auto fused = dyn_cast<FusedLoc>(loc))
-    for (Location inner : fused.getLocations()) {
-      std::string name = nodeName(inner);
-      if (name != "?")
-        return name;
-    }
-  return "?";
-}
 
 /// Whether `loc` is an ONNX Concat node's (FusedLoc<"Concat">[...]).
 bool isConcatLoc(Location loc) {
@@ -211,16 +200,16 @@ struct ConcatInPlacePass
     for (tensor::InsertSliceOp insert : inserts) {
       std::string producer =
           insert.getSource().getDefiningOp()
-              ? nodeName(insert.getSource().getDefiningOp()->getLoc())
+              ? onnxNodeName(insert.getSource().getDefiningOp()->getLoc())
               : "a function argument";
       if (!writeInPlace(insert)) {
         KILN_LOG("fusion", Debug)
-            << "concat '" << nodeName(insert.getLoc()) << "': input from '"
+            << "concat '" << onnxNodeName(insert.getLoc()) << "': input from '"
             << producer << "' is copied\n";
         continue;
       }
       KILN_LOG("fusion", Info)
-          << "concat '" << nodeName(insert.getLoc()) << "': '" << producer
+          << "concat '" << onnxNodeName(insert.getLoc()) << "': '" << producer
           << "' writes its slice in place\n";
       report::count("concat_in_place");
     }
