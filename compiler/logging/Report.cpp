@@ -43,9 +43,10 @@ report::kernels() {
 
 std::string report::toJson() {
   llvm::json::Object counts;
-  for (const char *always : {"attention_fused", "contractions_merged",
-                             "concat_in_place", "layout_conversions",
-                             "epilogues_fused", "batch_norms_folded"})
+  for (const char *always :
+       {"attention_fused", "contractions_merged", "concat_in_place",
+        "layout_conversions", "epilogues_fused", "batch_norms_folded",
+        "norms_fused"})
     counts[always] = 0;
   for (const auto &[name, n] : state().counters)
     counts[name] = n;
@@ -54,8 +55,8 @@ std::string report::toJson() {
     llvm::json::Array list;
     for (const auto &n : nodes)
       list.push_back(n);
-    kernels.push_back(llvm::json::Object{{"kernel", name},
-                                         {"onnx_nodes", std::move(list)}});
+    kernels.push_back(
+        llvm::json::Object{{"kernel", name}, {"onnx_nodes", std::move(list)}});
   }
   counts["kernels"] = std::move(kernels);
   std::string s;

@@ -247,8 +247,7 @@ FailureOr<SoftmaxMatch> matchSoftmax(DivOp div, std::string &why) {
     why = "the exponentials have other users";
     return failure();
   }
-  if (!isa<FloatType>(type.getElementType()) ||
-      tensorType(m.input) != type) {
+  if (!isa<FloatType>(type.getElementType()) || tensorType(m.input) != type) {
     why = "not a float softmax of the input's shape";
     return failure();
   }
@@ -326,17 +325,16 @@ struct FuseNormalizationPass
     RankedTensorType type = tensorType(m.input);
     Location loc = fusedLoc(rewriter.getContext(), m.ops);
     if (!m.scale) {
-      auto scaleType = RankedTensorType::get(
-          type.getShape().drop_front(m.axis), type.getElementType());
+      auto scaleType = RankedTensorType::get(type.getShape().drop_front(m.axis),
+                                             type.getElementType());
       m.scale = ConstantOp::create(
           rewriter, loc,
-          DenseElementsAttr::get(scaleType,
-                                 rewriter.getFloatAttr(type.getElementType(),
-                                                       1.0)));
+          DenseElementsAttr::get(
+              scaleType, rewriter.getFloatAttr(type.getElementType(), 1.0)));
     }
-    auto fused = LayerNormOp::create(
-        rewriter, loc, type, m.input, m.scale, m.bias,
-        rewriter.getI64IntegerAttr(m.axis), rewriter.getF64FloatAttr(m.epsilon));
+    auto fused = LayerNormOp::create(rewriter, loc, type, m.input, m.scale,
+                                     m.bias, rewriter.getI64IntegerAttr(m.axis),
+                                     rewriter.getF64FloatAttr(m.epsilon));
     for (Operation *op : m.ops)
       erased.insert(op);
     rewriter.replaceOp(m.result, fused.getResult());
@@ -353,10 +351,10 @@ struct FuseNormalizationPass
     Operation *div = m.ops.front();
     std::string matched = names(m.ops);
     rewriter.setInsertionPoint(div);
-    auto fused = SoftmaxOp::create(
-        rewriter, fusedLoc(rewriter.getContext(), m.ops),
-        div->getResult(0).getType(), m.input,
-        rewriter.getI64IntegerAttr(m.axis));
+    auto fused =
+        SoftmaxOp::create(rewriter, fusedLoc(rewriter.getContext(), m.ops),
+                          div->getResult(0).getType(), m.input,
+                          rewriter.getI64IntegerAttr(m.axis));
     for (Operation *op : m.ops)
       erased.insert(op);
     rewriter.replaceOp(div, fused.getResult());

@@ -71,4 +71,3 @@ std::optional<double> mlir::kiln::uniformConstant(Value v, int depth) {
   }
   return std::nullopt;
 }
-
