@@ -77,7 +77,10 @@ void mlir::kiln::buildCpuCodegenPipeline(OpPassManager &pm,
   // fold once CSE has merged the two views.
   pm.addPass(createCanonicalizerPass());
 
-  // 3. Memory: every buffer in the arena, every constant in the weights blob.
+  // 3. Memory: scratch of parallel iterations on each thread's stack (see
+  // kiln-hoist-static-allocas below), every other buffer in the arena, every
+  // constant in the weights blob.
+  pm.addNestedPass<func::FuncOp>(createPrivatizeParallelAllocs());
   pm.addPass(createPlanArena());
   pm.addPass(createOutlineWeights());
 
@@ -90,6 +93,7 @@ void mlir::kiln::buildCpuCodegenPipeline(OpPassManager &pm,
       VectorTransferToSCFOptions().enableFullUnroll()));
   // Big parallel loops run on the runtime's pool.
   pm.addPass(createOutlineParallelLoops());
+  pm.addPass(createHoistStaticAllocas());
   // Math on f16/bf16 is computed in f32, f32 transcendentals inline.
   pm.addNestedPass<func::FuncOp>(math::createMathExtendToSupportedTypes());
   pm.addNestedPass<func::FuncOp>(createApproximateMath());

@@ -159,6 +159,73 @@ def CopyDuplicateResults : Pass<"kiln-copy-duplicate-results", "func::FuncOp"> {
   let dependentDialects = ["memref::MemRefDialect"];
 }
 
+def PrivatizeParallelAllocs : Pass<"kiln-privatize-parallel-allocs"> {
+  let summary = "Give each iteration of an scf.forall its own scratch buffers";
+  let description = [{
+    A statically shaped `memref.alloc` inside an `scf.forall` body is
+    scratch of one iteration; planned in the arena it would be one slot
+    shared by every thread. This pass (after bufferization, before
+    kiln-plan-arena) turns each into a `memref.alloca` at the start of the
+    body. Buffers nested in inner sequential loops are hoisted the same way
+    (one buffer serves every inner iteration, as one arena slot would).
+    More than 256 KiB per iteration is an error. Dynamically shaped buffers
+    are left alone. kiln-hoist-static-allocas finishes the job after the
+    loops are outlined.
+
+    Before:
+    ```mlir
+    scf.forall (%i) in (12) {
+      scf.for %j = %c0 to %c4 step %c1 {
+        %s = memref.alloc() {alignment = 64 : i64} : memref<64x64xf32>
+        ...
+      }
+    }
+    ```
+    After:
+    ```mlir
+    scf.forall (%i) in (12) {
+      %s = memref.alloca() {alignment = 64 : i64} : memref<64x64xf32>
+      scf.for %j = %c0 to %c4 step %c1 {
+        ...
+      }
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
+def HoistStaticAllocas : Pass<"kiln-hoist-static-allocas", "ModuleOp"> {
+  let summary = "Move fixed-size allocas to the entry block of their function";
+  let description = [{
+    After kiln-outline-parallel-loops, a `memref.alloca` left inside a loop
+    would grow the stack on every iteration. Each fixed-size alloca moves to
+    the entry block of its function: in an outlined parallel body that is one
+    buffer per call, i.e. per thread, reused by the iterations that call
+    runs; in @main the loops around it are sequential. Allocas are scratch
+    of one iteration by construction (kiln-privatize-parallel-allocs,
+    vector transfer temporaries), so sharing them across iterations is safe.
+
+    Before:
+    ```mlir
+    func.func @body(%begin: index, %end: index) {
+      scf.for %i = %begin to %end step %c1 {
+        %s = memref.alloca() : memref<64x64xf32>
+        ...
+      }
+    }
+    ```
+    After:
+    ```mlir
+    func.func @body(%begin: index, %end: index) {
+      %s = memref.alloca() : memref<64x64xf32>
+      scf.for %i = %begin to %end step %c1 {
+        ...
+      }
+    }
+    ```
+  }];
+}
+
 def PlanArena : Pass<"kiln-plan-arena", "ModuleOp"> {
   let summary = "Place every intermediate buffer in one arena planned by liveness";
   let description = [{

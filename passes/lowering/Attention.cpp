@@ -1,4 +1,5 @@
-//===- Attention.cpp - kiln.attention -> FlashAttention-2 loops on tensors -===//
+//===- Attention.cpp - kiln.attention -> FlashAttention-2 loops on tensors
+//-===//
 //
 // softmax(q k^T * scale + mask) v without the [Sq, Sk] score matrix: for each
 // batch index and each block of Bq query rows, walk the keys in blocks of Bk
@@ -14,8 +15,10 @@
 //
 // Every loop-carried tensor is updated in destination-passing style (the
 // iter_arg is the `outs` of the op that updates it), so one-shot
-// bufferization keeps m, l and acc in place and nothing is allocated per
-// iteration outside the arena.
+// bufferization keeps m, l and acc in place. The batch indices (batch x
+// heads) are one scf.forall: the runtime's thread pool runs them in
+// parallel, and the per-iteration scratch (score tile, m, l, acc) becomes
+// per-thread stack buffers in the backend (kiln-privatize-parallel-allocs).
 //
 // A key row masked everywhere gives 0/0 = NaN, as the unfused softmax does.
 //
@@ -79,12 +82,22 @@ public:
     SmallVector<int64_t> shape(batch);
     shape.append({sq, valueDim});
     Value out = createEmptyTensor(b, loc, shape, element);
-    SmallVector<Value> index;
-    return batchLoops(out, index);
+    int64_t batches = 1;
+    for (int64_t d : batch)
+      batches *= d;
+    if (batches == 1) {
+      SmallVector<Value> index(batch.size(), this->index(0));
+      outIndex = index;
+      return queryBlocks(out, index);
+    }
+    return batchLoop(out);
   }
 
 private:
   Value index(int64_t i) { return arith::ConstantIndexOp::create(b, loc, i); }
+  /// Batch indices of the result tile being written (zeros: the result
+  /// is the iteration's own slice).
+  SmallVector<Value> outIndex;
   TypedAttr floatAttr(double x) { return b.getFloatAttr(accType, x); }
   Value floatConst(double x) {
     return arith::ConstantOp::create(b, loc, floatAttr(x));
@@ -101,10 +114,12 @@ private:
   /// gives 0 rather than exp(-inf - -inf) = NaN.
   Value finiteMax(OpBuilder &nb, Value max) {
     Value negInf = arith::ConstantOp::create(
-        nb, loc, nb.getFloatAttr(accType, -std::numeric_limits<double>::infinity()));
-    Value zero = arith::ConstantOp::create(nb, loc, nb.getFloatAttr(accType, 0.0));
-    Value isNegInf = arith::CmpFOp::create(nb, loc, arith::CmpFPredicate::OEQ,
-                                           max, negInf);
+        nb, loc,
+        nb.getFloatAttr(accType, -std::numeric_limits<double>::infinity()));
+    Value zero =
+        arith::ConstantOp::create(nb, loc, nb.getFloatAttr(accType, 0.0));
+    Value isNegInf =
+        arith::CmpFOp::create(nb, loc, arith::CmpFPredicate::OEQ, max, negInf);
     return arith::SelectOp::create(nb, loc, isNegInf, zero, max);
   }
 
@@ -117,29 +132,41 @@ private:
     sizes.append({b.getIndexAttr(rows), b.getIndexAttr(cols)});
     SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
     auto type = RankedTensorType::get(
-        {rows, cols}, cast<RankedTensorType>(source.getType()).getElementType());
+        {rows, cols},
+        cast<RankedTensorType>(source.getType()).getElementType());
     return tensor::ExtractSliceOp::create(b, loc, type, source, offsets, sizes,
                                           strides);
   }
 
-  Value batchLoops(Value out, SmallVector<Value> &batchIndex) {
-    size_t dim = batchIndex.size();
-    if (dim == batch.size())
-      return queryBlocks(out, batchIndex);
-    if (batch[dim] == 1) {
-      batchIndex.push_back(index(0));
-      Value result = batchLoops(out, batchIndex);
-      batchIndex.pop_back();
-      return result;
-    }
-    auto loop = scf::ForOp::create(b, loc, index(0), index(batch[dim]),
-                                   index(1), ValueRange{out});
+  /// One scf.forall over every batch index (the runtime's thread pool runs
+  /// the (batch, head) pairs in parallel); each iteration computes its
+  /// [Sq, Dv] slice of the result and inserts it in parallel.
+  Value batchLoop(Value out) {
+    SmallVector<OpFoldResult> bounds;
+    for (int64_t d : batch)
+      bounds.push_back(b.getIndexAttr(d));
+    auto loop =
+        scf::ForallOp::create(b, loc, bounds, ValueRange{out}, std::nullopt);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
-    batchIndex.push_back(loop.getInductionVar());
-    Value result = batchLoops(loop.getRegionIterArgs()[0], batchIndex);
-    batchIndex.pop_back();
-    scf::YieldOp::create(b, loc, result);
+    SmallVector<Value> batchIndex(loop.getInductionVars());
+    // The iteration's slice of the result, rank kept (unit batch dims).
+    SmallVector<OpFoldResult> offsets(batchIndex.begin(), batchIndex.end());
+    offsets.append({b.getIndexAttr(0), b.getIndexAttr(0)});
+    SmallVector<OpFoldResult> sizes(batch.size(), b.getIndexAttr(1));
+    sizes.append({b.getIndexAttr(sq), b.getIndexAttr(valueDim)});
+    SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
+    SmallVector<int64_t> sliceShape(batch.size(), 1);
+    sliceShape.append({sq, valueDim});
+    Value shared = loop.getRegionOutArgs()[0];
+    Value slice = tensor::ExtractSliceOp::create(
+        b, loc, RankedTensorType::get(sliceShape, element), shared, offsets,
+        sizes, strides);
+    outIndex.assign(batch.size(), index(0));
+    Value result = queryBlocks(slice, batchIndex);
+    b.setInsertionPointToEnd(loop.getTerminator().getBody());
+    tensor::ParallelInsertSliceOp::create(b, loc, result, shared, offsets,
+                                          sizes, strides);
     return loop.getResult(0);
   }
 
@@ -175,20 +202,19 @@ private:
     state = keyBlocks(qTile, batchIndex, row0, bq, state);
 
     // out[rows] = acc / l, in the result's element type.
-    Value outTile = tile(out, batchIndex, row0, bq, valueDim);
+    Value outTile = tile(out, outIndex, row0, bq, valueDim);
     auto normalize = linalg::GenericOp::create(
         b, loc, outTile.getType(), ValueRange{state.acc, state.sum}, outTile,
         ArrayRef<AffineMap>{map(2, {0, 1}), map(2, {0}), map(2, {0, 1})},
-        parallelIterators(2),
-        [&](OpBuilder &nb, Location nl, ValueRange args) {
+        parallelIterators(2), [&](OpBuilder &nb, Location nl, ValueRange args) {
           Value o = arith::DivFOp::create(nb, nl, args[0], args[1]);
           if (o.getType() != element)
             o = arith::TruncFOp::create(nb, nl, element, o);
           linalg::YieldOp::create(nb, nl, o);
         });
-    SmallVector<OpFoldResult> offsets(batchIndex.begin(), batchIndex.end());
+    SmallVector<OpFoldResult> offsets(outIndex.begin(), outIndex.end());
     offsets.append({row0, b.getIndexAttr(0)});
-    SmallVector<OpFoldResult> sizes(batchIndex.size(), b.getIndexAttr(1));
+    SmallVector<OpFoldResult> sizes(outIndex.size(), b.getIndexAttr(1));
     sizes.append({b.getIndexAttr(bq), b.getIndexAttr(valueDim)});
     SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
     return tensor::InsertSliceOp::create(b, loc, normalize.getResult(0), out,
@@ -209,17 +235,16 @@ private:
       end = arith::MinUIOp::create(b, loc, stop, end);
     }
     if (full > 0) {
-      auto loop = scf::ForOp::create(
-          b, loc, index(0), end, index(bk),
-          ValueRange{state.max, state.sum, state.acc});
+      auto loop =
+          scf::ForOp::create(b, loc, index(0), end, index(bk),
+                             ValueRange{state.max, state.sum, state.acc});
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(loop.getBody());
       ValueRange args = loop.getRegionIterArgs();
-      RowState next = keyBlock(qTile, batchIndex, row0, bq,
-                               loop.getInductionVar(), bk,
-                               {args[0], args[1], args[2]});
-      scf::YieldOp::create(b, loc,
-                           ValueRange{next.max, next.sum, next.acc});
+      RowState next =
+          keyBlock(qTile, batchIndex, row0, bq, loop.getInductionVar(), bk,
+                   {args[0], args[1], args[2]});
+      scf::YieldOp::create(b, loc, ValueRange{next.max, next.sum, next.acc});
       state = {loop.getResult(0), loop.getResult(1), loop.getResult(2)};
     }
     if (!tail)
@@ -229,8 +254,8 @@ private:
       return keyBlock(qTile, batchIndex, row0, bq, col0, tail, state);
     // The tail block matters only if some row of this block reaches it.
     Value lastRow = arith::AddIOp::create(b, loc, row0, index(bq - 1));
-    Value reaches = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
-                                          lastRow, col0);
+    Value reaches =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, lastRow, col0);
     auto ifOp = scf::IfOp::create(
         b, loc, reaches,
         [&](OpBuilder &nb, Location) {
@@ -250,8 +275,8 @@ private:
 
   /// The mask's [rows, cols] tile for this block; broadcast dims stay size
   /// 1 and are dropped, `dims` says which of (row, col) remain.
-  Value maskTile(ArrayRef<Value> batchIndex, Value row0, int64_t bq,
-                 Value col0, int64_t bk, SmallVectorImpl<int64_t> &dims) {
+  Value maskTile(ArrayRef<Value> batchIndex, Value row0, int64_t bq, Value col0,
+                 int64_t bk, SmallVectorImpl<int64_t> &dims) {
     SmallVector<OpFoldResult> offsets, sizes;
     for (auto [i, idx] : llvm::enumerate(batchIndex)) {
       offsets.push_back(maskDims[i] == 1 ? OpFoldResult(b.getIndexAttr(0))
@@ -289,19 +314,18 @@ private:
 
     // s = q_tile k_tile^T over (i, j, c).
     Value scores = createFilledTensor(b, loc, {bq, bk}, floatAttr(0.0));
-    scores = linalg::GenericOp::create(
-                 b, loc, scores.getType(), ValueRange{qTile, kTile}, scores,
-                 ArrayRef<AffineMap>{map(3, {0, 2}), map(3, {1, 2}),
-                                     map(3, {0, 1})},
-                 ArrayRef<IteratorType>{par, par, red},
-                 [&](OpBuilder &nb, Location nl, ValueRange args) {
-                   Value prod = arith::MulFOp::create(
-                       nb, nl, extend(nb, args[0]), extend(nb, args[1]));
-                   linalg::YieldOp::create(
-                       nb, nl,
-                       Value(arith::AddFOp::create(nb, nl, args[2], prod)));
-                 })
-                 .getResult(0);
+    scores =
+        linalg::GenericOp::create(
+            b, loc, scores.getType(), ValueRange{qTile, kTile}, scores,
+            ArrayRef<AffineMap>{map(3, {0, 2}), map(3, {1, 2}), map(3, {0, 1})},
+            ArrayRef<IteratorType>{par, par, red},
+            [&](OpBuilder &nb, Location nl, ValueRange args) {
+              Value prod = arith::MulFOp::create(nb, nl, extend(nb, args[0]),
+                                                 extend(nb, args[1]));
+              linalg::YieldOp::create(
+                  nb, nl, Value(arith::AddFOp::create(nb, nl, args[2], prod)));
+            })
+            .getResult(0);
 
     // s = s * scale + mask, -inf above the diagonal when causal.
     SmallVector<Value> maskInputs;
@@ -319,7 +343,8 @@ private:
             [&](OpBuilder &nb, Location nl, ValueRange args) {
               Value s = arith::MulFOp::create(
                   nb, nl, args.back(),
-                  arith::ConstantOp::create(nb, nl, nb.getFloatAttr(accType, scale)));
+                  arith::ConstantOp::create(nb, nl,
+                                            nb.getFloatAttr(accType, scale)));
               if (mask)
                 s = arith::AddFOp::create(nb, nl, s, extend(nb, args[0]));
               if (causal) {
@@ -361,27 +386,26 @@ private:
                       nb, nl, Value(math::ExpOp::create(nb, nl, diff)));
                 })
                 .getResult(0);
-    Value newMax = inPlace(
-        state.max, {blockMax}, {map(1, {0})}, 1,
-        [&](OpBuilder &nb, Location nl, ValueRange args) {
-          return arith::MaximumFOp::create(nb, nl, args[1], args[0]);
-        });
+    Value newMax =
+        inPlace(state.max, {blockMax}, {map(1, {0})}, 1,
+                [&](OpBuilder &nb, Location nl, ValueRange args) {
+                  return arith::MaximumFOp::create(nb, nl, args[1], args[0]);
+                });
 
     // p = exp(s - m_new), in the score tile.
-    Value probs = inPlace(
-        scores, {newMax}, {map(2, {0})}, 2,
-        [&](OpBuilder &nb, Location nl, ValueRange args) {
-          Value diff =
-              arith::SubFOp::create(nb, nl, args[1], finiteMax(nb, args[0]));
-          return math::ExpOp::create(nb, nl, diff);
-        });
+    Value probs = inPlace(scores, {newMax}, {map(2, {0})}, 2,
+                          [&](OpBuilder &nb, Location nl, ValueRange args) {
+                            Value diff = arith::SubFOp::create(
+                                nb, nl, args[1], finiteMax(nb, args[0]));
+                            return math::ExpOp::create(nb, nl, diff);
+                          });
 
     // l = l * alpha + rowsum(p).
-    Value sum = inPlace(state.sum, {alpha}, {map(1, {0})}, 1,
-                        [&](OpBuilder &nb, Location nl, ValueRange args) {
-                          return arith::MulFOp::create(nb, nl, args[1],
-                                                       args[0]);
-                        });
+    Value sum =
+        inPlace(state.sum, {alpha}, {map(1, {0})}, 1,
+                [&](OpBuilder &nb, Location nl, ValueRange args) {
+                  return arith::MulFOp::create(nb, nl, args[1], args[0]);
+                });
     sum = createReductionGeneric(
         b, loc, {{probs, map(2, {0, 1})}}, sum, {1},
         [&](OpBuilder &nb, Location nl, ValueRange args) {
@@ -389,24 +413,23 @@ private:
         });
 
     // acc = acc * alpha + p v_tile over (i, c, j).
-    Value acc = inPlace(state.acc, {alpha}, {map(2, {0})}, 2,
-                        [&](OpBuilder &nb, Location nl, ValueRange args) {
-                          return arith::MulFOp::create(nb, nl, args[1],
-                                                       args[0]);
-                        });
-    acc = linalg::GenericOp::create(
-              b, loc, acc.getType(), ValueRange{probs, vTile}, acc,
-              ArrayRef<AffineMap>{map(3, {0, 2}), map(3, {2, 1}),
-                                  map(3, {0, 1})},
-              ArrayRef<IteratorType>{par, par, red},
-              [&](OpBuilder &nb, Location nl, ValueRange args) {
-                Value prod = arith::MulFOp::create(nb, nl, args[0],
-                                                   extend(nb, args[1]));
-                linalg::YieldOp::create(
-                    nb, nl,
-                    Value(arith::AddFOp::create(nb, nl, args[2], prod)));
-              })
-              .getResult(0);
+    Value acc =
+        inPlace(state.acc, {alpha}, {map(2, {0})}, 2,
+                [&](OpBuilder &nb, Location nl, ValueRange args) {
+                  return arith::MulFOp::create(nb, nl, args[1], args[0]);
+                });
+    acc =
+        linalg::GenericOp::create(
+            b, loc, acc.getType(), ValueRange{probs, vTile}, acc,
+            ArrayRef<AffineMap>{map(3, {0, 2}), map(3, {2, 1}), map(3, {0, 1})},
+            ArrayRef<IteratorType>{par, par, red},
+            [&](OpBuilder &nb, Location nl, ValueRange args) {
+              Value prod =
+                  arith::MulFOp::create(nb, nl, args[0], extend(nb, args[1]));
+              linalg::YieldOp::create(
+                  nb, nl, Value(arith::AddFOp::create(nb, nl, args[2], prod)));
+            })
+            .getResult(0);
     return {newMax, sum, acc};
   }
 

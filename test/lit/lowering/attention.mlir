@@ -4,8 +4,12 @@
 // max/sum/accumulator; only 64x64 score tiles exist, never 128x128.
 // CHECK-LABEL: func.func @blocks
 // CHECK-NOT: 128x128
-// CHECK: scf.for %[[H:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%[[OUT:.+]] = %{{.+}}) -> (tensor<1x2x128x16xf32>)
-// CHECK: scf.for %[[QB:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%{{.+}} = %[[OUT]]) -> (tensor<1x2x128x16xf32>)
+// The (batch, head) pairs are one scf.forall (the thread pool's work); each
+// iteration fills its [1, 1, Sq, Dv] slice of the result.
+// (The unit batch dim folds away.)
+// CHECK: scf.forall (%[[H:.+]]) in (2) shared_outs(%[[SHARED:.+]] = %{{.+}}) -> (tensor<1x2x128x16xf32>)
+// CHECK: %[[OUT:.+]] = tensor.extract_slice %[[SHARED]][0, %[[H]], 0, 0] [1, 1, 128, 16] [1, 1, 1, 1]
+// CHECK: %[[RES:.+]] = scf.for %[[QB:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%{{.+}} = %[[OUT]]) -> (tensor<1x1x128x16xf32>)
 // CHECK: tensor.extract_slice %arg0[0, %[[H]], %[[QB]], 0] [1, 1, 64, 16] [1, 1, 1, 1] : tensor<1x2x128x16xf32> to tensor<64x16xf32>
 // CHECK: scf.for %[[KB:.+]] = {{.+}} iter_args({{.+}}) -> (tensor<64xf32>, tensor<64xf32>, tensor<64x16xf32>)
 // CHECK: tensor.extract_slice %arg1[0, %[[H]], %[[KB]], 0] [1, 1, 64, 16]
@@ -15,7 +19,9 @@
 // CHECK: math.exp
 // CHECK: scf.yield %{{.+}}, %{{.+}}, %{{.+}} : tensor<64xf32>, tensor<64xf32>, tensor<64x16xf32>
 // CHECK: arith.divf
-// CHECK: tensor.insert_slice %{{.+}} into %{{.+}}[0, %[[H]], %[[QB]], 0] [1, 1, 64, 16]
+// CHECK: tensor.insert_slice %{{.+}} into %{{.+}}[0, 0, %[[QB]], 0] [1, 1, 64, 16]
+// CHECK: scf.forall.in_parallel
+// CHECK: tensor.parallel_insert_slice %[[RES]] into %[[SHARED]][0, %[[H]], 0, 0] [1, 1, 128, 16]
 // CHECK-NOT: 128x128
 func.func @blocks(%q: tensor<1x2x128x16xf32>, %k: tensor<1x2x128x16xf32>, %v: tensor<1x2x128x16xf32>) -> tensor<1x2x128x16xf32> {
   %o = kiln.attention %q, %k, %v {causal = false, scale = 2.500000e-01 : f64} : (tensor<1x2x128x16xf32>, tensor<1x2x128x16xf32>, tensor<1x2x128x16xf32>) -> tensor<1x2x128x16xf32>
@@ -50,7 +56,7 @@ func.func @causal_tail(%q: tensor<1x200x8xf32>, %k: tensor<1x200x8xf32>, %v: ten
 // A [B, 1, 1, Sk] mask: its tile follows the batch and key indices and
 // broadcasts over the query rows (map (i, j) -> (j)).
 // CHECK-LABEL: func.func @padding_mask
-// CHECK: scf.for %[[B:[a-z0-9_]+]] = {{.+}} -> (tensor<2x4x8x16xf32>)
+// CHECK: scf.forall (%[[B:[a-z0-9_]+]], %{{.+}}) in (2, 4) {{.+}} -> (tensor<2x4x8x16xf32>)
 // CHECK: tensor.extract_slice %arg3[%[[B]], 0, 0, 0] [1, 1, 1, 8] [1, 1, 1, 1] : tensor<2x1x1x8xf32> to tensor<8xf32>
 // CHECK: linalg.generic {{.+}} ins(%{{.+}} : tensor<8xf32>) outs(%{{.+}} : tensor<8x8xf32>)
 // CHECK: arith.addf
