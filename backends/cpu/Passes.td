@@ -106,6 +106,56 @@ def TileContractions : Pass<"kiln-tile-contractions", "func::FuncOp"> {
                            "arith::ArithDialect"];
 }
 
+def TileNhwcConvolutions : Pass<"kiln-tile-nhwc-convolutions", "func::FuncOp"> {
+  let summary = "Direct NHWC convolutions and depthwise convolutions as vector "
+                "FMA loops";
+  let description = [{
+    Static f32 `linalg.conv_2d_nhwc_hwcf` with a constant filter becomes a
+    direct convolution in the register tiles of kiln-tile-contractions
+    (M = output pixels, N = filters, K = KH*KW*C): the filter is packed at
+    compile time into nr-lane panels [ceil(F/nr)][K][nr]; the input is read
+    in place, each register-tile row broadcasting the C contiguous floats of
+    its pixel for the current tap (no im2col). Static f32
+    `linalg.depthwise_conv_2d_nhwc_hwc` becomes, per output row (an
+    `scf.forall` over batch and rows), blocks of mr pixels times one vector
+    of channels accumulated over the taps with FMAs. Edges: rows/pixels past
+    the end repeat the last valid one, columns/channels past the end are
+    masked.
+
+    Before:
+    ```mlir
+    %w = arith.constant dense<...> : tensor<3x3x16x40xf32>
+    %y = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>,
+                                   strides = dense<1> : tensor<2xi64>}
+        ins(%x, %w : tensor<1x10x10x16xf32>, tensor<3x3x16x40xf32>)
+        outs(%acc : tensor<1x8x8x40xf32>) -> tensor<1x8x8x40xf32>
+    ```
+    After (AVX-512: 8 x 32 register tile):
+    ```mlir
+    %p = arith.constant dense_resource<packed_filter> : tensor<2x144x32xf32>
+    %r = scf.forall (%b, %i, %j) in (1, 1, 2) shared_outs(%o = %flat) ... {
+      scf.for %tap0 = %c0 to %c9 step %c9 ... {      // K blocks of taps
+        scf.for %m = %c0 to %rows step %c8 ... {     // register-tile rows
+          scf.for %pp = %c0 to %panels step %c1 ... {
+            %c0_ = vector.transfer_read ... vector<32xf32>   // x8
+            scf.for %tap = ... {
+              scf.for %c = %c0 to %c16 step %c1 iter_args(...) {
+                %b = vector.transfer_read %p[%panel, %k, %c0] : vector<32xf32>
+                %a = tensor.extract %x[%b, %iy, %ix, %c] : tensor<1x10x10x16xf32>
+                %s = vector.broadcast %a : f32 to vector<32xf32>
+                %f = vector.fma %s, %b, %acc0 : vector<32xf32>   // x8
+    ```
+  }];
+  let options = [
+    Option<"vectorBits", "vector-bits", "int64_t", "512",
+           "Width of one vector register in bits">,
+    Option<"registers", "registers", "int64_t", "32",
+           "Number of vector registers">,
+  ];
+  let dependentDialects = ["scf::SCFDialect", "vector::VectorDialect",
+                           "tensor::TensorDialect", "arith::ArithDialect"];
+}
+
 def InterchangeContractions : Pass<"kiln-interchange-contractions"> {
   let summary = "Make the innermost loop of matmuls and convolutions parallel";
   let description = [{

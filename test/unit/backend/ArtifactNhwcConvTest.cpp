@@ -1,0 +1,170 @@
+//===- ArtifactNhwcConvTest.cpp - NHWC convolutions against C++ loops -----===//
+//
+// kiln-tile-nhwc-convolutions end to end: conv_2d_nhwc_hwcf as a direct
+// convolution (strides, dilations, padding through tensor.pad, C/F/W that
+// are not multiples of the register tile, 1x1, 3x3, 7x7 stride 2, batch 2,
+// several thread-pool and K-block tiles) and depthwise_conv_2d_nhwc_hwc
+// (3x3 stride 1 and 2, channels not a multiple of the vector width, constant
+// and variable filters). References are plain loops in double precision.
+//
+//===----------------------------------------------------------------------===//
+#include "BackendTestSupport.h"
+
+#include <catch.hpp>
+
+#include <cmath>
+#include <string>
+
+using namespace kiln_test;
+using mlir::kiln::ArtifactSpec;
+
+namespace {
+
+std::string tensorType(const std::vector<int64_t> &shape) {
+  std::string s = "tensor<";
+  for (int64_t d : shape)
+    s += std::to_string(d) + "x";
+  return s + "f32>";
+}
+
+void checkClose(const std::vector<float> &got, const std::vector<double> &want,
+                double tolerance = 1e-4) {
+  REQUIRE(got.size() == want.size());
+  size_t bad = 0;
+  for (size_t i = 0; i < got.size(); ++i)
+    if (!(std::fabs(got[i] - want[i]) <= tolerance * (1 + std::fabs(want[i]))))
+      if (bad++ < 5)
+        FAIL_CHECK("element " << i << ": got " << got[i] << ", want "
+                              << want[i]);
+  CHECK(bad == 0);
+}
+
+struct NhwcCase {
+  int64_t batch, h, w, c, k, f; // f: filters (depthwise: unused)
+  int64_t stride, dilation, pad;
+  bool depthwise = false;
+  bool constantFilter = true;
+};
+
+int64_t outSize(int64_t in, int64_t k, const NhwcCase &t) {
+  return (in + 2 * t.pad - t.dilation * (k - 1) - 1) / t.stride + 1;
+}
+
+/// The module: input (padded by tensor.pad when `pad`), filter constant or
+/// an input, result accumulated into a zero fill.
+std::string nhwcSource(const NhwcCase &t, const std::vector<float> &filter) {
+  int64_t oh = outSize(t.h, t.k, t), ow = outSize(t.w, t.k, t);
+  int64_t outC = t.depthwise ? t.c : t.f;
+  std::string xT = tensorType({t.batch, t.h, t.w, t.c});
+  std::string pT = tensorType({t.batch, t.h + 2 * t.pad, t.w + 2 * t.pad, t.c});
+  std::string wT = t.depthwise ? tensorType({t.k, t.k, t.c})
+                               : tensorType({t.k, t.k, t.c, t.f});
+  std::string yT = tensorType({t.batch, oh, ow, outC});
+  std::string s = "func.func @main(%x: " + xT +
+                  (t.constantFilter ? "" : ", %w: " + wT) + ") -> " + yT +
+                  " {\n  %zero = arith.constant 0.0 : f32\n";
+  if (t.constantFilter)
+    s += "  %w = arith.constant dense_resource<w> : " + wT + "\n";
+  std::string in = "%x";
+  if (t.pad) {
+    std::string p = std::to_string(t.pad);
+    s += "  %p = tensor.pad %x low[0, " + p + ", " + p + ", 0] high[0, " + p +
+         ", " + p +
+         ", 0] {\n  ^bb0(%i: index, %j: index, %k: index, %l: "
+         "index):\n    tensor.yield %zero : f32\n  } : " +
+         xT + " to " + pT + "\n";
+    in = "%p";
+  }
+  std::string attrs = "{dilations = dense<" + std::to_string(t.dilation) +
+                      "> : tensor<2xi64>, strides = dense<" +
+                      std::to_string(t.stride) + "> : tensor<2xi64>}";
+  s += "  %e = tensor.empty() : " + yT +
+       "\n  %f = linalg.fill ins(%zero : f32) outs(%e : " + yT + ") -> " + yT +
+       "\n  %y = " +
+       (t.depthwise ? "linalg.depthwise_conv_2d_nhwc_hwc "
+                    : "linalg.conv_2d_nhwc_hwcf ") +
+       attrs + " ins(" + in + ", %w : " + (t.pad ? pT : xT) + ", " + wT +
+       ") outs(%f : " + yT + ") -> " + yT + "\n  return %y : " + yT + "\n}\n";
+  if (t.constantFilter)
+    s += resourceSection({{"w", bytesOf(filter)}});
+  return s;
+}
+
+void checkNhwc(const NhwcCase &t) {
+  INFO((t.depthwise ? "depthwise" : "conv")
+       << " batch " << t.batch << " " << t.h << "x" << t.w << "x" << t.c
+       << " kernel " << t.k << " F " << t.f << " stride " << t.stride
+       << " dilation " << t.dilation << " pad " << t.pad
+       << (t.constantFilter ? "" : " variable filter"));
+  int64_t oh = outSize(t.h, t.k, t), ow = outSize(t.w, t.k, t);
+  int64_t outC = t.depthwise ? t.c : t.f;
+  std::vector<float> x = randomFloats(t.batch * t.h * t.w * t.c, 21);
+  std::vector<float> w =
+      randomFloats(t.k * t.k * t.c * (t.depthwise ? 1 : t.f), 22);
+
+  std::vector<mlir::kiln::TensorSpec> inputs = {
+      {"x", KILN_DTYPE_F32, {t.batch, t.h, t.w, t.c}}};
+  if (!t.constantFilter)
+    inputs.push_back({"w", KILN_DTYPE_F32,
+                      t.depthwise ? std::vector<int64_t>{t.k, t.k, t.c}
+                                  : std::vector<int64_t>{t.k, t.k, t.c, t.f}});
+  ArtifactSpec spec{
+      "nhwc", inputs, {{"y", KILN_DTYPE_F32, {t.batch, oh, ow, outC}}}};
+  auto artifact = compileAndLoad(nhwcSource(t, w), spec);
+
+  std::vector<double> want(t.batch * oh * ow * outC, 0.0);
+  for (int64_t b = 0; b < t.batch; ++b)
+    for (int64_t y = 0; y < oh; ++y)
+      for (int64_t xo = 0; xo < ow; ++xo)
+        for (int64_t o = 0; o < outC; ++o) {
+          double acc = 0;
+          for (int64_t ky = 0; ky < t.k; ++ky)
+            for (int64_t kx = 0; kx < t.k; ++kx) {
+              int64_t iy = y * t.stride + ky * t.dilation - t.pad;
+              int64_t ix = xo * t.stride + kx * t.dilation - t.pad;
+              if (iy < 0 || iy >= t.h || ix < 0 || ix >= t.w)
+                continue;
+              const float *pixel = &x[((b * t.h + iy) * t.w + ix) * t.c];
+              if (t.depthwise) {
+                acc += double(pixel[o]) * w[(ky * t.k + kx) * t.c + o];
+                continue;
+              }
+              for (int64_t c = 0; c < t.c; ++c)
+                acc +=
+                    double(pixel[c]) * w[((ky * t.k + kx) * t.c + c) * t.f + o];
+            }
+          want[((b * oh + y) * ow + xo) * outC + o] = acc;
+        }
+  for (int threads : {3, 1}) {
+    std::vector<float> y(want.size(), -5.f);
+    std::vector<const void *> in = {x.data()};
+    if (!t.constantFilter)
+      in.push_back(w.data());
+    REQUIRE(artifact->run(in, {y.data()}, threads) == 0);
+    checkClose(y, want);
+  }
+}
+
+} // namespace
+
+TEST_CASE("direct NHWC convolution", "[nhwc]") {
+  // batch, h, w, c, k, f, stride, dilation, pad
+  checkNhwc({1, 10, 10, 16, 3, 40, 1, 1, 0}); // F past the panels
+  checkNhwc({1, 9, 11, 5, 3, 7, 1, 1, 1});    // odd C, F, W; padding
+  checkNhwc({2, 12, 13, 8, 3, 33, 2, 1, 1});  // batch 2, stride 2
+  checkNhwc({1, 13, 13, 6, 3, 16, 1, 2, 2});  // dilation 2
+  checkNhwc({1, 7, 9, 19, 1, 24, 1, 1, 0});   // 1x1 stride 1
+  checkNhwc({1, 8, 8, 12, 1, 64, 2, 1, 0});   // 1x1 stride 2
+  checkNhwc({1, 23, 21, 3, 7, 20, 2, 1, 3});  // 7x7 stride 2 stem
+  // Several thread-pool tiles in M and N, several K blocks (taps of 96
+  // channels, a partial last block), remainder rows.
+  checkNhwc({1, 15, 15, 96, 3, 200, 1, 1, 1});
+}
+
+TEST_CASE("NHWC depthwise convolution", "[nhwc]") {
+  // batch, h, w, c, k, f (unused), stride, dilation, pad
+  checkNhwc({1, 12, 12, 32, 3, 0, 1, 1, 1, true});       // 3x3 stride 1
+  checkNhwc({1, 13, 11, 21, 3, 0, 2, 1, 1, true});       // stride 2, odd C, W
+  checkNhwc({2, 9, 10, 40, 3, 0, 1, 2, 2, true});        // batch 2, dilation 2
+  checkNhwc({1, 10, 19, 7, 5, 0, 1, 1, 2, true, false}); // variable filter
+}
