@@ -8,20 +8,23 @@
 // with M = output pixels p = (y, x), N = filters, K = KH*KW*C in (kh, kw, c)
 // order. The filter is the B operand: packed at compile time into nr-lane
 // panels [ceil(F/nr)][K][nr], like any constant B of kiln-tile-contractions.
-// The input is A, read in place: for a tap (kh, kw) the K block is the C
-// contiguous floats of one input pixel, so row r of a register tile only
-// needs the address of its pixel for the current tap (no im2col). Padding
-// comes from a tensor.pad producer, read like any other input.
+// The input is A, read in place (viewed as [N, H, W*C]): for a tap (kh, kw)
+// the K block is the C contiguous floats of one input pixel, and with unit
+// horizontal dilation the KW taps of a filter row are one run of KW*C
+// contiguous floats, so row r of a register tile only needs the address of
+// its pixel for the current filter row (no im2col). Padding comes from a
+// tensor.pad producer, read like any other input.
 //
 //   scf.forall (b, M/MC, panels/NCP)               -> thread pool
-//     scf.for taps step TB                          K block (TB*C ~ KC)
+//     scf.for runs step TB                          K block (TB*run ~ KC)
 //       scf.for m step mr                           register-tile rows
 //         pixel (y_r, x_r) of each row r
 //         scf.for panel                             register-tile columns
 //           %c_r = vector.transfer_read out[r, panel*nr]
-//           scf.for tap in block: (iy_r, ix_r) = (y_r*sh + kh*dh, ...)
-//             scf.for c: %b = vector.transfer_read Wp[panel, tap*C + c]
-//                        %c_r = vector.fma(bcast(in[b, iy_r, ix_r, c]), %b)
+//           scf.for run in block: row iy_r = y_r*sh + kh*dh,
+//                                 column ix_r = (x_r*sw + kw*dw) * C
+//             scf.for j < run: %b = vector.transfer_read Wp[panel, k0 + j]
+//                              %c_r = fma(bcast(in[b, iy_r, ix_r + j]), %b)
 //           vector.transfer_write %c_r
 //
 // Rows past the last pixel repeat the last valid row (as in MicroKernel.cpp);
@@ -44,6 +47,13 @@ bool mlir::kiln::hasStaticF32Operands(Operation *op) {
     auto type = dyn_cast<RankedTensorType>(t);
     return type && type.hasStaticShape() && type.getElementType().isF32();
   });
+}
+
+std::optional<FilledInit> mlir::kiln::filledInit(Value init) {
+  auto fill = init.getDefiningOp<linalg::FillOp>();
+  if (!fill || !fill.hasPureTensorSemantics())
+    return std::nullopt;
+  return FilledInit{fill.getInputs()[0], fill.getOutputs()[0]};
 }
 
 namespace {
@@ -103,18 +113,29 @@ mlir::kiln::tileNhwcConvolution(RewriterBase &rewriter,
   if (!packed)
     return failure();
 
-  int64_t m = s.oh * s.ow, taps = s.kh * s.kw;
+  // The input as [N, H, W*C]: with unit horizontal dilation the KW taps of
+  // one filter row are KW*C contiguous floats, one K run; else each tap is
+  // a run of C.
+  bool rowRuns = s.dw == 1;
+  int64_t run = rowRuns ? s.kw * s.c : s.c;
+  int64_t m = s.oh * s.ow, taps = rowRuns ? s.kh : s.kh * s.kw;
   int64_t panels = llvm::divideCeil(s.f, nr);
   int64_t mr = std::min(tiles.mr, m);
   int64_t mc = std::max<int64_t>(mr, std::min(tiles.mc, m) / mr * mr);
   int64_t pc = std::min(std::max<int64_t>(1, tiles.nc / nr), panels);
-  int64_t tapBlock = std::clamp<int64_t>(tiles.kc / s.c, 1, taps);
+  int64_t tapBlock = std::clamp<int64_t>(tiles.kc / run, 1, taps);
   bool fullColumns = s.f % nr == 0;
 
   Type f32 = rewriter.getF32Type();
   auto rowType = VectorType::get({nr}, f32);
   SmallVector<ReassociationIndices> pixels = {{0}, {1, 2}, {3}};
-  Value flatInit = tensor::CollapseShapeOp::create(rewriter, loc, init, pixels);
+  Value imageRows = tensor::CollapseShapeOp::create(
+      rewriter, loc, input,
+      SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
+  // A filled init: the first K block starts from the fill value instead.
+  std::optional<FilledInit> filled = filledInit(init);
+  Value flatInit = tensor::CollapseShapeOp::create(
+      rewriter, loc, filled ? filled->dest : init, pixels);
 
   SmallVector<OpFoldResult> bounds = {
       rewriter.getIndexAttr(s.batch),
@@ -164,7 +185,7 @@ mlir::kiln::tileNhwcConvolution(RewriterBase &rewriter,
                 Value pixel = im.add(m0, row);
                 rows.push_back(row);
                 ys.push_back(im.mul(im.div(pixel, s.ow), s.sh));
-                xs.push_back(im.mul(im.rem(pixel, s.ow), s.sw));
+                xs.push_back(im.mul(im.rem(pixel, s.ow), s.sw * s.c));
               }
               auto panelLoop = scf::ForOp::create(
                   b, loc, c0, pSize, c1, rowAcc,
@@ -173,26 +194,53 @@ mlir::kiln::tileNhwcConvolution(RewriterBase &rewriter,
                     IndexMath im{b, loc};
                     Value col = im.mul(pp, nr);
                     Value panel = im.add(p0, pp);
+                    auto readAccs = [&](OpBuilder &b, Location loc) {
+                      SmallVector<Value> accs;
+                      for (Value row : rows)
+                        accs.push_back(vector::TransferReadOp::create(
+                            b, loc, rowType, panelAcc[0], ValueRange{row, col},
+                            zero, ArrayRef<bool>{fullColumns}));
+                      return accs;
+                    };
                     SmallVector<Value> accs;
-                    for (Value row : rows)
-                      accs.push_back(vector::TransferReadOp::create(
-                          b, loc, rowType, panelAcc[0], ValueRange{row, col},
-                          zero, ArrayRef<bool>{fullColumns}));
+                    if (filled) {
+                      // The first K block starts from the fill value.
+                      Value first = arith::CmpIOp::create(
+                          b, loc, arith::CmpIPredicate::eq, tap0, c0);
+                      auto init = scf::IfOp::create(
+                          b, loc, first,
+                          [&](OpBuilder &b, Location loc) {
+                            Value splat = vector::BroadcastOp::create(
+                                b, loc, rowType, filled->value);
+                            scf::YieldOp::create(b, loc,
+                                                 SmallVector<Value>(mr, splat));
+                          },
+                          [&](OpBuilder &b, Location loc) {
+                            scf::YieldOp::create(b, loc, readAccs(b, loc));
+                          });
+                      accs.append(init.getResults().begin(),
+                                  init.getResults().end());
+                    } else {
+                      accs = readAccs(b, loc);
+                    }
                     auto tapLoop = scf::ForOp::create(
                         b, loc, tap0, tapEnd, c1, accs,
                         [&](OpBuilder &b, Location loc, Value tap,
                             ValueRange tapAcc) {
                           IndexMath im{b, loc};
-                          Value ky = im.mul(im.div(tap, s.kw), s.dh);
-                          Value kx = im.mul(im.rem(tap, s.kw), s.dw);
-                          Value k0 = im.mul(tap, s.c);
+                          Value ky = rowRuns ? im.mul(tap, s.dh)
+                                             : im.mul(im.div(tap, s.kw), s.dh);
+                          Value kx =
+                              rowRuns ? c0
+                                      : im.mul(im.rem(tap, s.kw), s.dw * s.c);
+                          Value k0 = im.mul(tap, run);
                           SmallVector<Value> iy, ix;
                           for (int64_t r = 0; r < mr; ++r) {
                             iy.push_back(im.add(ys[r], ky));
                             ix.push_back(im.add(xs[r], kx));
                           }
                           auto cLoop = scf::ForOp::create(
-                              b, loc, c0, im.cst(s.c), c1, tapAcc,
+                              b, loc, c0, im.cst(run), c1, tapAcc,
                               [&](OpBuilder &b, Location loc, Value ch,
                                   ValueRange acc) {
                                 Value k = arith::AddIOp::create(b, loc, k0, ch);
@@ -203,8 +251,10 @@ mlir::kiln::tileNhwcConvolution(RewriterBase &rewriter,
                                 SmallVector<Value> next;
                                 for (int64_t r = 0; r < mr; ++r) {
                                   Value a = tensor::ExtractOp::create(
-                                      b, loc, input,
-                                      ValueRange{batch, iy[r], ix[r], ch});
+                                      b, loc, imageRows,
+                                      ValueRange{batch, iy[r],
+                                                 arith::AddIOp::create(
+                                                     b, loc, ix[r], ch)});
                                   Value splat = vector::BroadcastOp::create(
                                       b, loc, rowType, a);
                                   next.push_back(vector::FMAOp::create(

@@ -51,7 +51,10 @@ mlir::kiln::tileDepthwiseNhwc(RewriterBase &rewriter,
   auto vecType = VectorType::get({lanes}, f32);
   SmallVector<OpFoldResult> bounds = {rewriter.getIndexAttr(out[0]),
                                       rewriter.getIndexAttr(oh)};
-  auto forall = scf::ForallOp::create(rewriter, loc, bounds, ValueRange{init},
+  // A filled init: the accumulators start from the fill value instead.
+  std::optional<FilledInit> filled = filledInit(init);
+  auto forall = scf::ForallOp::create(rewriter, loc, bounds,
+                                      ValueRange{filled ? filled->dest : init},
                                       std::nullopt);
   rewriter.setInsertionPoint(forall.getTerminator());
   IndexMath im{rewriter, loc};
@@ -84,9 +87,14 @@ mlir::kiln::tileDepthwiseNhwc(RewriterBase &rewriter,
               for (int64_t j = 0; j < pixels; ++j) {
                 Value x = im.min(im.add(x0, im.cst(j)), lastPixel);
                 xs.push_back(x);
-                accs.push_back(vector::TransferReadOp::create(
-                    b, loc, vecType, pxAcc[0], ValueRange{x, ch}, zero,
-                    ArrayRef<bool>{fullLanes}));
+                accs.push_back(
+                    filled ? vector::BroadcastOp::create(b, loc, vecType,
+                                                         filled->value)
+                                 .getResult()
+                           : vector::TransferReadOp::create(
+                                 b, loc, vecType, pxAcc[0], ValueRange{x, ch},
+                                 zero, ArrayRef<bool>{fullLanes})
+                                 .getResult());
               }
               auto khLoop = scf::ForOp::create(
                   b, loc, c0, im.cst(kh), c1, accs,

@@ -24,6 +24,14 @@ namespace mlir::kiln {
 /// True when every operand of `op` is a statically shaped f32 tensor.
 bool hasStaticF32Operands(Operation *op);
 
+/// When `init` is a linalg.fill: the fill value and the tensor it fills (the
+/// kernels start their accumulators from the value and write into that
+/// tensor, so the fill itself goes away).
+struct FilledInit {
+  Value value, dest;
+};
+std::optional<FilledInit> filledInit(Value init);
+
 /// Index arithmetic at one insertion point (arith ops on `index`).
 struct IndexMath {
   OpBuilder &b;

@@ -4,24 +4,33 @@
 
 // A 3x3 NHWC convolution, direct: the filter [3, 3, 16, 40] is packed at
 // compile time into 32-lane panels of K = 3*3*16 (40 filters -> two panels,
-// the second zero-padded), the input is read in place by tensor.extract at
-// each row's pixel (no im2col, no gather), 8 rows x 32 lanes accumulated with
-// FMAs through the tap and channel loops. 40 filters: the columns past F are
-// masked (no in_bounds on the result transfers).
+// the second zero-padded), the input is read in place as [N, H, W*C] by
+// tensor.extract at each row's pixel (no im2col, no gather): one filter row
+// (3 taps x 16 channels) is one run of 48 floats. 8 rows x 32 lanes
+// accumulated with FMAs. The init is a zero fill: the first K block starts
+// from the fill value (scf.if) and the result goes into the fill's tensor.
+// 40 filters: the columns past F are masked (no in_bounds on the result
+// transfers).
 // CHECK-LABEL: func.func @conv3x3
 // CHECK-NOT: vector.gather
+// CHECK: %[[EMPTY:.+]] = tensor.empty() : tensor<1x8x8x40xf32>
 // CHECK: %[[PACKED:.+]] = arith.constant dense_resource<packed_filter> : tensor<2x144x32xf32>
-// CHECK: tensor.collapse_shape %{{.+}} {{\[}}[0], [1, 2], [3]] : tensor<1x8x8x40xf32> into tensor<1x64x40xf32>
+// CHECK: %[[ROWS:.+]] = tensor.collapse_shape %arg0 {{\[}}[0], [1], [2, 3]] : tensor<1x10x10x16xf32> into tensor<1x10x160xf32>
+// CHECK: tensor.collapse_shape %[[EMPTY]] {{\[}}[0], [1, 2], [3]] : tensor<1x8x8x40xf32> into tensor<1x64x40xf32>
 // CHECK: scf.forall ({{.+}}) in (1, 1, 1) shared_outs
 // CHECK: tensor.extract_slice {{.+}} : tensor<1x64x40xf32> to tensor<?x?xf32>
+// CHECK: scf.for %[[RUN0:.+]] = %{{.+}} to %c3{{.*}} step %c3
 // CHECK: scf.for
 // CHECK: scf.for
-// CHECK: scf.for
+// CHECK: %[[FIRST:.+]] = arith.cmpi eq, %[[RUN0]]
+// CHECK: scf.if %[[FIRST]] -> (vector<32xf32>, vector<32xf32>, vector<32xf32>, vector<32xf32>, vector<32xf32>, vector<32xf32>, vector<32xf32>, vector<32xf32>)
+// CHECK: vector.broadcast %{{.+}} : f32 to vector<32xf32>
+// CHECK: } else {
 // CHECK-COUNT-8: vector.transfer_read %{{.+}}, %{{.+}} : tensor<?x?xf32>, vector<32xf32>
 // CHECK: scf.for %{{.+}} iter_args({{.+}}) -> (vector<32xf32>, vector<32xf32>, vector<32xf32>, vector<32xf32>, vector<32xf32>, vector<32xf32>, vector<32xf32>, vector<32xf32>)
 // CHECK: scf.for %{{.+}} iter_args({{.+}}) -> (vector<32xf32>, vector<32xf32>, vector<32xf32>, vector<32xf32>, vector<32xf32>, vector<32xf32>, vector<32xf32>, vector<32xf32>)
 // CHECK: vector.transfer_read %[[PACKED]][{{.+}}], %{{.+}} {in_bounds = [true]} : tensor<2x144x32xf32>, vector<32xf32>
-// CHECK: tensor.extract %arg0[{{.+}}] : tensor<1x10x10x16xf32>
+// CHECK: tensor.extract %[[ROWS]][{{.+}}] : tensor<1x10x160xf32>
 // CHECK: vector.broadcast %{{.+}} : f32 to vector<32xf32>
 // CHECK-COUNT-8: vector.fma
 // CHECK: scf.yield
@@ -53,15 +62,16 @@ func.func @conv3x3(%x: tensor<1x10x10x16xf32>) -> tensor<1x8x8x40xf32> {
 // Stride 2 and a tensor.pad producer: the padded tensor is read in place.
 // 64 filters fill two panels exactly, so every result transfer is in bounds;
 // 56x56 = 3136 pixels give 25 thread-pool tiles of 128 rows, 2 panels per
-// tile (128 columns = 4 panels, capped at 2), and 64 channels give K blocks
-// of 4 taps (256 / 64) over 9 taps.
+// tile (128 columns = 4 panels, capped at 2), and runs of 3 x 64 = 192
+// floats give K blocks of one filter row (256 / 192).
 // CHECK-LABEL: func.func @padded_stride2
 // CHECK: %[[PAD:.+]] = tensor.pad
 // CHECK: arith.constant dense_resource<packed_filter> : tensor<2x576x32xf32>
+// CHECK: %[[PROWS:.+]] = tensor.collapse_shape %[[PAD]] {{\[}}[0], [1], [2, 3]] : tensor<1x114x114x64xf32> into tensor<1x114x7296xf32>
 // CHECK: scf.forall ({{.+}}) in (1, 25, 1)
-// CHECK: scf.for %{{.+}} = %{{.+}} to %{{.+}} step %c4
+// CHECK: scf.for %{{.+}} = %{{.+}} to %c3{{.*}} step %c1
 // CHECK: vector.transfer_read {{.+}} {in_bounds = [true]} : tensor<?x?xf32>, vector<32xf32>
-// CHECK: tensor.extract %[[PAD]][{{.+}}] : tensor<1x114x114x64xf32>
+// CHECK: tensor.extract %[[PROWS]][{{.+}}] : tensor<1x114x7296xf32>
 // CHECK-COUNT-8: vector.fma
 // CHECK: vector.transfer_write {{.+}} {in_bounds = [true]} : vector<32xf32>, tensor<?x?xf32>
 func.func @padded_stride2(%x: tensor<1x112x112x64xf32>) -> tensor<1x56x56x64xf32> {
@@ -80,10 +90,12 @@ func.func @padded_stride2(%x: tensor<1x112x112x64xf32>) -> tensor<1x56x56x64xf32
 
 // -----
 
-// A 1x1 convolution is a matmul on the input rows: one tap, K = C.
+// A 1x1 convolution is a matmul on the input rows: one run of K = C. The
+// init is not a fill: every K block reads the accumulators.
 // CHECK-LABEL: func.func @pointwise
 // CHECK: arith.constant dense_resource<packed_filter> : tensor<1x24x32xf32>
-// CHECK: tensor.extract %arg0[{{.+}}] : tensor<2x7x9x24xf32>
+// CHECK-NOT: scf.if
+// CHECK: tensor.extract %{{.+}}[{{.+}}] : tensor<2x7x216xf32>
 // CHECK-COUNT-8: vector.fma
 func.func @pointwise(%x: tensor<2x7x9x24xf32>, %c: tensor<2x7x9x32xf32>) -> tensor<2x7x9x32xf32> {
   %w = arith.constant dense<0.25> : tensor<1x1x24x32xf32>

@@ -13,6 +13,8 @@
 #include <catch.hpp>
 
 #include <cmath>
+#include <cstdlib>
+#include <fstream>
 #include <string>
 
 using namespace kiln_test;
@@ -44,6 +46,7 @@ struct NhwcCase {
   int64_t stride, dilation, pad;
   bool depthwise = false;
   bool constantFilter = true;
+  bool nchw = false; // the same convolution in NCHW (for the benchmark only)
 };
 
 int64_t outSize(int64_t in, int64_t k, const NhwcCase &t) {
@@ -51,15 +54,22 @@ int64_t outSize(int64_t in, int64_t k, const NhwcCase &t) {
 }
 
 /// The module: input (padded by tensor.pad when `pad`), filter constant or
-/// an input, result accumulated into a zero fill.
-std::string nhwcSource(const NhwcCase &t, const std::vector<float> &filter) {
+/// an input, result accumulated into a zero fill. NHWC / HWCF (HWC for
+/// depthwise), or NCHW / FCHW (CHW) when `t.nchw`.
+std::string convSource(const NhwcCase &t, const std::vector<float> &filter) {
   int64_t oh = outSize(t.h, t.k, t), ow = outSize(t.w, t.k, t);
   int64_t outC = t.depthwise ? t.c : t.f;
-  std::string xT = tensorType({t.batch, t.h, t.w, t.c});
-  std::string pT = tensorType({t.batch, t.h + 2 * t.pad, t.w + 2 * t.pad, t.c});
-  std::string wT = t.depthwise ? tensorType({t.k, t.k, t.c})
-                               : tensorType({t.k, t.k, t.c, t.f});
-  std::string yT = tensorType({t.batch, oh, ow, outC});
+  auto image = [&](int64_t c, int64_t h, int64_t w) {
+    return t.nchw ? tensorType({t.batch, c, h, w})
+                  : tensorType({t.batch, h, w, c});
+  };
+  std::string xT = image(t.c, t.h, t.w);
+  std::string pT = image(t.c, t.h + 2 * t.pad, t.w + 2 * t.pad);
+  std::string wT = t.depthwise ? (t.nchw ? tensorType({t.c, t.k, t.k})
+                                         : tensorType({t.k, t.k, t.c}))
+                               : (t.nchw ? tensorType({t.f, t.c, t.k, t.k})
+                                         : tensorType({t.k, t.k, t.c, t.f}));
+  std::string yT = image(outC, oh, ow);
   std::string s = "func.func @main(%x: " + xT +
                   (t.constantFilter ? "" : ", %w: " + wT) + ") -> " + yT +
                   " {\n  %zero = arith.constant 0.0 : f32\n";
@@ -68,9 +78,11 @@ std::string nhwcSource(const NhwcCase &t, const std::vector<float> &filter) {
   std::string in = "%x";
   if (t.pad) {
     std::string p = std::to_string(t.pad);
-    s += "  %p = tensor.pad %x low[0, " + p + ", " + p + ", 0] high[0, " + p +
-         ", " + p +
-         ", 0] {\n  ^bb0(%i: index, %j: index, %k: index, %l: "
+    std::string spatial = p + ", " + p;
+    std::string low =
+        t.nchw ? "[0, 0, " + spatial + "]" : "[0, " + spatial + ", 0]";
+    s += "  %p = tensor.pad %x low" + low + " high" + low +
+         " {\n  ^bb0(%i: index, %j: index, %k: index, %l: "
          "index):\n    tensor.yield %zero : f32\n  } : " +
          xT + " to " + pT + "\n";
     in = "%p";
@@ -78,13 +90,15 @@ std::string nhwcSource(const NhwcCase &t, const std::vector<float> &filter) {
   std::string attrs = "{dilations = dense<" + std::to_string(t.dilation) +
                       "> : tensor<2xi64>, strides = dense<" +
                       std::to_string(t.stride) + "> : tensor<2xi64>}";
+  std::string op = t.depthwise ? (t.nchw ? "linalg.depthwise_conv_2d_nchw_chw "
+                                         : "linalg.depthwise_conv_2d_nhwc_hwc ")
+                               : (t.nchw ? "linalg.conv_2d_nchw_fchw "
+                                         : "linalg.conv_2d_nhwc_hwcf ");
   s += "  %e = tensor.empty() : " + yT +
        "\n  %f = linalg.fill ins(%zero : f32) outs(%e : " + yT + ") -> " + yT +
-       "\n  %y = " +
-       (t.depthwise ? "linalg.depthwise_conv_2d_nhwc_hwc "
-                    : "linalg.conv_2d_nhwc_hwcf ") +
-       attrs + " ins(" + in + ", %w : " + (t.pad ? pT : xT) + ", " + wT +
-       ") outs(%f : " + yT + ") -> " + yT + "\n  return %y : " + yT + "\n}\n";
+       "\n  %y = " + op + attrs + " ins(" + in + ", %w : " + (t.pad ? pT : xT) +
+       ", " + wT + ") outs(%f : " + yT + ") -> " + yT +
+       "\n  return %y : " + yT + "\n}\n";
   if (t.constantFilter)
     s += resourceSection({{"w", bytesOf(filter)}});
   return s;
@@ -110,7 +124,7 @@ void checkNhwc(const NhwcCase &t) {
                                   : std::vector<int64_t>{t.k, t.k, t.c, t.f}});
   ArtifactSpec spec{
       "nhwc", inputs, {{"y", KILN_DTYPE_F32, {t.batch, oh, ow, outC}}}};
-  auto artifact = compileAndLoad(nhwcSource(t, w), spec);
+  auto artifact = compileAndLoad(convSource(t, w), spec);
 
   std::vector<double> want(t.batch * oh * ow * outC, 0.0);
   for (int64_t b = 0; b < t.batch; ++b)
@@ -167,4 +181,59 @@ TEST_CASE("NHWC depthwise convolution", "[nhwc]") {
   checkNhwc({1, 13, 11, 21, 3, 0, 2, 1, 1, true});       // stride 2, odd C, W
   checkNhwc({2, 9, 10, 40, 3, 0, 1, 2, 2, true});        // batch 2, dilation 2
   checkNhwc({1, 10, 19, 7, 5, 0, 1, 1, 2, true, false}); // variable filter
+}
+
+// Not a test: writes NCHW and NHWC artifacts of ResNet/MobileNet-like
+// convolutions (and a manifest of their FLOPs) into $KILN_CONV_BENCH_DIR for
+// benchmarks/conv_layouts.py to time with `kiln bench`.
+TEST_CASE("NCHW and NHWC convolution artifacts for benchmarks",
+          "[.conv_bench]") {
+  const char *dir = std::getenv("KILN_CONV_BENCH_DIR");
+  if (!dir) {
+    WARN("KILN_CONV_BENCH_DIR not set, nothing written");
+    return;
+  }
+  struct Named {
+    const char *name;
+    NhwcCase shape;
+  };
+  // batch, h, w, c, k, f, stride, dilation, pad, depthwise
+  std::vector<Named> cases = {
+      {"conv3x3_64_56x56", {1, 56, 56, 64, 3, 64, 1, 1, 1}},
+      {"conv3x3_256_14x14", {1, 14, 14, 256, 3, 256, 1, 1, 1}},
+      {"conv1x1_64to256_56x56", {1, 56, 56, 64, 1, 256, 1, 1, 0}},
+      {"conv1x1s2_64to128_56x56", {1, 56, 56, 64, 1, 128, 2, 1, 0}},
+      {"stem7x7s2_3to64_224x224", {1, 224, 224, 3, 7, 64, 2, 1, 3}},
+      {"dw3x3_32_112x112", {1, 112, 112, 32, 3, 0, 1, 1, 1, true}},
+      {"dw3x3s2_96_112x112", {1, 112, 112, 96, 3, 0, 2, 1, 1, true}},
+      {"dw3x3_576_14x14", {1, 14, 14, 576, 3, 0, 1, 1, 1, true}},
+  };
+  std::ofstream manifest(std::string(dir) + "/manifest.txt");
+  for (const Named &c : cases) {
+    const NhwcCase &t = c.shape;
+    int64_t oh = outSize(t.h, t.k, t), ow = outSize(t.w, t.k, t);
+    int64_t outC = t.depthwise ? t.c : t.f;
+    int64_t flops =
+        2 * t.batch * oh * ow * outC * t.k * t.k * (t.depthwise ? 1 : t.c);
+    std::vector<float> w =
+        randomFloats(t.k * t.k * t.c * (t.depthwise ? 1 : t.f), 22);
+    for (bool nchw : {true, false}) {
+      NhwcCase variant = t;
+      variant.nchw = nchw;
+      auto dims = [&](int64_t ch, int64_t h, int64_t w) {
+        return nchw ? std::vector<int64_t>{t.batch, ch, h, w}
+                    : std::vector<int64_t>{t.batch, h, w, ch};
+      };
+      ArtifactSpec spec{"conv",
+                        {{"x", KILN_DTYPE_F32, dims(t.c, t.h, t.w)}},
+                        {{"y", KILN_DTYPE_F32, dims(outC, oh, ow)}}};
+      std::string file =
+          std::string(dir) + "/" + c.name + (nchw ? "_nchw.so" : "_nhwc.so");
+      std::string error = compileToFile(convSource(variant, w), spec,
+                                        mlir::kiln::CpuTarget::host(), file);
+      INFO(c.name << ": " << error);
+      REQUIRE(error.empty());
+    }
+    manifest << c.name << " " << flops << "\n";
+  }
 }
