@@ -173,3 +173,56 @@ func.func @variable_filter(%x: tensor<1x10x10x16xf32>, %w: tensor<3x3x16x8xf32>,
       ins(%x, %w : tensor<1x10x10x16xf32>, tensor<3x3x16x8xf32>) outs(%c : tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
   return %y : tensor<1x8x8x8xf32>
 }
+
+// -----
+
+// A depthwise convolution of a zero tensor.pad reads the pad's source: filter
+// rows in the top/bottom padding are skipped (scf.if on the row), register
+// blocks inside the image take the unchecked path, blocks at the left/right
+// border clamp their reads and select zeros. The zero fill becomes splats.
+// CHECK-LABEL: func.func @depthwise_padded
+// CHECK: scf.forall ({{.+}}) in (1, 8) shared_outs(%{{.+}} = %[[EMPTY:.+]])
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: arith.andi
+// CHECK: scf.if %{{.+}} -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// CHECK: scf.if
+// CHECK-NOT: arith.select
+// CHECK: vector.transfer_read %arg0[{{.+}}], %{{.+}} {in_bounds = [true]} : tensor<1x8x40x32xf32>, vector<16xf32>
+// CHECK: } else {
+// CHECK: scf.if
+// CHECK: arith.maxsi
+// CHECK: arith.minsi
+// CHECK: vector.transfer_read %arg0[{{.+}}], %{{.+}} {in_bounds = [true]} : tensor<1x8x40x32xf32>, vector<16xf32>
+// CHECK: arith.select %{{.+}} : vector<16xf32>
+// CHECK: vector.fma
+func.func @depthwise_padded(%x: tensor<1x8x40x32xf32>, %w: tensor<3x3x32xf32>) -> tensor<1x8x40x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<1x8x40x32xf32> to tensor<1x10x42x32xf32>
+  %e = tensor.empty() : tensor<1x8x40x32xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x8x40x32xf32>) -> tensor<1x8x40x32xf32>
+  %y = linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%p, %w : tensor<1x10x42x32xf32>, tensor<3x3x32xf32>) outs(%f : tensor<1x8x40x32xf32>) -> tensor<1x8x40x32xf32>
+  return %y : tensor<1x8x40x32xf32>
+}
+
+// -----
+
+// Padding with a non-zero value is read from the padded tensor.
+// CHECK-LABEL: func.func @depthwise_padded_one
+// CHECK: %[[PAD:.+]] = tensor.pad
+// CHECK-NOT: arith.select
+// CHECK: vector.transfer_read %[[PAD]][{{.+}}], %{{.+}} {in_bounds = [true]} : tensor<1x10x42x32xf32>, vector<16xf32>
+func.func @depthwise_padded_one(%x: tensor<1x8x40x32xf32>, %w: tensor<3x3x32xf32>, %c: tensor<1x8x40x32xf32>) -> tensor<1x8x40x32xf32> {
+  %one = arith.constant 1.0 : f32
+  %p = tensor.pad %x low[0, 1, 1, 0] high[0, 1, 1, 0] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %one : f32
+  } : tensor<1x8x40x32xf32> to tensor<1x10x42x32xf32>
+  %y = linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%p, %w : tensor<1x10x42x32xf32>, tensor<3x3x32xf32>) outs(%c : tensor<1x8x40x32xf32>) -> tensor<1x8x40x32xf32>
+  return %y : tensor<1x8x40x32xf32>
+}

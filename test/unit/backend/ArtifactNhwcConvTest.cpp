@@ -181,6 +181,10 @@ TEST_CASE("NHWC depthwise convolution", "[nhwc]") {
   checkNhwc({1, 13, 11, 21, 3, 0, 2, 1, 1, true});       // stride 2, odd C, W
   checkNhwc({2, 9, 10, 40, 3, 0, 1, 2, 2, true});        // batch 2, dilation 2
   checkNhwc({1, 10, 19, 7, 5, 0, 1, 1, 2, true, false}); // variable filter
+  // Wide rows: register blocks inside the image (no column checks) between
+  // blocks reaching into the left and right padding.
+  checkNhwc({1, 6, 40, 16, 3, 0, 1, 1, 1, true});
+  checkNhwc({1, 7, 45, 24, 3, 0, 2, 1, 1, true});
 }
 
 // Not a test: writes NCHW and NHWC artifacts of ResNet/MobileNet-like
