@@ -121,7 +121,10 @@ mlir::kiln::tileNhwcConvolution(RewriterBase &rewriter,
   int64_t m = s.oh * s.ow, taps = rowRuns ? s.kh : s.kh * s.kw;
   int64_t panels = llvm::divideCeil(s.f, nr);
   int64_t mr = std::min(tiles.mr, m);
-  int64_t mc = std::max<int64_t>(mr, std::min(tiles.mc, m) / mr * mr);
+  // As many thread-pool tiles of about MC pixels as MC gives, balanced (196
+  // pixels: 104 + 92 rather than 128 + 68), in whole register tiles.
+  int64_t mTiles = llvm::divideCeil(m, std::max(tiles.mc, mr));
+  int64_t mc = llvm::alignTo(llvm::divideCeil(m, mTiles), mr);
   int64_t pc = std::min(std::max<int64_t>(1, tiles.nc / nr), panels);
   int64_t tapBlock = std::clamp<int64_t>(tiles.kc / run, 1, taps);
   bool fullColumns = s.f % nr == 0;
