@@ -16,7 +16,7 @@
 // tensor.pad producer, read like any other input.
 //
 //   scf.forall (b, M/MC, panels/NCP)               -> thread pool
-//     scf.for runs step TB                          K block (TB*run ~ KC)
+//     scf.for K blocks                              TB runs or 1/split run ~ KC
 //       scf.for m step mr                           register-tile rows
 //         pixel (y_r, x_r) of each row r
 //         scf.for panel                             register-tile columns
@@ -126,7 +126,13 @@ mlir::kiln::tileNhwcConvolution(RewriterBase &rewriter,
   int64_t mTiles = llvm::divideCeil(m, std::max(tiles.mc, mr));
   int64_t mc = llvm::alignTo(llvm::divideCeil(m, mTiles), mr);
   int64_t pc = std::min(std::max<int64_t>(1, tiles.nc / nr), panels);
+  // K blocks of about KC: several whole runs, or one run split in `split`
+  // chunks (a 3x3 filter over 256 channels: runs of 768 in 3 chunks).
   int64_t tapBlock = std::clamp<int64_t>(tiles.kc / run, 1, taps);
+  int64_t split = llvm::divideCeil(run, tiles.kc);
+  int64_t chunk = llvm::divideCeil(run, split);
+  int64_t numBlocks =
+      split > 1 ? taps * split : llvm::divideCeil(taps, tapBlock);
   bool fullColumns = s.f % nr == 0;
 
   Type f32 = rewriter.getF32Type();
@@ -173,10 +179,20 @@ mlir::kiln::tileNhwcConvolution(RewriterBase &rewriter,
   Value lastRow = arith::SubIOp::create(rewriter, loc, mSize, c1);
 
   auto blocks = scf::ForOp::create(
-      rewriter, loc, c0, im.cst(taps), im.cst(tapBlock), ValueRange{tile},
-      [&](OpBuilder &b, Location loc, Value tap0, ValueRange blockAcc) {
+      rewriter, loc, c0, im.cst(numBlocks), c1, ValueRange{tile},
+      [&](OpBuilder &b, Location loc, Value block, ValueRange blockAcc) {
         IndexMath im{b, loc};
-        Value tapEnd = im.min(im.add(tap0, im.cst(tapBlock)), im.cst(taps));
+        // Runs [tap0, tapEnd), each from jBegin to jEnd.
+        Value tap0, tapEnd, jBegin = c0, jEnd = im.cst(run);
+        if (split > 1) {
+          tap0 = im.div(block, split);
+          tapEnd = im.add(tap0, c1);
+          jBegin = im.mul(im.rem(block, split), chunk);
+          jEnd = im.min(im.add(jBegin, im.cst(chunk)), jEnd);
+        } else {
+          tap0 = im.mul(block, tapBlock);
+          tapEnd = im.min(im.add(tap0, im.cst(tapBlock)), im.cst(taps));
+        }
         auto rowLoop = scf::ForOp::create(
             b, loc, c0, mSize, im.cst(mr), blockAcc,
             [&](OpBuilder &b, Location loc, Value r0, ValueRange rowAcc) {
@@ -209,7 +225,7 @@ mlir::kiln::tileNhwcConvolution(RewriterBase &rewriter,
                     if (filled) {
                       // The first K block starts from the fill value.
                       Value first = arith::CmpIOp::create(
-                          b, loc, arith::CmpIPredicate::eq, tap0, c0);
+                          b, loc, arith::CmpIPredicate::eq, block, c0);
                       auto init = scf::IfOp::create(
                           b, loc, first,
                           [&](OpBuilder &b, Location loc) {
@@ -243,7 +259,7 @@ mlir::kiln::tileNhwcConvolution(RewriterBase &rewriter,
                             ix.push_back(im.add(xs[r], kx));
                           }
                           auto cLoop = scf::ForOp::create(
-                              b, loc, c0, im.cst(run), c1, tapAcc,
+                              b, loc, jBegin, jEnd, c1, tapAcc,
                               [&](OpBuilder &b, Location loc, Value ch,
                                   ValueRange acc) {
                                 Value k = arith::AddIOp::create(b, loc, k0, ch);

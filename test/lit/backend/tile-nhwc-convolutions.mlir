@@ -19,10 +19,10 @@
 // CHECK: tensor.collapse_shape %[[EMPTY]] {{\[}}[0], [1, 2], [3]] : tensor<1x8x8x40xf32> into tensor<1x64x40xf32>
 // CHECK: scf.forall ({{.+}}) in (1, 1, 1) shared_outs
 // CHECK: tensor.extract_slice {{.+}} : tensor<1x64x40xf32> to tensor<?x?xf32>
-// CHECK: scf.for %[[RUN0:.+]] = %{{.+}} to %c3{{.*}} step %c3
+// CHECK: scf.for %[[BLOCK:.+]] = %{{.+}} to %c1{{.*}} step %c1
 // CHECK: scf.for
 // CHECK: scf.for
-// CHECK: %[[FIRST:.+]] = arith.cmpi eq, %[[RUN0]]
+// CHECK: %[[FIRST:.+]] = arith.cmpi eq, %[[BLOCK]]
 // CHECK: scf.if %[[FIRST]] -> (vector<32xf32>, vector<32xf32>, vector<32xf32>, vector<32xf32>, vector<32xf32>, vector<32xf32>, vector<32xf32>, vector<32xf32>)
 // CHECK: vector.broadcast %{{.+}} : f32 to vector<32xf32>
 // CHECK: } else {
@@ -86,6 +86,24 @@ func.func @padded_stride2(%x: tensor<1x112x112x64xf32>) -> tensor<1x56x56x64xf32
   %y = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
       ins(%p, %w : tensor<1x114x114x64xf32>, tensor<3x3x64x64xf32>) outs(%f : tensor<1x56x56x64xf32>) -> tensor<1x56x56x64xf32>
   return %y : tensor<1x56x56x64xf32>
+}
+
+// -----
+
+// Runs longer than KC = 256 are split: 3 x 128 channels = 384 floats per
+// filter row, two chunks of 192, six K blocks.
+// CHECK-LABEL: func.func @split_runs
+// CHECK: scf.for %[[BLOCK:.+]] = %{{.+}} to %c6{{.*}} step %c1
+// CHECK: %[[TAP:.+]] = arith.divui %[[BLOCK]], %c2
+// CHECK: %[[PART:.+]] = arith.remui %[[BLOCK]], %c2
+// CHECK: %[[BEGIN:.+]] = arith.muli %[[PART]], %c192
+// CHECK: %[[END:.+]] = arith.minui %{{.+}}, %c384
+// CHECK: scf.for %{{.+}} = %[[BEGIN]] to %[[END]] step %c1{{.*}} iter_args
+func.func @split_runs(%x: tensor<1x6x6x128xf32>, %c: tensor<1x4x4x32xf32>) -> tensor<1x4x4x32xf32> {
+  %w = arith.constant dense<0.25> : tensor<3x3x128x32xf32>
+  %y = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<1x6x6x128xf32>, tensor<3x3x128x32xf32>) outs(%c : tensor<1x4x4x32xf32>) -> tensor<1x4x4x32xf32>
+  return %y : tensor<1x4x4x32xf32>
 }
 
 // -----
