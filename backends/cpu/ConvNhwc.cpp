@@ -123,9 +123,17 @@ mlir::kiln::tileNhwcConvolution(RewriterBase &rewriter,
   int64_t mr = std::min(tiles.mr, m);
   // As many thread-pool tiles of about MC pixels as MC gives, balanced (196
   // pixels: 104 + 92 rather than 128 + 68), in whole register tiles.
-  int64_t mTiles = llvm::divideCeil(m, std::max(tiles.mc, mr));
-  int64_t mc = llvm::alignTo(llvm::divideCeil(m, mTiles), mr);
+  // Small convolutions (14x14, 7x7) get more, smaller row tiles until
+  // there are about kMinTasks: with 4 tiles on 2 threads one late thread
+  // doubles the time.
+  constexpr int64_t kMinTasks = 8;
   int64_t pc = std::min(std::max<int64_t>(1, tiles.nc / nr), panels);
+  int64_t tasksPerRowTile = s.batch * llvm::divideCeil(panels, pc);
+  int64_t mTiles =
+      std::max(llvm::divideCeil(m, std::max(tiles.mc, mr)),
+               std::min(llvm::divideCeil(kMinTasks, tasksPerRowTile),
+                        llvm::divideCeil(m, mr)));
+  int64_t mc = llvm::alignTo(llvm::divideCeil(m, mTiles), mr);
   // K blocks of about KC: several whole runs, or one run split in `split`
   // chunks (a 3x3 filter over 256 channels: runs of 768 in 3 chunks).
   int64_t tapBlock = std::clamp<int64_t>(tiles.kc / run, 1, taps);

@@ -10,14 +10,15 @@
 // accumulated with FMAs. The init is a zero fill: the first K block starts
 // from the fill value (scf.if) and the result goes into the fill's tensor.
 // 40 filters: the columns past F are masked (no in_bounds on the result
-// transfers).
+// transfers). 64 pixels and one panel tile: 8 thread-pool tiles of one
+// register tile each (at least 8 tasks).
 // CHECK-LABEL: func.func @conv3x3
 // CHECK-NOT: vector.gather
 // CHECK: %[[EMPTY:.+]] = tensor.empty() : tensor<1x8x8x40xf32>
 // CHECK: %[[PACKED:.+]] = arith.constant dense_resource<packed_filter> : tensor<2x144x32xf32>
 // CHECK: %[[ROWS:.+]] = tensor.collapse_shape %arg0 {{\[}}[0], [1], [2, 3]] : tensor<1x10x10x16xf32> into tensor<1x10x160xf32>
 // CHECK: tensor.collapse_shape %[[EMPTY]] {{\[}}[0], [1, 2], [3]] : tensor<1x8x8x40xf32> into tensor<1x64x40xf32>
-// CHECK: scf.forall ({{.+}}) in (1, 1, 1) shared_outs
+// CHECK: scf.forall ({{.+}}) in (1, 8, 1) shared_outs
 // CHECK: tensor.extract_slice {{.+}} : tensor<1x64x40xf32> to tensor<?x?xf32>
 // CHECK: scf.for %[[BLOCK:.+]] = %{{.+}} to %c1{{.*}} step %c1
 // CHECK: scf.for
