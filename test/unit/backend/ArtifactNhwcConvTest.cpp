@@ -3,9 +3,11 @@
 // kiln-tile-nhwc-convolutions end to end: conv_2d_nhwc_hwcf as a direct
 // convolution (strides, dilations, padding through tensor.pad, C/F/W that
 // are not multiples of the register tile, 1x1, 3x3, 7x7 stride 2, batch 2,
-// several thread-pool and K-block tiles) and depthwise_conv_2d_nhwc_hwc
-// (3x3 stride 1 and 2, channels not a multiple of the vector width, constant
-// and variable filters). References are plain loops in double precision.
+// several thread-pool tiles, K blocks of several runs and of split runs) and
+// depthwise_conv_2d_nhwc_hwc (3x3 stride 1 and 2, dilation, channels not a
+// multiple of the vector width, constant and variable filters, padding read
+// with border checks in blocks at the edges and unchecked ones inside).
+// References are plain loops in double precision.
 //
 //===----------------------------------------------------------------------===//
 #include "BackendTestSupport.h"
@@ -170,9 +172,12 @@ TEST_CASE("direct NHWC convolution", "[nhwc]") {
   checkNhwc({1, 7, 9, 19, 1, 24, 1, 1, 0});   // 1x1 stride 1
   checkNhwc({1, 8, 8, 12, 1, 64, 2, 1, 0});   // 1x1 stride 2
   checkNhwc({1, 23, 21, 3, 7, 20, 2, 1, 3});  // 7x7 stride 2 stem
-  // Several thread-pool tiles in M and N, several K blocks (taps of 96
-  // channels, a partial last block), remainder rows.
+  // Several thread-pool tiles in M and N, filter rows of 3 x 96 = 288
+  // floats split in two K blocks each, remainder rows.
   checkNhwc({1, 15, 15, 96, 3, 200, 1, 1, 1});
+  // K blocks of two filter rows (3 x 40 = 120 floats) and a partial last
+  // block of one.
+  checkNhwc({1, 9, 10, 40, 3, 36, 1, 1, 1});
 }
 
 TEST_CASE("NHWC depthwise convolution", "[nhwc]") {
