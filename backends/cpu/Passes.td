@@ -114,13 +114,18 @@ def TileNhwcConvolutions : Pass<"kiln-tile-nhwc-convolutions", "func::FuncOp"> {
     direct convolution in the register tiles of kiln-tile-contractions
     (M = output pixels, N = filters, K = KH*KW*C): the filter is packed at
     compile time into nr-lane panels [ceil(F/nr)][K][nr]; the input is read
-    in place, each register-tile row broadcasting the C contiguous floats of
-    its pixel for the current tap (no im2col). Static f32
-    `linalg.depthwise_conv_2d_nhwc_hwc` becomes, per output row (an
+    in place as [N, H, W*C], each register-tile row broadcasting from its
+    own pixel's address (one run of KW*C contiguous floats per filter row
+    when the horizontal dilation is 1, else C per tap; no im2col). K blocks
+    hold about KC floats (several runs, or a run split in chunks). Static
+    f32 `linalg.depthwise_conv_2d_nhwc_hwc` becomes, per output row (an
     `scf.forall` over batch and rows), blocks of mr pixels times one vector
-    of channels accumulated over the taps with FMAs. Edges: rows/pixels past
-    the end repeat the last valid one, columns/channels past the end are
-    masked.
+    of channels accumulated over the taps with FMAs; a zero `tensor.pad`
+    producer is not read, its source is, with border checks. A
+    `linalg.fill` init is replaced by starting the accumulators from its
+    value. Edges: rows/pixels past the end repeat the last valid one,
+    columns/channels past the end are masked. Other element types, dynamic
+    shapes and non-constant filters are left alone.
 
     Before:
     ```mlir
@@ -130,18 +135,20 @@ def TileNhwcConvolutions : Pass<"kiln-tile-nhwc-convolutions", "func::FuncOp"> {
         ins(%x, %w : tensor<1x10x10x16xf32>, tensor<3x3x16x40xf32>)
         outs(%acc : tensor<1x8x8x40xf32>) -> tensor<1x8x8x40xf32>
     ```
-    After (AVX-512: 8 x 32 register tile):
+    After (AVX-512: 8 x 32 register tile; 64 pixels in 8 row tiles):
     ```mlir
     %p = arith.constant dense_resource<packed_filter> : tensor<2x144x32xf32>
-    %r = scf.forall (%b, %i, %j) in (1, 1, 2) shared_outs(%o = %flat) ... {
-      scf.for %tap0 = %c0 to %c9 step %c9 ... {      // K blocks of taps
-        scf.for %m = %c0 to %rows step %c8 ... {     // register-tile rows
-          scf.for %pp = %c0 to %panels step %c1 ... {
+    %rows = tensor.collapse_shape %x [[0], [1], [2, 3]]
+        : tensor<1x10x10x16xf32> into tensor<1x10x160xf32>
+    %r = scf.forall (%b, %i, %j) in (1, 8, 1) shared_outs(%o = %flat) ... {
+      scf.for %blk = %c0 to %c1 step %c1 ... {       // K blocks
+        scf.for %m = %c0 to %nrows step %c8 ... {    // register-tile rows
+          scf.for %pp = %c0 to %npanels step %c1 ... {
             %c0_ = vector.transfer_read ... vector<32xf32>   // x8
-            scf.for %tap = ... {
-              scf.for %c = %c0 to %c16 step %c1 iter_args(...) {
+            scf.for %kh = %c0 to %c3 step %c1 ... {          // filter rows
+              scf.for %j = %c0 to %c48 step %c1 iter_args(...) {
                 %b = vector.transfer_read %p[%panel, %k, %c0] : vector<32xf32>
-                %a = tensor.extract %x[%b, %iy, %ix, %c] : tensor<1x10x10x16xf32>
+                %a = tensor.extract %rows[%b, %iy, %ix_j] : tensor<1x10x160xf32>
                 %s = vector.broadcast %a : f32 to vector<32xf32>
                 %f = vector.fma %s, %b, %acc0 : vector<32xf32>   // x8
     ```
