@@ -49,11 +49,13 @@ void mlir::kiln::buildCpuCodegenPipeline(OpPassManager &pm,
   pm.addPass(createMarkInputsReadOnly());
   pm.addNestedPass<func::FuncOp>(createFuseElementwise());
   addCleanup(pm);
-  // f32 matmuls and convolutions: register tiles, vectorized; the other
-  // contractions get a vectorizable loop order.
+  // f32 matmuls and convolutions (NHWC ones first, direct): register tiles,
+  // vectorized; the other contractions get a vectorizable loop order.
   if (options.optLevel > 0) {
-    pm.addNestedPass<func::FuncOp>(
-        createTileContractions(tileOptions(options.target)));
+    TileContractionsOptions tiles = tileOptions(options.target);
+    pm.addNestedPass<func::FuncOp>(createTileNhwcConvolutions(
+        TileNhwcConvolutionsOptions{tiles.vectorBits, tiles.registers}));
+    pm.addNestedPass<func::FuncOp>(createTileContractions(tiles));
     addCleanup(pm);
   }
   pm.addNestedPass<func::FuncOp>(createInterchangeContractions());

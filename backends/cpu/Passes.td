@@ -106,6 +106,63 @@ def TileContractions : Pass<"kiln-tile-contractions", "func::FuncOp"> {
                            "arith::ArithDialect"];
 }
 
+def TileNhwcConvolutions : Pass<"kiln-tile-nhwc-convolutions", "func::FuncOp"> {
+  let summary = "Direct NHWC convolutions and depthwise convolutions as vector "
+                "FMA loops";
+  let description = [{
+    Static f32 `linalg.conv_2d_nhwc_hwcf` with a constant filter becomes a
+    direct convolution in the register tiles of kiln-tile-contractions
+    (M = output pixels, N = filters, K = KH*KW*C): the filter is packed at
+    compile time into nr-lane panels [ceil(F/nr)][K][nr]; the input is read
+    in place as [N, H, W*C], each register-tile row broadcasting from its
+    own pixel's address (one run of KW*C contiguous floats per filter row
+    when the horizontal dilation is 1, else C per tap; no im2col). K blocks
+    hold about KC floats (several runs, or a run split in chunks). Static
+    f32 `linalg.depthwise_conv_2d_nhwc_hwc` becomes, per output row (an
+    `scf.forall` over batch and rows), blocks of mr pixels times one vector
+    of channels accumulated over the taps with FMAs; a zero `tensor.pad`
+    producer is not read, its source is, with border checks. A
+    `linalg.fill` init is replaced by starting the accumulators from its
+    value. Edges: rows/pixels past the end repeat the last valid one,
+    columns/channels past the end are masked. Other element types, dynamic
+    shapes and non-constant filters are left alone.
+
+    Before:
+    ```mlir
+    %w = arith.constant dense<...> : tensor<3x3x16x40xf32>
+    %y = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>,
+                                   strides = dense<1> : tensor<2xi64>}
+        ins(%x, %w : tensor<1x10x10x16xf32>, tensor<3x3x16x40xf32>)
+        outs(%acc : tensor<1x8x8x40xf32>) -> tensor<1x8x8x40xf32>
+    ```
+    After (AVX-512: 8 x 32 register tile; 64 pixels in 8 row tiles):
+    ```mlir
+    %p = arith.constant dense_resource<packed_filter> : tensor<2x144x32xf32>
+    %rows = tensor.collapse_shape %x [[0], [1], [2, 3]]
+        : tensor<1x10x10x16xf32> into tensor<1x10x160xf32>
+    %r = scf.forall (%b, %i, %j) in (1, 8, 1) shared_outs(%o = %flat) ... {
+      scf.for %blk = %c0 to %c1 step %c1 ... {       // K blocks
+        scf.for %m = %c0 to %nrows step %c8 ... {    // register-tile rows
+          scf.for %pp = %c0 to %npanels step %c1 ... {
+            %c0_ = vector.transfer_read ... vector<32xf32>   // x8
+            scf.for %kh = %c0 to %c3 step %c1 ... {          // filter rows
+              scf.for %j = %c0 to %c48 step %c1 iter_args(...) {
+                %b = vector.transfer_read %p[%panel, %k, %c0] : vector<32xf32>
+                %a = tensor.extract %rows[%b, %iy, %ix_j] : tensor<1x10x160xf32>
+                %s = vector.broadcast %a : f32 to vector<32xf32>
+                %f = vector.fma %s, %b, %acc0 : vector<32xf32>   // x8
+    ```
+  }];
+  let options = [
+    Option<"vectorBits", "vector-bits", "int64_t", "512",
+           "Width of one vector register in bits">,
+    Option<"registers", "registers", "int64_t", "32",
+           "Number of vector registers">,
+  ];
+  let dependentDialects = ["scf::SCFDialect", "vector::VectorDialect",
+                           "tensor::TensorDialect", "arith::ArithDialect"];
+}
+
 def InterchangeContractions : Pass<"kiln-interchange-contractions"> {
   let summary = "Make the innermost loop of matmuls and convolutions parallel";
   let description = [{

@@ -1,0 +1,317 @@
+//===- ConvNhwc.cpp - conv_2d_nhwc_hwcf as a direct convolution -----------===//
+//
+// An NHWC convolution is the contraction
+//
+//   out[b, p, f] += sum_{kh, kw, c} in[b, y(p)*sh + kh*dh, x(p)*sw + kw*dw, c]
+//                                   * W[kh, kw, c, f]
+//
+// with M = output pixels p = (y, x), N = filters, K = KH*KW*C in (kh, kw, c)
+// order. The filter is the B operand: packed at compile time into nr-lane
+// panels [ceil(F/nr)][K][nr], like any constant B of kiln-tile-contractions.
+// The input is A, read in place (viewed as [N, H, W*C]): for a tap (kh, kw)
+// the K block is the C contiguous floats of one input pixel, and with unit
+// horizontal dilation the KW taps of a filter row are one run of KW*C
+// contiguous floats, so row r of a register tile only needs the address of
+// its pixel for the current filter row (no im2col). Padding comes from a
+// tensor.pad producer, read like any other input.
+//
+//   scf.forall (b, M/MC, panels/NCP)               -> thread pool
+//     scf.for K blocks                              TB runs or 1/split run ~ KC
+//       scf.for m step mr                           register-tile rows
+//         pixel (y_r, x_r) of each row r
+//         scf.for panel                             register-tile columns
+//           %c_r = vector.transfer_read out[r, panel*nr]
+//           scf.for run in block: row iy_r = y_r*sh + kh*dh,
+//                                 column ix_r = (x_r*sw + kw*dw) * C
+//             scf.for j < run: %b = vector.transfer_read Wp[panel, k0 + j]
+//                              %c_r = fma(bcast(in[b, iy_r, ix_r + j]), %b)
+//           vector.transfer_write %c_r
+//
+// Rows past the last pixel repeat the last valid row (as in MicroKernel.cpp);
+// columns past F are masked.
+//
+//===----------------------------------------------------------------------===//
+#include "backends/cpu/NhwcCodegen.h"
+
+#include "passes/graph/ConstantBytes.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+using namespace mlir::kiln;
+
+bool mlir::kiln::hasStaticF32Operands(Operation *op) {
+  return llvm::all_of(op->getOperandTypes(), [](Type t) {
+    auto type = dyn_cast<RankedTensorType>(t);
+    return type && type.hasStaticShape() && type.getElementType().isF32();
+  });
+}
+
+std::optional<FilledInit> mlir::kiln::filledInit(Value init) {
+  auto fill = init.getDefiningOp<linalg::FillOp>();
+  if (!fill || !fill.hasPureTensorSemantics())
+    return std::nullopt;
+  return FilledInit{fill.getInputs()[0], fill.getOutputs()[0]};
+}
+
+namespace {
+/// The filter [KH, KW, C, F] as panels [ceil(F/nr)][KH*KW*C][nr], zero past F.
+Value packFilter(OpBuilder &b, Location loc, arith::ConstantOp filter,
+                 int64_t nr) {
+  std::optional<std::vector<char>> bytes =
+      constantBytes(cast<ElementsAttr>(filter.getValue()));
+  if (!bytes)
+    return Value();
+  ArrayRef<int64_t> shape = cast<RankedTensorType>(filter.getType()).getShape();
+  int64_t k = shape[0] * shape[1] * shape[2], f = shape[3];
+  int64_t panels = llvm::divideCeil(f, nr);
+  std::vector<char> packed(panels * k * nr * sizeof(float), 0);
+  const auto *src = reinterpret_cast<const float *>(bytes->data());
+  auto *dst = reinterpret_cast<float *>(packed.data());
+  for (int64_t p = 0; p < panels; ++p)
+    for (int64_t kk = 0; kk < k; ++kk)
+      for (int64_t lane = 0; lane < nr && p * nr + lane < f; ++lane)
+        dst[(p * k + kk) * nr + lane] = src[kk * f + p * nr + lane];
+  auto type = RankedTensorType::get({panels, k, nr}, b.getF32Type());
+  return arith::ConstantOp::create(
+      b, loc, type,
+      cast<TypedAttr>(bytesToConstant(type, "packed_filter", packed)));
+}
+
+struct ConvShape {
+  int64_t batch, h, w, c, kh, kw, f, oh, ow;
+  int64_t sh, sw, dh, dw;
+};
+} // namespace
+
+LogicalResult
+mlir::kiln::tileNhwcConvolution(RewriterBase &rewriter,
+                                linalg::Conv2DNhwcHwcfOp conv,
+                                const ContractionTileSizes &tiles) {
+  if (!conv.hasPureTensorSemantics() || !hasStaticF32Operands(conv))
+    return failure();
+  Value input = conv.getInputs()[0], init = conv.getOutputs()[0];
+  auto filter = conv.getInputs()[1].getDefiningOp<arith::ConstantOp>();
+  if (!filter)
+    return failure();
+  ArrayRef<int64_t> in = cast<RankedTensorType>(input.getType()).getShape();
+  ArrayRef<int64_t> fs = cast<RankedTensorType>(filter.getType()).getShape();
+  auto outType = cast<RankedTensorType>(init.getType());
+  ArrayRef<int64_t> out = outType.getShape();
+  SmallVector<int64_t> strides(conv.getStrides().getValues<int64_t>());
+  SmallVector<int64_t> dilations(conv.getDilations().getValues<int64_t>());
+  ConvShape s{in[0],      in[1],        in[2],       in[3],  fs[0],
+              fs[1],      fs[3],        out[1],      out[2], strides[0],
+              strides[1], dilations[0], dilations[1]};
+
+  Location loc = conv.getLoc();
+  rewriter.setInsertionPoint(conv);
+  int64_t nr = tiles.nr;
+  Value packed = packFilter(rewriter, loc, filter, nr);
+  if (!packed)
+    return failure();
+
+  // The input as [N, H, W*C]: with unit horizontal dilation the KW taps of
+  // one filter row are KW*C contiguous floats, one K run; else each tap is
+  // a run of C.
+  bool rowRuns = s.dw == 1;
+  int64_t run = rowRuns ? s.kw * s.c : s.c;
+  int64_t m = s.oh * s.ow, taps = rowRuns ? s.kh : s.kh * s.kw;
+  int64_t panels = llvm::divideCeil(s.f, nr);
+  int64_t mr = std::min(tiles.mr, m);
+  // As many thread-pool tiles of about MC pixels as MC gives, balanced (196
+  // pixels: 104 + 92 rather than 128 + 68), in whole register tiles.
+  // Small convolutions (14x14, 7x7) get more, smaller row tiles until
+  // there are about kMinTasks: with 4 tiles on 2 threads one late thread
+  // doubles the time.
+  constexpr int64_t kMinTasks = 8;
+  int64_t pc = std::min(std::max<int64_t>(1, tiles.nc / nr), panels);
+  int64_t tasksPerRowTile = s.batch * llvm::divideCeil(panels, pc);
+  int64_t mTiles =
+      std::max(llvm::divideCeil(m, std::max(tiles.mc, mr)),
+               std::min(llvm::divideCeil(kMinTasks, tasksPerRowTile),
+                        llvm::divideCeil(m, mr)));
+  int64_t mc = llvm::alignTo(llvm::divideCeil(m, mTiles), mr);
+  // K blocks of about KC: several whole runs, or one run split in `split`
+  // chunks (a 3x3 filter over 256 channels: runs of 768 in 3 chunks).
+  int64_t tapBlock = std::clamp<int64_t>(tiles.kc / run, 1, taps);
+  int64_t split = llvm::divideCeil(run, tiles.kc);
+  int64_t chunk = llvm::divideCeil(run, split);
+  int64_t numBlocks =
+      split > 1 ? taps * split : llvm::divideCeil(taps, tapBlock);
+  bool fullColumns = s.f % nr == 0;
+
+  Type f32 = rewriter.getF32Type();
+  auto rowType = VectorType::get({nr}, f32);
+  SmallVector<ReassociationIndices> pixels = {{0}, {1, 2}, {3}};
+  Value imageRows = tensor::CollapseShapeOp::create(
+      rewriter, loc, input,
+      SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
+  // A filled init: the first K block starts from the fill value instead.
+  std::optional<FilledInit> filled = filledInit(init);
+  Value flatInit = tensor::CollapseShapeOp::create(
+      rewriter, loc, filled ? filled->dest : init, pixels);
+
+  SmallVector<OpFoldResult> bounds = {
+      rewriter.getIndexAttr(s.batch),
+      rewriter.getIndexAttr(llvm::divideCeil(m, mc)),
+      rewriter.getIndexAttr(llvm::divideCeil(panels, pc))};
+  auto forall = scf::ForallOp::create(rewriter, loc, bounds,
+                                      ValueRange{flatInit}, std::nullopt);
+  rewriter.setInsertionPoint(forall.getTerminator());
+  IndexMath im{rewriter, loc};
+  Value batch = forall.getInductionVar(0);
+  Value m0 = im.mul(forall.getInductionVar(1), mc);
+  Value p0 = im.mul(forall.getInductionVar(2), pc);
+  Value mSize =
+      im.min(im.cst(mc), arith::SubIOp::create(rewriter, loc, im.cst(m), m0));
+  Value pSize = im.min(
+      im.cst(pc), arith::SubIOp::create(rewriter, loc, im.cst(panels), p0));
+  Value col0 = im.mul(p0, nr);
+  Value colSize =
+      im.min(im.mul(pSize, nr),
+             arith::SubIOp::create(rewriter, loc, im.cst(s.f), col0));
+  Value shared = forall.getRegionIterArgs()[0];
+  Value c0 = im.cst(0), c1 = im.cst(1);
+  SmallVector<OpFoldResult> offsets = {batch, m0, col0};
+  SmallVector<OpFoldResult> sizes = {rewriter.getIndexAttr(1), mSize, colSize};
+  SmallVector<OpFoldResult> unit(3, rewriter.getIndexAttr(1));
+  auto tileType =
+      RankedTensorType::get({ShapedType::kDynamic, ShapedType::kDynamic}, f32);
+  Value tile = tensor::ExtractSliceOp::create(rewriter, loc, tileType, shared,
+                                              offsets, sizes, unit);
+  Value zero = arith::ConstantOp::create(rewriter, loc, f32,
+                                         rewriter.getF32FloatAttr(0));
+  Value lastRow = arith::SubIOp::create(rewriter, loc, mSize, c1);
+
+  auto blocks = scf::ForOp::create(
+      rewriter, loc, c0, im.cst(numBlocks), c1, ValueRange{tile},
+      [&](OpBuilder &b, Location loc, Value block, ValueRange blockAcc) {
+        IndexMath im{b, loc};
+        // Runs [tap0, tapEnd), each from jBegin to jEnd.
+        Value tap0, tapEnd, jBegin = c0, jEnd = im.cst(run);
+        if (split > 1) {
+          tap0 = im.div(block, split);
+          tapEnd = im.add(tap0, c1);
+          jBegin = im.mul(im.rem(block, split), chunk);
+          jEnd = im.min(im.add(jBegin, im.cst(chunk)), jEnd);
+        } else {
+          tap0 = im.mul(block, tapBlock);
+          tapEnd = im.min(im.add(tap0, im.cst(tapBlock)), im.cst(taps));
+        }
+        auto rowLoop = scf::ForOp::create(
+            b, loc, c0, mSize, im.cst(mr), blockAcc,
+            [&](OpBuilder &b, Location loc, Value r0, ValueRange rowAcc) {
+              IndexMath im{b, loc};
+              // Row r: the r-th pixel of the tile, or the last valid one.
+              SmallVector<Value> rows, ys, xs;
+              for (int64_t r = 0; r < mr; ++r) {
+                Value row = im.min(im.add(r0, im.cst(r)), lastRow);
+                Value pixel = im.add(m0, row);
+                rows.push_back(row);
+                ys.push_back(im.mul(im.div(pixel, s.ow), s.sh));
+                xs.push_back(im.mul(im.rem(pixel, s.ow), s.sw * s.c));
+              }
+              auto panelLoop = scf::ForOp::create(
+                  b, loc, c0, pSize, c1, rowAcc,
+                  [&](OpBuilder &b, Location loc, Value pp,
+                      ValueRange panelAcc) {
+                    IndexMath im{b, loc};
+                    Value col = im.mul(pp, nr);
+                    Value panel = im.add(p0, pp);
+                    auto readAccs = [&](OpBuilder &b, Location loc) {
+                      SmallVector<Value> accs;
+                      for (Value row : rows)
+                        accs.push_back(vector::TransferReadOp::create(
+                            b, loc, rowType, panelAcc[0], ValueRange{row, col},
+                            zero, ArrayRef<bool>{fullColumns}));
+                      return accs;
+                    };
+                    SmallVector<Value> accs;
+                    if (filled) {
+                      // The first K block starts from the fill value.
+                      Value first = arith::CmpIOp::create(
+                          b, loc, arith::CmpIPredicate::eq, block, c0);
+                      auto init = scf::IfOp::create(
+                          b, loc, first,
+                          [&](OpBuilder &b, Location loc) {
+                            Value splat = vector::BroadcastOp::create(
+                                b, loc, rowType, filled->value);
+                            scf::YieldOp::create(b, loc,
+                                                 SmallVector<Value>(mr, splat));
+                          },
+                          [&](OpBuilder &b, Location loc) {
+                            scf::YieldOp::create(b, loc, readAccs(b, loc));
+                          });
+                      accs.append(init.getResults().begin(),
+                                  init.getResults().end());
+                    } else {
+                      accs = readAccs(b, loc);
+                    }
+                    auto tapLoop = scf::ForOp::create(
+                        b, loc, tap0, tapEnd, c1, accs,
+                        [&](OpBuilder &b, Location loc, Value tap,
+                            ValueRange tapAcc) {
+                          IndexMath im{b, loc};
+                          Value ky = rowRuns ? im.mul(tap, s.dh)
+                                             : im.mul(im.div(tap, s.kw), s.dh);
+                          Value kx =
+                              rowRuns ? c0
+                                      : im.mul(im.rem(tap, s.kw), s.dw * s.c);
+                          Value k0 = im.mul(tap, run);
+                          SmallVector<Value> iy, ix;
+                          for (int64_t r = 0; r < mr; ++r) {
+                            iy.push_back(im.add(ys[r], ky));
+                            ix.push_back(im.add(xs[r], kx));
+                          }
+                          auto cLoop = scf::ForOp::create(
+                              b, loc, jBegin, jEnd, c1, tapAcc,
+                              [&](OpBuilder &b, Location loc, Value ch,
+                                  ValueRange acc) {
+                                Value k = arith::AddIOp::create(b, loc, k0, ch);
+                                Value bRow = vector::TransferReadOp::create(
+                                    b, loc, rowType, packed,
+                                    ValueRange{panel, k, c0}, zero,
+                                    ArrayRef<bool>{true});
+                                SmallVector<Value> next;
+                                for (int64_t r = 0; r < mr; ++r) {
+                                  Value a = tensor::ExtractOp::create(
+                                      b, loc, imageRows,
+                                      ValueRange{batch, iy[r],
+                                                 arith::AddIOp::create(
+                                                     b, loc, ix[r], ch)});
+                                  Value splat = vector::BroadcastOp::create(
+                                      b, loc, rowType, a);
+                                  next.push_back(vector::FMAOp::create(
+                                      b, loc, splat, bRow, acc[r]));
+                                }
+                                scf::YieldOp::create(b, loc, next);
+                              });
+                          scf::YieldOp::create(b, loc, cLoop.getResults());
+                        });
+                    // Repeated rows store the same values again.
+                    Value result = panelAcc[0];
+                    for (auto [row, c] :
+                         llvm::zip_equal(rows, tapLoop.getResults()))
+                      result = vector::TransferWriteOp::create(
+                                   b, loc, c, result, ValueRange{row, col},
+                                   ArrayRef<bool>{fullColumns})
+                                   .getResult();
+                    scf::YieldOp::create(b, loc, result);
+                  });
+              scf::YieldOp::create(b, loc, panelLoop.getResults());
+            });
+        scf::YieldOp::create(b, loc, rowLoop.getResults());
+      });
+
+  rewriter.setInsertionPointToStart(forall.getTerminator().getBody());
+  tensor::ParallelInsertSliceOp::create(rewriter, loc, blocks.getResult(0),
+                                        shared, offsets, sizes, unit);
+  rewriter.setInsertionPointAfter(forall);
+  Value result = tensor::ExpandShapeOp::create(rewriter, loc, outType,
+                                               forall.getResult(0), pixels);
+  rewriter.replaceOp(conv, result);
+  return success();
+}

@@ -1,0 +1,74 @@
+//===- NhwcCodegen.h - Pieces of kiln-tile-nhwc-convolutions ----*- C++ -*-===//
+//
+// kiln-tile-nhwc-convolutions in two rewrites, one file each:
+//   * ConvNhwc.cpp: conv_2d_nhwc_hwcf as a direct convolution (the input
+//     read in place, the filter prepacked into nr-lane panels) in the
+//     register tiles of kiln-tile-contractions;
+//   * DepthwiseNhwc.cpp: depthwise_conv_2d_nhwc_hwc vectorized along the
+//     channels.
+// Both build their loop nests on tensors (scf.forall over thread-pool tiles,
+// scf.for inside) with vector transfers and FMAs.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_BACKENDS_CPU_NHWCCODEGEN_H
+#define KILN_BACKENDS_CPU_NHWCCODEGEN_H
+
+#include "backends/cpu/TileSizes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::kiln {
+
+/// True when every operand of `op` is a statically shaped f32 tensor.
+bool hasStaticF32Operands(Operation *op);
+
+/// When `init` is a linalg.fill: the fill value and the tensor it fills (the
+/// kernels start their accumulators from the value and write into that
+/// tensor, so the fill itself goes away).
+struct FilledInit {
+  Value value, dest;
+};
+std::optional<FilledInit> filledInit(Value init);
+
+/// Index arithmetic at one insertion point (arith ops on `index`).
+struct IndexMath {
+  OpBuilder &b;
+  Location loc;
+  Value cst(int64_t v) const {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  }
+  Value add(Value x, Value y) const {
+    return arith::AddIOp::create(b, loc, x, y);
+  }
+  Value mul(Value x, int64_t c) const {
+    return arith::MulIOp::create(b, loc, x, cst(c));
+  }
+  Value min(Value x, Value y) const {
+    return arith::MinUIOp::create(b, loc, x, y);
+  }
+  Value div(Value x, int64_t c) const {
+    return arith::DivUIOp::create(b, loc, x, cst(c));
+  }
+  Value rem(Value x, int64_t c) const {
+    return arith::RemUIOp::create(b, loc, x, cst(c));
+  }
+};
+
+/// Rewrites a static f32 conv_2d_nhwc_hwcf with a constant filter into the
+/// direct-convolution loop nest. Fails (op untouched) on anything else.
+LogicalResult tileNhwcConvolution(RewriterBase &rewriter,
+                                  linalg::Conv2DNhwcHwcfOp conv,
+                                  const ContractionTileSizes &tiles);
+
+/// Rewrites a static f32 depthwise_conv_2d_nhwc_hwc into rows of `lanes`-wide
+/// channel vectors, `pixels` output pixels per register block. Fails (op
+/// untouched) on anything else.
+LogicalResult tileDepthwiseNhwc(RewriterBase &rewriter,
+                                linalg::DepthwiseConv2DNhwcHwcOp conv,
+                                int64_t lanes, int64_t pixels);
+
+} // namespace mlir::kiln
+
+#endif // KILN_BACKENDS_CPU_NHWCCODEGEN_H
