@@ -199,10 +199,11 @@ struct ConvLayoutPass : mlir::kiln::impl::ConvLayoutBase<ConvLayoutPass> {
         << (nhwc ? "" : " (FLOPs below flops-per-byte x bytes)") << "\n";
     if (nhwc)
       for (Operation *op : chain.ops)
-        if (isNchw2D(op))
+        if (isNchw2D(op)) {
           KILN_LOG("layout", Info)
               << "  " << op->getName().stripDialect() << " '"
               << onnxNodeName(op->getLoc()) << "' -> NHWC\n";
+        }
     return nhwc;
   }
 };
