@@ -11,6 +11,8 @@
 #include "backends/cpu/CpuPipeline.h"
 #include "mlir/Pass/PassManager.h"
 
+#include <string>
+
 namespace mlir::kiln {
 
 struct PipelineOptions {

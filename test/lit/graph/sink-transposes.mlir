@@ -113,3 +113,28 @@ func.func @compose(%x: tensor<1x2x3x4xf32>) -> tensor<1x2x4x3xf32> {
   %1 = kiln.transpose %0 {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x4x2x3xf32>) -> tensor<1x2x4x3xf32>
   return %1 : tensor<1x2x4x3xf32>
 }
+
+// -----
+
+// Slice bounds follow their dims (a merged 1x1 conv's per-member slices).
+// CHECK-LABEL: func.func @slice_bounds
+// CHECK: %[[S:.+]] = kiln.slice %{{.+}} {ends = array<i64: 1, 4, 4, 16>, starts = array<i64: 0, 0, 0, 8>, steps = array<i64: 1, 1, 1, 1>} : (tensor<1x4x4x32xf32>) -> tensor<1x4x4x8xf32>
+// CHECK: kiln.transpose %[[S]] {kiln.layout_conversion, perm = array<i64: 0, 3, 1, 2>} : (tensor<1x4x4x8xf32>) -> tensor<1x8x4x4xf32>
+func.func @slice_bounds(%x: tensor<1x4x4x32xf32>) -> tensor<1x8x4x4xf32> {
+  %0 = kiln.transpose %x {kiln.layout_conversion, perm = array<i64: 0, 3, 1, 2>} : (tensor<1x4x4x32xf32>) -> tensor<1x32x4x4xf32>
+  %1 = kiln.slice %0 {starts = array<i64: 0, 8, 0, 0>, ends = array<i64: 1, 16, 4, 4>, steps = array<i64: 1, 1, 1, 1>} : (tensor<1x32x4x4xf32>) -> tensor<1x8x4x4xf32>
+  return %1 : tensor<1x8x4x4xf32>
+}
+
+// -----
+
+// Negative: a reduction that drops its dims (keepdims = false) keeps the
+// conversion before it.
+// CHECK-LABEL: func.func @reduce_drops_dims
+// CHECK: %[[T:.+]] = kiln.transpose %{{.+}} {kiln.layout_conversion
+// CHECK: kiln.reduce_mean %[[T]] {axes = array<i64: 2, 3>, keepdims = false}
+func.func @reduce_drops_dims(%x: tensor<1x4x4x16xf32>) -> tensor<1x16xf32> {
+  %0 = kiln.transpose %x {kiln.layout_conversion, perm = array<i64: 0, 3, 1, 2>} : (tensor<1x4x4x16xf32>) -> tensor<1x16x4x4xf32>
+  %1 = kiln.reduce_mean %0 {axes = array<i64: 2, 3>, keepdims = false} : (tensor<1x16x4x4xf32>) -> tensor<1x16xf32>
+  return %1 : tensor<1x16xf32>
+}
