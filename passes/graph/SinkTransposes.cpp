@@ -30,14 +30,26 @@ namespace {
 
 bool isConstant(Value v) { return matchPattern(v, m_Constant()); }
 
+/// A marked conversion of `v` by `perm` that already exists, or null.
+TransposeOp existingConversion(Value v, ArrayRef<int64_t> perm) {
+  for (Operation *user : v.getUsers())
+    if (auto t = dyn_cast<TransposeOp>(user))
+      if (t->hasAttr(layout::kConversionAttr) && t.getPerm() == perm)
+        return t;
+  return {};
+}
+
 /// The permutation of the marked transposes `op` reads, when `op` can take
-/// them (its other operands being constants where that is allowed) and have
-/// one transpose of its result instead.
+/// them and have one transpose of its result instead. Its other operands may
+/// be constants (binary elementwise ops) or, for conversions back to NCHW,
+/// values already converted to NHWC for another reader (the residual input
+/// of a block, read by the block's first conv and by its add).
 std::optional<SmallVector<int64_t>> sinkablePerm(Operation *op) {
   if (op->getNumResults() != 1 || isa<TransposeOp>(op))
     return std::nullopt;
   std::optional<SmallVector<int64_t>> perm;
   bool constants = false;
+  SmallVector<Value> others;
   for (Value v : op->getOperands()) {
     if (TransposeOp t = layout::conversionOf(v)) {
       if (perm && ArrayRef<int64_t>(*perm) != t.getPerm())
@@ -46,7 +58,7 @@ std::optional<SmallVector<int64_t>> sinkablePerm(Operation *op) {
     } else if (isConstant(v)) {
       constants = true;
     } else {
-      return std::nullopt;
+      others.push_back(v);
     }
   }
   if (!perm)
@@ -56,6 +68,16 @@ std::optional<SmallVector<int64_t>> sinkablePerm(Operation *op) {
     return std::nullopt;
   if (constants && !layout::isBinaryElementwise(op))
     return std::nullopt;
+  if (!others.empty()) {
+    // Only conversions back to NCHW reuse NHWC values (so nothing moves back
+    // and forth), and only where the op reads several values.
+    if (ArrayRef<int64_t>(*perm) != ArrayRef<int64_t>(layout::kToNCHW) ||
+        !(layout::isBinaryElementwise(op) || isa<ConcatOp>(op)))
+      return std::nullopt;
+    for (Value v : others)
+      if (!existingConversion(v, layout::kToNHWC))
+        return std::nullopt;
+  }
   // An NCHW pool reading NHWC data converted back: the NHWC pool.
   if (isa<MaxPoolOp, AvgPoolOp>(op) &&
       (op->hasAttr("channels_last") ||
@@ -93,6 +115,17 @@ struct SinkThroughOp : RewritePattern {
     for (Value v : op->getOperands()) {
       if (TransposeOp t = layout::conversionOf(v)) {
         mapping.map(v, t.getInput());
+        continue;
+      }
+      if (!isConstant(v)) {
+        // Already converted for another reader: use that conversion, placed
+        // right after `v` so that it dominates `op`.
+        TransposeOp t = existingConversion(v, inverse);
+        if (Operation *def = v.getDefiningOp())
+          rewriter.moveOpAfter(t, def);
+        else
+          rewriter.moveOpBefore(t, &v.getParentBlock()->front());
+        mapping.map(v, t.getResult());
         continue;
       }
       // A constant: full rank, then the inverse permutation (both fold).

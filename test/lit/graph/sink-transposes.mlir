@@ -138,3 +138,21 @@ func.func @reduce_drops_dims(%x: tensor<1x4x4x16xf32>) -> tensor<1x16xf32> {
   %1 = kiln.reduce_mean %0 {axes = array<i64: 2, 3>, keepdims = false} : (tensor<1x16x4x4xf32>) -> tensor<1x16xf32>
   return %1 : tensor<1x16xf32>
 }
+
+// -----
+
+// A residual add of a conversion back to NCHW and a block input that is
+// already converted to NHWC for another reader: the add reads that
+// conversion (moved up to dominate it) and both NCHW values go.
+// CHECK-LABEL: func.func @reuse_existing
+// CHECK-SAME: (%[[X:.+]]: tensor<1x16x8x8xf32>, %[[C:.+]]: tensor<1x8x8x16xf32>)
+// CHECK: %[[T:.+]] = kiln.transpose %[[X]] {kiln.layout_conversion, perm = array<i64: 0, 2, 3, 1>}
+// CHECK: %[[A:.+]] = kiln.add %[[C]], %[[T]] : (tensor<1x8x8x16xf32>, tensor<1x8x8x16xf32>) -> tensor<1x8x8x16xf32>
+// CHECK: %[[B:.+]] = kiln.transpose %[[A]] {kiln.layout_conversion, perm = array<i64: 0, 3, 1, 2>}
+// CHECK: return %[[B]], %[[T]]
+func.func @reuse_existing(%x: tensor<1x16x8x8xf32>, %c: tensor<1x8x8x16xf32>) -> (tensor<1x16x8x8xf32>, tensor<1x8x8x16xf32>) {
+  %0 = kiln.transpose %c {kiln.layout_conversion, perm = array<i64: 0, 3, 1, 2>} : (tensor<1x8x8x16xf32>) -> tensor<1x16x8x8xf32>
+  %1 = kiln.add %0, %x : (tensor<1x16x8x8xf32>, tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf32>
+  %2 = kiln.transpose %x {kiln.layout_conversion, perm = array<i64: 0, 2, 3, 1>} : (tensor<1x16x8x8xf32>) -> tensor<1x8x8x16xf32>
+  return %1, %2 : tensor<1x16x8x8xf32>, tensor<1x8x8x16xf32>
+}
