@@ -145,7 +145,10 @@ def SinkTransposes : Pass<"kiln-sink-transposes", "ModuleOp"> {
     ops and casts; binary elementwise ops whose other operands are marked
     transposes with the same permutation or constants (a constant is
     reshaped to full rank and transposed the inverse way, which
-    kiln-fold-weights folds at compile time); concat (axis remapped); slice
+    kiln-fold-weights folds at compile time) or, for conversions back to
+    NCHW, values that already have a conversion to NHWC (a residual block's
+    input, read by its first conv and by its add: the add reads that
+    conversion); concat (axis remapped; the same reuse); slice
     (bounds permuted); keepdims reductions (axes remapped); NCHW 2-D pools
     reading an NHWC -> NCHW conversion (they become `channels_last`). Two
     transposes in a row compose, and vanish when the composition is the
