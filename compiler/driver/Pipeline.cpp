@@ -8,7 +8,20 @@
 
 #include "mlir/Transforms/Passes.h"
 
+#include <cstdlib>
+
 using namespace mlir;
+
+namespace {
+/// The convolution layout mode: the option, else KILN_CONV_LAYOUT, else auto.
+std::string convLayoutMode(const kiln::PipelineOptions &options) {
+  if (!options.convLayout.empty())
+    return options.convLayout;
+  if (const char *env = std::getenv("KILN_CONV_LAYOUT"); env && *env)
+    return env;
+  return "auto";
+}
+} // namespace
 
 void mlir::kiln::buildGraphPipeline(OpPassManager &pm,
                                     const PipelineOptions &options) {
@@ -21,6 +34,16 @@ void mlir::kiln::buildGraphPipeline(OpPassManager &pm,
     pm.addPass(createFuseNormalization());
     pm.addPass(createFuseAttention());
     pm.addPass(createMergeContractions());
+  }
+  if (options.optLevel > 1) {
+    // Layout: choose NHWC per conv chain, convert at the boundaries, cancel
+    // what cancels, fold the weight/constant transposes left behind.
+    ConvLayoutOptions layout;
+    layout.layout = convLayoutMode(options);
+    pm.addPass(createConvLayout(layout));
+    pm.addPass(createSinkTransposes());
+    pm.addPass(createFoldWeights());
+    pm.addPass(createCanonicalizerPass());
   }
 }
 

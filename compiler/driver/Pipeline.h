@@ -11,11 +11,16 @@
 #include "backends/cpu/CpuPipeline.h"
 #include "mlir/Pass/PassManager.h"
 
+#include <string>
+
 namespace mlir::kiln {
 
 struct PipelineOptions {
   int optLevel = 2;
   CpuTarget target;
+  /// kiln-conv-layout's mode at -O2: auto (cost model), nchw or nhwc. Empty:
+  /// the KILN_CONV_LAYOUT environment variable, else auto.
+  std::string convLayout;
 };
 
 /// kiln -> kiln: folding, canonicalization, CSE (fusion passes go here).

@@ -91,11 +91,22 @@ def Kiln_ConvOp : Kiln_Op<"conv"> {
                                pads = array<i64: 3, 3, 3, 3>, strides = array<i64: 2, 2>}
         : (tensor<1x3x224x224xf32>, tensor<64x3x7x7xf32>, tensor<64xf32>) -> tensor<1x64x112x112xf32>
     ```
+    With `channels_last` (2-D only, set by kiln-conv-layout) the input and
+    result are NHWC and the weight is HWCF: `[KH, KW, C/group, F]`, the
+    filter layout of `linalg.conv_2d_nhwc_hwcf`. The pass writes the weight
+    as a `kiln.transpose` of the FCHW one, which kiln-fold-weights folds at
+    compile time.
+    ```mlir
+    %y = kiln.conv %x, %w {channels_last, dilations = array<i64: 1, 1>, group = 1 : i64,
+                           pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>}
+        : (tensor<1x56x56x64xf32>, tensor<3x3x64x64xf32>) -> tensor<1x56x56x64xf32>
+    ```
   }];
   let arguments = (ins AnyRankedTensor:$input, AnyRankedTensor:$weight,
                    Optional<AnyRankedTensor>:$bias, DenseI64ArrayAttr:$strides,
                    DenseI64ArrayAttr:$pads, DenseI64ArrayAttr:$dilations,
-                   DefaultValuedAttr<I64Attr, "1">:$group);
+                   DefaultValuedAttr<I64Attr, "1">:$group,
+                   UnitAttr:$channels_last);
   let results = (outs AnyRankedTensor:$result);
 }
 
@@ -108,6 +119,7 @@ def Kiln_MaxPoolOp : Kiln_Op<"max_pool"> {
   let description = [{
     Padding never wins (it counts as -inf). With `ceil_mode` the output size
     rounds up; windows that start in the trailing pad are dropped as in ONNX.
+    With `channels_last` (2-D only) input and result are NHWC.
     ```mlir
     %y = kiln.max_pool %x {kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>,
                            pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>}
@@ -117,7 +129,8 @@ def Kiln_MaxPoolOp : Kiln_Op<"max_pool"> {
   let arguments = (ins AnyRankedTensor:$input, DenseI64ArrayAttr:$kernel_shape,
                    DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
                    DenseI64ArrayAttr:$dilations,
-                   DefaultValuedAttr<BoolAttr, "false">:$ceil_mode);
+                   DefaultValuedAttr<BoolAttr, "false">:$ceil_mode,
+                   UnitAttr:$channels_last);
   let results = (outs AnyRankedTensor:$result);
 }
 
@@ -126,6 +139,7 @@ def Kiln_AvgPoolOp : Kiln_Op<"avg_pool"> {
   let description = [{
     The divisor counts padded positions only with `count_include_pad`
     (positions past the input added by `ceil_mode` are never counted).
+    With `channels_last` (2-D only) input and result are NHWC.
     ```mlir
     %y = kiln.avg_pool %x {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>,
                            pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>}
@@ -136,7 +150,8 @@ def Kiln_AvgPoolOp : Kiln_Op<"avg_pool"> {
                    DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$pads,
                    DenseI64ArrayAttr:$dilations,
                    DefaultValuedAttr<BoolAttr, "false">:$ceil_mode,
-                   DefaultValuedAttr<BoolAttr, "false">:$count_include_pad);
+                   DefaultValuedAttr<BoolAttr, "false">:$count_include_pad,
+                   UnitAttr:$channels_last);
   let results = (outs AnyRankedTensor:$result);
 }
 

@@ -316,34 +316,48 @@ LogicalResult MatMulOp::inferReturnTypes(MLIRContext *,
 
 namespace {
 /// Checks the per-spatial-dim window attributes and computes the spatial
-/// output sizes of an NC[D]HW window op.
-LogicalResult inferWindow(std::optional<Location> l, RankedTensorType input,
-                          ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
-                          ArrayRef<int64_t> pads, ArrayRef<int64_t> dilations,
-                          bool ceilMode, SmallVectorImpl<int64_t> &spatial) {
-  int64_t n = input.getRank() - 2;
+/// output sizes of a window op whose input has spatial sizes `in`.
+LogicalResult inferWindow(std::optional<Location> l, int64_t rank,
+                          ArrayRef<int64_t> in, ArrayRef<int64_t> kernel,
+                          ArrayRef<int64_t> strides, ArrayRef<int64_t> pads,
+                          ArrayRef<int64_t> dilations, bool ceilMode,
+                          SmallVectorImpl<int64_t> &spatial) {
+  int64_t n = in.size();
   if (n < 1)
-    return emitOptionalError(l, "input must have rank >= 3, got ",
-                             input.getRank());
+    return emitOptionalError(l, "input must have rank >= 3, got ", rank);
   if ((int64_t)kernel.size() != n || (int64_t)strides.size() != n ||
       (int64_t)dilations.size() != n || (int64_t)pads.size() != 2 * n)
     return emitOptionalError(l, "expected ", n,
                              " kernel dims, strides and dilations and ", 2 * n,
-                             " pads for a rank-", input.getRank(), " input");
+                             " pads for a rank-", rank, " input");
   for (int64_t i = 0; i < n; ++i) {
     if (strides[i] < 1 || dilations[i] < 1 || kernel[i] < 1 || pads[i] < 0 ||
         pads[n + i] < 0)
       return emitOptionalError(l, "window attributes must be positive "
                                   "(pads non-negative)");
-    int64_t size =
-        windowOutputSize(input.getDimSize(i + 2), kernel[i], strides[i],
-                         dilations[i], pads[i], pads[n + i], ceilMode);
+    int64_t size = windowOutputSize(in[i], kernel[i], strides[i], dilations[i],
+                                    pads[i], pads[n + i], ceilMode);
     if (size < 1)
       return emitOptionalError(l, "window larger than padded input in dim ",
                                i + 2);
     spatial.push_back(size);
   }
   return success();
+}
+
+/// Spatial sizes of an NC[D]HW input, or of an NHWC one (`channelsLast`,
+/// rank 4 only).
+FailureOr<ArrayRef<int64_t>> spatialDims(std::optional<Location> l,
+                                         RankedTensorType input,
+                                         bool channelsLast) {
+  if (!channelsLast)
+    return input.getShape().drop_front(std::min<int64_t>(2, input.getRank()));
+  if (input.getRank() != 4)
+    return emitOptionalError(l,
+                             "channels_last needs a rank-4 (NHWC) input, "
+                             "got rank ",
+                             input.getRank());
+  return input.getShape().slice(1, 2);
 }
 } // namespace
 
@@ -355,10 +369,18 @@ LogicalResult ConvOp::inferReturnTypes(MLIRContext *, std::optional<Location> l,
   if (weight.getRank() != input.getRank())
     return emitOptionalError(l, "weight rank ", weight.getRank(),
                              " differs from input rank ", input.getRank());
+  bool channelsLast = a.getChannelsLast();
+  auto in = spatialDims(l, input, channelsLast);
+  if (failed(in))
+    return failure();
+  // NC[D]HW input with FC[D]HW weight, or NHWC input with HWCF weight.
   int64_t group = a.getGroup();
-  int64_t channels = input.getDimSize(1), filters = weight.getDimSize(0);
-  if (group < 1 || channels != weight.getDimSize(1) * group ||
-      filters % group != 0)
+  int64_t channels = input.getDimSize(channelsLast ? 3 : 1);
+  int64_t filters = weight.getDimSize(channelsLast ? 3 : 0);
+  int64_t perGroup = weight.getDimSize(channelsLast ? 2 : 1);
+  ArrayRef<int64_t> kernel = channelsLast ? weight.getShape().take_front(2)
+                                          : weight.getShape().drop_front(2);
+  if (group < 1 || channels != perGroup * group || filters % group != 0)
     return emitOptionalError(l, "input channels ", channels, ", weight ",
                              shapeString(weight.getShape()), " and group ",
                              group, " do not match");
@@ -367,11 +389,17 @@ LogicalResult ConvOp::inferReturnTypes(MLIRContext *, std::optional<Location> l,
     if (bias.getRank() != 1 || bias.getDimSize(0) != filters)
       return emitOptionalError(l, "bias must be [", filters, "]");
   }
-  SmallVector<int64_t> shape = {input.getDimSize(0), filters};
-  if (failed(inferWindow(l, input, weight.getShape().drop_front(2),
-                         a.getStrides(), a.getPads(), a.getDilations(),
-                         /*ceilMode=*/false, shape)))
+  SmallVector<int64_t> spatial;
+  if (failed(inferWindow(l, input.getRank(), *in, kernel, a.getStrides(),
+                         a.getPads(), a.getDilations(),
+                         /*ceilMode=*/false, spatial)))
     return failure();
+  SmallVector<int64_t> shape = {input.getDimSize(0)};
+  if (!channelsLast)
+    shape.push_back(filters);
+  llvm::append_range(shape, spatial);
+  if (channelsLast)
+    shape.push_back(filters);
   out.push_back(input.clone(shape));
   return success();
 }
@@ -380,11 +408,21 @@ LogicalResult ConvOp::inferReturnTypes(MLIRContext *, std::optional<Location> l,
   LogicalResult OP::inferReturnTypes(MLIRContext *, std::optional<Location> l, \
                                      Adaptor a, SmallVectorImpl<Type> &out) {  \
     auto input = rankedType(a.getInput());                                     \
-    SmallVector<int64_t> shape(input.getShape().take_front(2));                \
-    if (failed(inferWindow(l, input, a.getKernelShape(), a.getStrides(),       \
-                           a.getPads(), a.getDilations(), a.getCeilMode(),     \
-                           shape)))                                            \
+    bool channelsLast = a.getChannelsLast();                                   \
+    auto in = spatialDims(l, input, channelsLast);                             \
+    if (failed(in))                                                            \
       return failure();                                                        \
+    SmallVector<int64_t> spatial;                                              \
+    if (failed(inferWindow(l, input.getRank(), *in, a.getKernelShape(),        \
+                           a.getStrides(), a.getPads(), a.getDilations(),      \
+                           a.getCeilMode(), spatial)))                         \
+      return failure();                                                        \
+    SmallVector<int64_t> shape = {input.getDimSize(0)};                        \
+    if (!channelsLast)                                                         \
+      shape.push_back(input.getDimSize(1));                                    \
+    llvm::append_range(shape, spatial);                                        \
+    if (channelsLast)                                                          \
+      shape.push_back(input.getDimSize(3));                                    \
     out.push_back(input.clone(shape));                                         \
     return success();                                                          \
   }

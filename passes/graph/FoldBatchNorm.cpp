@@ -40,7 +40,8 @@ struct FoldBatchNormIntoConv : OpRewritePattern<BatchNormOp> {
   LogicalResult matchAndRewrite(BatchNormOp bn,
                                 PatternRewriter &rewriter) const override {
     auto conv = bn.getInput().getDefiningOp<ConvOp>();
-    if (!conv || !conv->hasOneUse())
+    // Batch norm scales axis 1: the filters of an NCHW conv only.
+    if (!conv || conv.getChannelsLast() || !conv->hasOneUse())
       return failure();
     auto weight = floats(conv.getWeight());
     auto scale = floats(bn.getScale()), shift = floats(bn.getBias());

@@ -78,6 +78,8 @@ std::string mergeBlocker(Operation *op, int64_t maxWidth) {
   auto w = cast<RankedTensorType>(conv.getWeight().getType());
   if (conv.getGroup() != 1)
     return "grouped convolution";
+  if (conv.getChannelsLast())
+    return "channels_last convolution";
   if (llvm::any_of(w.getShape().drop_front(2),
                    [](int64_t k) { return k != 1; }))
     return "kernel is not 1x1";

@@ -88,4 +88,85 @@ def MergeContractions : Pass<"kiln-merge-contractions", "ModuleOp"> {
   let dependentDialects = ["::mlir::kiln::KilnDialect"];
 }
 
+def ConvLayout : Pass<"kiln-conv-layout", "ModuleOp"> {
+  let summary = "Choose NHWC for chains of 2-D convolutions; convert at their boundaries";
+  let description = [{
+    Analysis: the function's ops are grouped into chains, connected
+    components of 2-D convolutions and the ops a layout conversion can move
+    through (elementwise ops whose operands are rank 4 or constants, concat,
+    slice, keepdims reductions, 2-D pools). Choice, with `layout=auto`: a
+    chain with at least one static f32 convolution goes NHWC when its
+    convolution FLOPs (2 * N * OH * OW * F * C/group * KH * KW each) are at
+    least `flops-per-byte` times the bytes its boundary conversions move
+    (each value entering or leaving the chain is read and written once by a
+    transpose: 2 * its bytes). The default 320 is a CPU moving about 32
+    FLOPs' worth of time per transposed byte, against an expected gain of 10%
+    of the convolution time from channels-last kernels: tiny chains (one
+    small conv) and chains of non-f32 convolutions stay NCHW.
+    `layout=nhwc` converts every 2-D convolution and pool, `layout=nchw`
+    none. Every decision is logged under KILN_LOGS=layout with the ONNX node
+    names.
+
+    Conversions: each chosen conv and pool gets `channels_last`, a
+    `kiln.transpose` to NHWC before and one back to NCHW after (both marked
+    `kiln.layout_conversion`), and a conv's FCHW weight a transpose to HWCF
+    (folded at compile time by kiln-fold-weights). kiln-sink-transposes then
+    removes the conversions that cancel.
+
+    Before:
+    ```mlir
+    %y = kiln.conv %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>}
+        : (tensor<1x64x56x56xf32>, tensor<64x64x3x3xf32>) -> tensor<1x64x56x56xf32>
+    ```
+    After:
+    ```mlir
+    %t = kiln.transpose %x {kiln.layout_conversion, perm = array<i64: 0, 2, 3, 1>} : (tensor<1x64x56x56xf32>) -> tensor<1x56x56x64xf32>
+    %wt = kiln.transpose %w {perm = array<i64: 2, 3, 1, 0>} : (tensor<64x64x3x3xf32>) -> tensor<3x3x64x64xf32>
+    %c = kiln.conv %t, %wt {channels_last, dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>}
+        : (tensor<1x56x56x64xf32>, tensor<3x3x64x64xf32>) -> tensor<1x56x56x64xf32>
+    %y = kiln.transpose %c {kiln.layout_conversion, perm = array<i64: 0, 3, 1, 2>} : (tensor<1x56x56x64xf32>) -> tensor<1x64x56x56xf32>
+    ```
+  }];
+  let options = [
+    Option<"layout", "layout", "std::string", /*default=*/"\"auto\"",
+           "auto (cost model), nchw (no change) or nhwc (every 2-D conv and pool)">,
+    Option<"flopsPerByte", "flops-per-byte", "int64_t", /*default=*/"320",
+           "auto: conv FLOPs a chain needs per byte its conversions move">
+  ];
+  let dependentDialects = ["::mlir::kiln::KilnDialect"];
+}
+
+def SinkTransposes : Pass<"kiln-sink-transposes", "ModuleOp"> {
+  let summary = "Move layout conversions toward the outputs and cancel them";
+  let description = [{
+    Works on the transposes kiln-conv-layout marked `kiln.layout_conversion`
+    (other transposes are left alone). A marked transpose moves below the op
+    that reads it when every op reading it can take it: unary elementwise
+    ops and casts; binary elementwise ops whose other operands are marked
+    transposes with the same permutation or constants (a constant is
+    reshaped to full rank and transposed the inverse way, which
+    kiln-fold-weights folds at compile time) or, for conversions back to
+    NCHW, values that already have a conversion to NHWC (a residual block's
+    input, read by its first conv and by its add: the add reads that
+    conversion); concat (axis remapped; the same reuse); slice
+    (bounds permuted); keepdims reductions (axes remapped); NCHW 2-D pools
+    reading an NHWC -> NCHW conversion (they become `channels_last`). Two
+    transposes in a row compose, and vanish when the composition is the
+    identity. `layout_conversions` in the report counts the marked
+    transposes left; each cancellation is logged under KILN_LOGS=+layout.
+
+    Before:
+    ```mlir
+    %a = kiln.transpose %c {kiln.layout_conversion, perm = array<i64: 0, 3, 1, 2>} : (tensor<1x8x8x16xf32>) -> tensor<1x16x8x8xf32>
+    %r = kiln.relu %a : (tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf32>
+    %b = kiln.transpose %r {kiln.layout_conversion, perm = array<i64: 0, 2, 3, 1>} : (tensor<1x16x8x8xf32>) -> tensor<1x8x8x16xf32>
+    ```
+    After:
+    ```mlir
+    %b = kiln.relu %c : (tensor<1x8x8x16xf32>) -> tensor<1x8x8x16xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::kiln::KilnDialect"];
+}
+
 #endif // KILN_PASSES_GRAPH_TD

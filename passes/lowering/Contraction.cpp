@@ -6,6 +6,10 @@
 // ops cannot express (broadcast batch dims, grouped convolution) become a
 // linalg.generic with the same loop structure.
 //
+// channels_last (NHWC input, HWCF weight) 2-D convolutions become
+// linalg.conv_2d_nhwc_hwcf, linalg.depthwise_conv_2d_nhwc_hwc(m) for
+// depthwise ones and a generic over (n, oh, ow, g, f, kh, kw, c) otherwise.
+//
 // f16/bf16 contractions accumulate in f32 and round once at the end.
 //
 //===----------------------------------------------------------------------===//
@@ -204,6 +208,89 @@ Value createGroupedConv(OpBuilder &b, Location loc, Value input, Value weight,
   return createReshape(b, loc, generic.getResult(0), outType.getShape());
 }
 
+/// Grouped channels_last 2-D convolution as one generic over
+/// (n, oh, ow, g, f, kh, kw, c): input [N, H, W, G, C/G],
+/// weight [KH, KW, C/G, G, F/G], output [N, OH, OW, G, F/G].
+Value createGroupedConvNhwc(OpBuilder &b, Location loc, Value input,
+                            Value weight, Value init, kiln::ConvOp op,
+                            Type kilnType) {
+  MLIRContext *ctx = b.getContext();
+  int64_t group = op.getGroup();
+  auto split = [&](Value v, int64_t dim) {
+    auto type = cast<RankedTensorType>(v.getType());
+    SmallVector<int64_t> shape(type.getShape().take_front(dim));
+    shape.append({group, type.getDimSize(dim) / group});
+    llvm::append_range(shape, type.getShape().drop_front(dim + 1));
+    return createReshape(b, loc, v, shape);
+  };
+  Value in = split(input, 3), out = split(init, 3);
+  // [KH, KW, C/G, F] -> [KH, KW, C/G, G, F/G]: filter f = g * F/G + j.
+  Value w = split(weight, 3);
+  auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
+  enum { N, OH, OW, G, F, KH, KW, C, NumLoops };
+  ArrayRef<int64_t> strides = op.getStrides(), dilations = op.getDilations();
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(NumLoops, 0,
+                     {d(N), d(OH) * strides[0] + d(KH) * dilations[0],
+                      d(OW) * strides[1] + d(KW) * dilations[1], d(G), d(C)},
+                     ctx),
+      AffineMap::get(NumLoops, 0, {d(KH), d(KW), d(C), d(G), d(F)}, ctx),
+      AffineMap::get(NumLoops, 0, {d(N), d(OH), d(OW), d(G), d(F)}, ctx)};
+  SmallVector<utils::IteratorType> iterators = parallelIterators(NumLoops);
+  for (int64_t l = KH; l < NumLoops; ++l)
+    iterators[l] = utils::IteratorType::reduction;
+  auto generic = linalg::GenericOp::create(
+      b, loc, out.getType(), ValueRange{in, w}, out, maps, iterators,
+      [&](OpBuilder &nb, Location nl, ValueRange args) {
+        linalg::YieldOp::create(
+            nb, nl,
+            multiplyAccumulate(nb, nl, args[0], args[1], args[2], kilnType));
+      });
+  return createReshape(b, loc, generic.getResult(0),
+                       cast<RankedTensorType>(init.getType()).getShape());
+}
+
+/// The linalg op of a channels_last 2-D convolution (input padded, init
+/// seeded with the bias).
+Value createConvNhwc(OpBuilder &b, Location loc, Value input, Value weight,
+                     Value init, kiln::ConvOp op, Type kilnType) {
+  auto strides = b.getI64TensorAttr(op.getStrides());
+  auto dilations = b.getI64TensorAttr(op.getDilations());
+  auto initType = cast<RankedTensorType>(init.getType());
+  auto wShape = cast<RankedTensorType>(weight.getType()).getShape();
+  int64_t group = op.getGroup();
+  int64_t channels = cast<RankedTensorType>(input.getType()).getDimSize(3);
+  int64_t filters = initType.getDimSize(3);
+  if (group == 1)
+    return linalg::Conv2DNhwcHwcfOp::create(b, loc, initType,
+                                            ValueRange{input, weight}, init,
+                                            strides, dilations)
+        .getResult(0);
+  if (group == channels && filters == channels) {
+    // Depthwise: [KH, KW, 1, C] -> [KH, KW, C].
+    Value w = createReshape(b, loc, weight, {wShape[0], wShape[1], wShape[3]});
+    return linalg::DepthwiseConv2DNhwcHwcOp::create(
+               b, loc, initType, ValueRange{input, w}, init, strides, dilations)
+        .getResult(0);
+  }
+  if (group == channels) {
+    // Channel multiplier m: filter f = c * m + j, so [KH, KW, 1, C*m] is
+    // [KH, KW, C, m] and the result [N, OH, OW, C, m] is the NHWC one.
+    int64_t m = filters / channels;
+    Value w =
+        createReshape(b, loc, weight, {wShape[0], wShape[1], channels, m});
+    SmallVector<int64_t> outShape(initType.getShape().drop_back());
+    outShape.append({channels, m});
+    Value out = createReshape(b, loc, init, outShape);
+    Value r = linalg::DepthwiseConv2DNhwcHwcmOp::create(b, loc, out.getType(),
+                                                        ValueRange{input, w},
+                                                        out, strides, dilations)
+                  .getResult(0);
+    return createReshape(b, loc, r, initType.getShape());
+  }
+  return createGroupedConvNhwc(b, loc, input, weight, init, op, kilnType);
+}
+
 struct ConvLowering : OpConversionPattern<kiln::ConvOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -216,6 +303,7 @@ struct ConvLowering : OpConversionPattern<kiln::ConvOp> {
     Type kilnType = getElementType(op.getInput());
     Type accType = getAccumulatorType(elementType);
     int64_t rank = inType.getRank(), spatial = rank - 2;
+    bool channelsLast = op.getChannelsLast();
     int64_t channels = inType.getDimSize(1);
     int64_t filters = op.getType().getDimSize(1);
     int64_t group = op.getGroup();
@@ -223,9 +311,13 @@ struct ConvLowering : OpConversionPattern<kiln::ConvOp> {
 
     // Explicit zero padding: the named conv ops have no padding of their own.
     ArrayRef<int64_t> pads = op.getPads();
-    SmallVector<int64_t> low = {0, 0}, high = {0, 0};
+    SmallVector<int64_t> low = {0}, high = {0};
+    if (!channelsLast)
+      low.push_back(0), high.push_back(0);
     llvm::append_range(low, pads.take_front(spatial));
     llvm::append_range(high, pads.drop_front(spatial));
+    if (channelsLast)
+      low.push_back(0), high.push_back(0);
     Value input = createPad(rewriter, loc, adaptor.getInput(), low, high,
                             cast<TypedAttr>(rewriter.getZeroAttr(elementType)));
     Value weight = adaptor.getWeight();
@@ -235,9 +327,11 @@ struct ConvLowering : OpConversionPattern<kiln::ConvOp> {
     if (Value bias = adaptor.getBias()) {
       Value accBias = convertTensor(rewriter, loc, bias,
                                     getElementType(op.getBias()), accType);
-      SmallVector<int64_t> dims = {0};
-      for (int64_t d = 2; d < rank; ++d)
-        dims.push_back(d);
+      // Every dim but the channel one (1, or the last for channels_last).
+      SmallVector<int64_t> dims;
+      for (int64_t d = 0; d < rank; ++d)
+        if (d != (channelsLast ? rank - 1 : 1))
+          dims.push_back(d);
       Value empty = createEmptyTensor(rewriter, loc, resultShape, accType);
       init = linalg::BroadcastOp::create(rewriter, loc, accBias, empty, dims)
                  .getResult()[0];
@@ -249,7 +343,9 @@ struct ConvLowering : OpConversionPattern<kiln::ConvOp> {
     auto dilations = rewriter.getI64TensorAttr(op.getDilations());
     Type resultTypes = init.getType();
     Value result;
-    if (group == 1 && spatial == 2) {
+    if (channelsLast) {
+      result = createConvNhwc(rewriter, loc, input, weight, init, op, kilnType);
+    } else if (group == 1 && spatial == 2) {
       result = linalg::Conv2DNchwFchwOp::create(rewriter, loc, resultTypes,
                                                 ValueRange{input, weight}, init,
                                                 strides, dilations)

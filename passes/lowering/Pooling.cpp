@@ -4,7 +4,8 @@
 // zero for sums), extended on the trailing side when ceil_mode makes the last
 // window reach past the padded input. 1-D and 2-D pools use the named
 // linalg.pooling_nc[h]w_{max,sum} ops; 3-D and unsigned max pools use a
-// generic with the same window structure.
+// generic with the same window structure. channels_last (NHWC) 2-D pools use
+// linalg.pooling_nhwc_{max,sum}.
 //
 // Average pooling divides the window sum by the number of counted taps. That
 // number only varies near the borders; it is a constant when it cannot vary,
@@ -28,14 +29,20 @@ namespace {
 struct Window {
   ArrayRef<int64_t> inShape, outShape, kernel, strides, pads, dilations;
   int64_t spatial;
+  bool channelsLast;
 
   template <typename PoolOp> static Window of(PoolOp op) {
     auto inType = cast<RankedTensorType>(op.getInput().getType());
-    return {inType.getShape(),   op.getType().getShape(),
-            op.getKernelShape(), op.getStrides(),
-            op.getPads(),        op.getDilations(),
-            inType.getRank() - 2};
+    return {inType.getShape(),    op.getType().getShape(),
+            op.getKernelShape(),  op.getStrides(),
+            op.getPads(),         op.getDilations(),
+            inType.getRank() - 2, op.getChannelsLast()};
   }
+
+  /// Dim of spatial dim i: NC[D]HW, or NHWC.
+  int64_t dimOf(int64_t i) const { return i + (channelsLast ? 1 : 2); }
+  int64_t inSize(int64_t i) const { return inShape[dimOf(i)]; }
+  int64_t outSize(int64_t i) const { return outShape[dimOf(i)]; }
 
   int64_t padBegin(int64_t i) const { return pads[i]; }
   int64_t padEnd(int64_t i) const { return pads[spatial + i]; }
@@ -44,15 +51,19 @@ struct Window {
   /// lets the last window run past the declared padding.
   void paddings(SmallVectorImpl<int64_t> &low,
                 SmallVectorImpl<int64_t> &high) const {
-    low.assign({0, 0});
-    high.assign({0, 0});
+    low.assign(channelsLast ? 1 : 2, 0);
+    high.assign(channelsLast ? 1 : 2, 0);
     for (int64_t i = 0; i < spatial; ++i) {
-      int64_t in = inShape[i + 2], out = outShape[i + 2];
+      int64_t in = inSize(i), out = outSize(i);
       int64_t needed =
           (out - 1) * strides[i] + dilations[i] * (kernel[i] - 1) + 1;
       int64_t available = in + padBegin(i) + padEnd(i);
       low.push_back(padBegin(i));
       high.push_back(padEnd(i) + std::max<int64_t>(0, needed - available));
+    }
+    if (channelsLast) {
+      low.push_back(0);
+      high.push_back(0);
     }
   }
 
@@ -70,7 +81,8 @@ struct Window {
 using Combiner =
     function_ref<Value(OpBuilder &, Location, Value element, Value acc)>;
 
-/// Window reduction as a generic over (n, c, out..., k...); a shape-only
+/// Window reduction as a generic over (n, c, out..., k...) (the input and
+/// result maps put c last for channels_last); a shape-only
 /// tensor of the kernel's size gives the k loops their bounds, exactly as the
 /// named pooling ops do.
 Value createPoolGeneric(OpBuilder &b, Location loc, Value input, Value init,
@@ -79,13 +91,21 @@ Value createPoolGeneric(OpBuilder &b, Location loc, Value input, Value init,
   int64_t spatial = w.spatial;
   unsigned numLoops = 2 + 2 * spatial;
   auto dim = [&](int64_t d) { return getAffineDimExpr(d, ctx); };
-  SmallVector<AffineExpr> inExprs = {dim(0), dim(1)};
-  SmallVector<AffineExpr> windowExprs, outExprs = {dim(0), dim(1)};
+  SmallVector<AffineExpr> inExprs = {dim(0)};
+  SmallVector<AffineExpr> windowExprs, outExprs = {dim(0)};
+  if (!w.channelsLast) {
+    inExprs.push_back(dim(1));
+    outExprs.push_back(dim(1));
+  }
   for (int64_t i = 0; i < spatial; ++i) {
     AffineExpr o = dim(2 + i), k = dim(2 + spatial + i);
     inExprs.push_back(o * w.strides[i] + k * w.dilations[i]);
     windowExprs.push_back(k);
     outExprs.push_back(o);
+  }
+  if (w.channelsLast) {
+    inExprs.push_back(dim(1));
+    outExprs.push_back(dim(1));
   }
   Type elementType = getElementType(input);
   Value window = createEmptyTensor(b, loc, w.kernel, elementType);
@@ -103,11 +123,14 @@ Value createPoolGeneric(OpBuilder &b, Location loc, Value input, Value init,
   return generic.getResult(0);
 }
 
-/// The named 1-D/2-D NCHW pooling op, if there is one for this window.
-template <typename Pool1D, typename Pool2D>
+/// The named 1-D/2-D NCHW or 2-D NHWC pooling op, if there is one for this
+/// window.
+template <typename Pool1D, typename Pool2D, typename Pool2DNhwc>
 Value createNamedPool(OpBuilder &b, Location loc, Value input, Value init,
                       const Window &w) {
   if (w.spatial != 1 && w.spatial != 2)
+    return {};
+  if (w.channelsLast && w.spatial != 2)
     return {};
   Value window = createEmptyTensor(b, loc, w.kernel, getElementType(input));
   auto strides = b.getI64TensorAttr(w.strides);
@@ -116,6 +139,9 @@ Value createNamedPool(OpBuilder &b, Location loc, Value input, Value init,
   SmallVector<Value> inputs = {input, window};
   if (w.spatial == 1)
     return Pool1D::create(b, loc, types, inputs, init, strides, dilations)
+        .getResult(0);
+  if (w.channelsLast)
+    return Pool2DNhwc::create(b, loc, types, inputs, init, strides, dilations)
         .getResult(0);
   return Pool2D::create(b, loc, types, inputs, init, strides, dilations)
       .getResult(0);
@@ -142,8 +168,9 @@ struct MaxPoolLowering : OpConversionPattern<kiln::MaxPoolOp> {
     // The named ops take max_signed: right for floats and signed ints only.
     if (!isUnsignedLike(kilnType))
       result =
-          createNamedPool<linalg::PoolingNcwMaxOp, linalg::PoolingNchwMaxOp>(
-              rewriter, loc, input, init, w);
+          createNamedPool<linalg::PoolingNcwMaxOp, linalg::PoolingNchwMaxOp,
+                          linalg::PoolingNhwcMaxOp>(rewriter, loc, input, init,
+                                                    w);
     if (!result)
       result = createPoolGeneric(
           rewriter, loc, input, init, w,
@@ -176,8 +203,9 @@ struct AvgPoolLowering : OpConversionPattern<kiln::AvgPoolOp> {
         createFilledTensor(rewriter, loc, w.outShape,
                            cast<TypedAttr>(rewriter.getZeroAttr(accType)));
     Value sum =
-        createNamedPool<linalg::PoolingNcwSumOp, linalg::PoolingNchwSumOp>(
-            rewriter, loc, input, init, w);
+        createNamedPool<linalg::PoolingNcwSumOp, linalg::PoolingNchwSumOp,
+                        linalg::PoolingNhwcSumOp>(rewriter, loc, input, init,
+                                                  w);
     if (!sum)
       sum = createPoolGeneric(
           rewriter, loc, input, init, w,
@@ -192,11 +220,11 @@ struct AvgPoolLowering : OpConversionPattern<kiln::AvgPoolOp> {
     SmallVector<SmallVector<int64_t>> counts;
     bool uniform = true;
     for (int64_t i = 0; i < w.spatial; ++i) {
-      int64_t in = w.inShape[i + 2];
+      int64_t in = w.inSize(i);
       int64_t lo = op.getCountIncludePad() ? -w.padBegin(i) : 0;
       int64_t hi = op.getCountIncludePad() ? in + w.padEnd(i) : in;
       SmallVector<int64_t> &dimCounts = counts.emplace_back();
-      for (int64_t o = 0; o < w.outShape[i + 2]; ++o) {
+      for (int64_t o = 0; o < w.outSize(i); ++o) {
         dimCounts.push_back(w.countTaps(i, o, lo, hi));
         uniform &= dimCounts.back() == dimCounts.front();
       }
@@ -216,9 +244,15 @@ struct AvgPoolLowering : OpConversionPattern<kiln::AvgPoolOp> {
             return convertScalar(b, l, avg, accType, elementType);
           });
     } else {
-      // [out...] divisors, broadcast over N and C by the elementwise maps.
-      ArrayRef<int64_t> outSpatial = w.outShape.drop_front(2);
-      auto divisorType = RankedTensorType::get(outSpatial, accType);
+      // [out...] divisors ([out..., 1] for channels_last), broadcast over N
+      // and C by the elementwise maps.
+      SmallVector<int64_t> outSpatial;
+      for (int64_t i = 0; i < w.spatial; ++i)
+        outSpatial.push_back(w.outSize(i));
+      SmallVector<int64_t> divisorShape(outSpatial);
+      if (w.channelsLast)
+        divisorShape.push_back(1);
+      auto divisorType = RankedTensorType::get(divisorShape, accType);
       SmallVector<Attribute> values;
       SmallVector<int64_t> index(w.spatial, 0);
       for (int64_t linear = 0; linear < divisorType.getNumElements();

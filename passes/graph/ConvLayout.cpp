@@ -1,0 +1,210 @@
+//===- ConvLayout.cpp - NHWC for chains of 2-D convolutions ---------------===//
+//
+// Analysis, choice, conversions at the boundaries (as Triton assigns an
+// encoding and inserts convert_layout ops, leaving their removal to a later
+// pass): chains are connected components of 2-D convolutions and
+// layout-transparent ops (Layout.h); the cost model of Passes.td weighs a
+// chain's convolution FLOPs against the bytes its boundary conversions move.
+// Each chosen conv and pool is rewritten in place between two marked
+// transposes; kiln-sink-transposes cancels the inner ones.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/graph/Layout.h"
+#include "passes/graph/Passes.h"
+
+#include "compiler/logging/Logging.h"
+#include "dialects/kiln/NodeLocation.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "llvm/ADT/EquivalenceClasses.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace mlir::kiln {
+#define GEN_PASS_DEF_CONVLAYOUT
+#include "passes/graph/Passes.h.inc"
+} // namespace mlir::kiln
+
+using namespace mlir;
+using namespace mlir::kiln;
+
+namespace {
+
+/// A 2-D convolution or pool still in NCHW form.
+bool isNchw2D(Operation *op) {
+  if (auto conv = dyn_cast<ConvOp>(op))
+    return !conv.getChannelsLast() && conv.getType().getRank() == 4;
+  if (auto pool = dyn_cast<MaxPoolOp>(op))
+    return !pool.getChannelsLast() && pool.getType().getRank() == 4;
+  if (auto pool = dyn_cast<AvgPoolOp>(op))
+    return !pool.getChannelsLast() && pool.getType().getRank() == 4;
+  return false;
+}
+
+/// A convolution the cost model may move to NHWC: 2-D, f32 (all shapes are
+/// static in kiln).
+bool isCandidateConv(Operation *op) {
+  auto conv = dyn_cast<ConvOp>(op);
+  return conv && isNchw2D(op) && conv.getType().getElementType().isF32() &&
+         cast<RankedTensorType>(conv.getWeight().getType())
+             .getElementType()
+             .isF32();
+}
+
+int64_t convFlops(ConvOp conv) {
+  auto w = cast<RankedTensorType>(conv.getWeight().getType()).getShape();
+  auto out = conv.getType().getShape();
+  // out = [N, F, OH, OW], w = [F, C/group, KH, KW].
+  return 2 * out[0] * out[1] * out[2] * out[3] * w[1] * w[2] * w[3];
+}
+
+int64_t bytes(Value v) {
+  auto type = cast<RankedTensorType>(v.getType());
+  int64_t bits = type.getElementType().getIntOrFloatBitWidth();
+  return type.getNumElements() * std::max<int64_t>(1, bits / 8);
+}
+
+/// Rewrites one NCHW conv or pool to its channels_last form between two
+/// marked transposes.
+void convert(Operation *op) {
+  OpBuilder b(op);
+  Location loc = op->getLoc();
+  IRMapping mapping;
+  mapping.map(op->getOperand(0),
+              layout::createTranspose(b, loc, op->getOperand(0),
+                                      layout::kToNHWC, /*conversion=*/true));
+  if (auto conv = dyn_cast<ConvOp>(op))
+    mapping.map(conv.getWeight(),
+                layout::createTranspose(b, conv.getWeight().getLoc(),
+                                        conv.getWeight(), layout::kToHWCF,
+                                        /*conversion=*/false));
+  Operation *nhwc = b.clone(*op, mapping);
+  nhwc->setAttr("channels_last", b.getUnitAttr());
+  auto type = cast<RankedTensorType>(op->getResult(0).getType());
+  nhwc->getResult(0).setType(
+      type.clone(layout::unpermuteShape(type.getShape(), layout::kToNCHW)));
+  Value back = layout::createTranspose(b, loc, nhwc->getResult(0),
+                                       layout::kToNCHW, /*conversion=*/true);
+  op->getResult(0).replaceAllUsesWith(back);
+  op->erase();
+}
+
+struct Chain {
+  SmallVector<Operation *> ops;
+  int64_t flops = 0, conversionBytes = 0, convs = 0;
+};
+
+struct ConvLayoutPass : mlir::kiln::impl::ConvLayoutBase<ConvLayoutPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    if (layout != "auto" && layout != "nchw" && layout != "nhwc") {
+      getOperation().emitError()
+          << "kiln-conv-layout: layout must be auto, nchw or nhwc, got '"
+          << layout << "'";
+      return signalPassFailure();
+    }
+    getOperation().walk([&](func::FuncOp func) { runOnFunction(func); });
+  }
+
+  void runOnFunction(func::FuncOp func) {
+    SmallVector<Operation *> toConvert;
+    if (layout == "nchw") {
+      KILN_LOG("layout", Info) << "layout=nchw: every convolution stays NCHW\n";
+      return;
+    }
+    if (layout == "nhwc") {
+      func.walk([&](Operation *op) {
+        if (isNchw2D(op)) {
+          toConvert.push_back(op);
+          KILN_LOG("layout", Info)
+              << "layout=nhwc: " << op->getName().stripDialect() << " '"
+              << onnxNodeName(op->getLoc()) << "' -> NHWC\n";
+        }
+      });
+    } else {
+      for (Chain &chain : analyze(func))
+        if (choose(chain))
+          for (Operation *op : chain.ops)
+            if (isNchw2D(op))
+              toConvert.push_back(op);
+    }
+    for (Operation *op : toConvert)
+      convert(op);
+  }
+
+  bool inChain(Operation *op) {
+    return isCandidateConv(op) || layout::isLayoutTransparent(op);
+  }
+
+  /// Connected components of candidate convolutions and transparent ops, in
+  /// program order, with their cost figures.
+  SmallVector<Chain> analyze(func::FuncOp func) {
+    llvm::EquivalenceClasses<Operation *> classes;
+    SmallVector<Operation *> members;
+    func.walk([&](Operation *op) {
+      if (!inChain(op))
+        return;
+      members.push_back(op);
+      classes.insert(op);
+      for (Value v : op->getOperands())
+        if (Operation *def = v.getDefiningOp(); def && classes.contains(def))
+          classes.unionSets(op, def);
+    });
+    llvm::MapVector<Operation *, Chain> chains;
+    for (Operation *op : members)
+      chains[classes.getLeaderValue(op)].ops.push_back(op);
+
+    SmallVector<Chain> result;
+    for (auto &[leader, chain] : chains) {
+      llvm::SmallPtrSet<Operation *, 16> inside(chain.ops.begin(),
+                                                chain.ops.end());
+      llvm::SetVector<Value> boundary;
+      for (Operation *op : chain.ops) {
+        if (auto conv = dyn_cast<ConvOp>(op)) {
+          chain.flops += convFlops(conv);
+          ++chain.convs;
+        }
+        // The data operand of convs and pools; every operand of the others.
+        unsigned numData =
+            isa<ConvOp, MaxPoolOp, AvgPoolOp>(op) ? 1 : op->getNumOperands();
+        for (Value v : op->getOperands().take_front(numData)) {
+          Operation *def = v.getDefiningOp();
+          if ((!def || !inside.contains(def)) && !matchPattern(v, m_Constant()))
+            boundary.insert(v);
+        }
+        for (Value r : op->getResults())
+          if (llvm::any_of(r.getUsers(), [&](Operation *user) {
+                return !inside.contains(user);
+              }))
+            boundary.insert(r);
+      }
+      for (Value v : boundary)
+        chain.conversionBytes += 2 * bytes(v);
+      if (chain.convs)
+        result.push_back(std::move(chain));
+    }
+    return result;
+  }
+
+  bool choose(const Chain &chain) {
+    bool nhwc = chain.flops >= flopsPerByte * chain.conversionBytes;
+    KILN_LOG("layout", Info)
+        << "chain of " << chain.convs << " conv(s) from '"
+        << onnxNodeName(chain.ops.front()->getLoc()) << "' to '"
+        << onnxNodeName(chain.ops.back()->getLoc()) << "': " << chain.flops
+        << " conv FLOPs, " << chain.conversionBytes
+        << " bytes of conversions -> " << (nhwc ? "NHWC" : "NCHW")
+        << (nhwc ? "" : " (FLOPs below flops-per-byte x bytes)") << "\n";
+    if (nhwc)
+      for (Operation *op : chain.ops)
+        if (isNchw2D(op)) {
+          KILN_LOG("layout", Info)
+              << "  " << op->getName().stripDialect() << " '"
+              << onnxNodeName(op->getLoc()) << "' -> NHWC\n";
+        }
+    return nhwc;
+  }
+};
+} // namespace
