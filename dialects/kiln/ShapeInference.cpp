@@ -483,6 +483,23 @@ LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
+LogicalResult DynamicReshapeOp::inferReturnTypes(MLIRContext *,
+                                                 std::optional<Location> l,
+                                                 Adaptor a,
+                                                 SmallVectorImpl<Type> &out) {
+  auto input = rankedType(a.getInput());
+  auto shape = rankedType(a.getShape());
+  if (shape.getRank() != 1 || shape.isDynamicDim(0) ||
+      !shape.getElementType().isSignlessInteger(64))
+    return emitOptionalError(l,
+                             "shape must be a 1-D i64 tensor of static "
+                             "length, got ",
+                             shape);
+  SmallVector<int64_t> dims(shape.getDimSize(0), ShapedType::kDynamic);
+  out.push_back(input.clone(dims));
+  return success();
+}
+
 LogicalResult TransposeOp::inferReturnTypes(MLIRContext *,
                                             std::optional<Location> l,
                                             Adaptor a,

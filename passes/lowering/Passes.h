@@ -2,9 +2,10 @@
 #ifndef KILN_PASSES_LOWERING_PASSES_H
 #define KILN_PASSES_LOWERING_PASSES_H
 
-#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 
 namespace mlir::kiln {

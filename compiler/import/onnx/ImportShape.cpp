@@ -24,8 +24,7 @@ FailureOr<Value> reshape(NodeContext &c, Value v, ArrayRef<int64_t> shape) {
 }
 
 Value i64Constant(NodeContext &c, ArrayRef<int64_t> values) {
-  auto type = RankedTensorType::get({(int64_t)values.size()},
-                                    c.b.getI64Type());
+  auto type = RankedTensorType::get({(int64_t)values.size()}, c.b.getI64Type());
   return c.constant(cast<ElementsAttr>(DenseElementsAttr::get(type, values)));
 }
 
@@ -48,11 +47,19 @@ Results importReshape(NodeContext &c) {
   auto input = c.type(c.input(0));
   bool notConstant;
   auto target = intsFrom(c, "shape", 1, 5, notConstant);
-  if (notConstant)
-    return c.needsConstant(1);
+  bool allowZero = c.attrInt("allowzero", 0);
+  if (notConstant) {
+    // A run-time shape: the result has its rank and `?` dims; the lowering
+    // resolves 0 and -1 and checks the values when the model runs.
+    auto shape = c.type(c.input(1));
+    if (shape.getRank() != 1 || shape.isDynamicDim(0))
+      return c.needsConstant(1);
+    return one(c.make<k::DynamicReshapeOp>(
+        {c.input(0), c.input(1)},
+        {c.named("allow_zero", c.b.getBoolAttr(allowZero))}));
+  }
   if (!target)
     return c.fail("shape is required");
-  bool allowZero = c.attrInt("allowzero", 0);
   SmallVector<int64_t> shape;
   int64_t known = 1, inferIndex = -1;
   for (auto [i, d] : llvm::enumerate(*target)) {
@@ -102,7 +109,8 @@ Results importTranspose(NodeContext &c) {
     perm.push_back(d);
   if (auto p = c.attrInts("perm"))
     perm = *p;
-  return one(c.make<k::TransposeOp>(c.input(0), {c.named("perm", c.i64s(perm))}));
+  return one(
+      c.make<k::TransposeOp>(c.input(0), {c.named("perm", c.i64s(perm))}));
 }
 
 Results importSqueeze(NodeContext &c) {
@@ -160,12 +168,12 @@ Results importConcat(NodeContext &c) {
       inputs.push_back(c.input(i));
   if (inputs.empty())
     inputs.push_back(c.input(0));
-  auto axis = c.normalizeAxis(c.attrInt("axis", 0),
-                              c.type(inputs[0]).getRank());
+  auto axis =
+      c.normalizeAxis(c.attrInt("axis", 0), c.type(inputs[0]).getRank());
   if (!axis)
     return c.fail("axis out of range");
-  return one(c.make<k::ConcatOp>(inputs,
-                                 {c.named("axis", c.b.getI64IntegerAttr(*axis))}));
+  return one(c.make<k::ConcatOp>(
+      inputs, {c.named("axis", c.b.getI64IntegerAttr(*axis))}));
 }
 
 /// Builds a kiln.slice from per-axis ONNX bounds, clamped as ONNX specifies.
@@ -183,8 +191,8 @@ FailureOr<Value> slice(NodeContext &c, Value v, ArrayRef<int64_t> starts,
     }
     int64_t dim = type.getDimSize(*axis), step = steps[i];
     int64_t start = starts[i] < 0 ? starts[i] + dim : starts[i];
-    int64_t end = ends[i] < 0 && ends[i] > INT64_MIN / 2 ? ends[i] + dim
-                                                           : ends[i];
+    int64_t end =
+        ends[i] < 0 && ends[i] > INT64_MIN / 2 ? ends[i] + dim : ends[i];
     if (step > 0) {
       start = std::clamp<int64_t>(start, 0, dim);
       end = std::clamp<int64_t>(end, start, dim);
@@ -268,12 +276,13 @@ Results importSplit(NodeContext &c) {
 }
 
 Results importGather(NodeContext &c) {
-  auto axis = c.normalizeAxis(c.attrInt("axis", 0),
-                              c.type(c.input(0)).getRank());
+  auto axis =
+      c.normalizeAxis(c.attrInt("axis", 0), c.type(c.input(0)).getRank());
   if (!axis)
     return c.fail("axis out of range");
-  return one(c.make<k::GatherOp>({c.input(0), c.input(1)},
-                                 {c.named("axis", c.b.getI64IntegerAttr(*axis))}));
+  return one(
+      c.make<k::GatherOp>({c.input(0), c.input(1)},
+                          {c.named("axis", c.b.getI64IntegerAttr(*axis))}));
 }
 
 Results importExpand(NodeContext &c) {
@@ -283,7 +292,8 @@ Results importExpand(NodeContext &c) {
   auto full = k::broadcastShapes(c.type(c.input(0)).getShape(), *shape);
   if (failed(full))
     return c.fail("shape does not broadcast with the input");
-  return one(c.make<k::ExpandOp>(c.input(0), {c.named("shape", c.i64s(*full))}));
+  return one(
+      c.make<k::ExpandOp>(c.input(0), {c.named("shape", c.i64s(*full))}));
 }
 
 /// Tile = reshape to [1,d0,1,d1,...], expand to [r0,d0,r1,d1,...], reshape
@@ -370,7 +380,8 @@ Results importRange(NodeContext &c) {
 }
 } // namespace
 
-void mlir::kiln::onnx_import::registerShapeHandlers(llvm::StringMap<OpHandler> &t) {
+void mlir::kiln::onnx_import::registerShapeHandlers(
+    llvm::StringMap<OpHandler> &t) {
   t["Reshape"] = importReshape;
   t["Flatten"] = importFlatten;
   t["Transpose"] = importTranspose;
