@@ -42,6 +42,37 @@ def Kiln_DynamicReshapeOp : Kiln_Op<"dynamic_reshape"> {
   let results = (outs AnyRankedTensor:$result);
 }
 
+def Kiln_DynamicUnsqueezeOp : Kiln_Op<"dynamic_unsqueeze"> {
+  let summary = "insert 1-dims at axes that are a run-time value (ONNX Unsqueeze)";
+  let description = [{
+    `axes` is a 1-D i64 tensor of static length K, read when the model runs
+    (negative axes count from the end of the result). The result has rank
+    rank(input) + K with every dim dynamic. The lowering checks that each
+    axis is in range and none repeats. A constant `axes` imports as
+    `kiln.reshape` instead.
+    ```mlir
+    %y = kiln.dynamic_unsqueeze %x, %axes : (tensor<3x4xf32>, tensor<2xi64>) -> tensor<?x?x?x?xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, AnyRankedTensor:$axes);
+  let results = (outs AnyRankedTensor:$result);
+}
+
+def Kiln_DynamicSqueezeOp : Kiln_Op<"dynamic_squeeze"> {
+  let summary = "drop 1-dims at axes that are a run-time value (ONNX Squeeze)";
+  let description = [{
+    `axes` is a 1-D i64 tensor of static length K <= rank(input), read when
+    the model runs. The result has rank rank(input) - K with every dim
+    dynamic. The lowering checks that each axis is in range, none repeats
+    and each squeezed dim is 1. A constant `axes` imports as `kiln.reshape`.
+    ```mlir
+    %y = kiln.dynamic_squeeze %x, %axes : (tensor<1x3x1x5xf32>, tensor<2xi64>) -> tensor<?x?xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, AnyRankedTensor:$axes);
+  let results = (outs AnyRankedTensor:$result);
+}
+
 def Kiln_TransposeOp : Kiln_Op<"transpose"> {
   let summary = "permute dims: result dim i is input dim perm[i]";
   let description = [{

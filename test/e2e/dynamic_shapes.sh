@@ -2,7 +2,8 @@
 # One artifact of ONNX's test_reshape_reordered_all_dims (Reshape whose shape
 # is a graph input) run with shapes the test data does not have: each result
 # against numpy's reshape, and bad shapes must fail the run with the exact
-# message naming the node and the condition (exit 1, no crash).
+# message naming the node and the condition (exit 1, no crash). The same for
+# test_squeeze (run-time axes).
 #
 # usage: dynamic_shapes.sh KILN TESTDATA_NODE_DIR WORK_DIR
 set -eu
@@ -49,4 +50,27 @@ prefix="error: the model's run failed: node 'Reshape_0': Reshape:"
 check_error bad_count "$prefix the shape's element count differs from the input's"
 check_error two_infer "$prefix the shape has more than one -1"
 check_error negative "$prefix the shape has a negative dim other than -1"
+
+# Squeeze with run-time axes (ONNX's test_squeeze: x [1,3,4,5], axes [1]):
+# axis 0 against numpy, then a dim that is not 1 and an axis out of range.
+dir=$node/test_squeeze
+"$kiln" compile "$dir/model.onnx" -o "$work/model.so"
+data=$dir/test_data_set_0/input_0.pb
+python3 - "$data" "$work" <<'PY'
+import sys, numpy as np
+from onnx import TensorProto, numpy_helper
+data = numpy_helper.to_array(TensorProto.FromString(open(sys.argv[1], "rb").read()))
+work = sys.argv[2]
+for case, axes in {"sq_neg": [-4], "sq_dim": [1], "sq_range": [4]}.items():
+    t = numpy_helper.from_array(np.array(axes, dtype=np.int64), "axes")
+    open(f"{work}/{case}.pb", "wb").write(t.SerializeToString())
+t = numpy_helper.from_array(np.squeeze(data, axis=0), "y")
+open(f"{work}/sq_neg_expected.pb", "wb").write(t.SerializeToString())
+PY
+out=$("$kiln" run "$work/model.so" --input "$data" --input "$work/sq_neg.pb" \
+      --expect "$work/sq_neg_expected.pb")
+grep -q "^expect 'y': PASS" <<<"$out" || { echo "sq_neg: $out"; exit 1; }
+prefix="error: the model's run failed: node 'Squeeze_0': Squeeze:"
+check_error sq_dim "$prefix a squeezed dim is not 1"
+check_error sq_range "$prefix an axis is out of range for rank 4"
 echo "PASS"

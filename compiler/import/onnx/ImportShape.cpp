@@ -43,6 +43,14 @@ std::optional<SmallVector<int64_t>> intsFrom(NodeContext &c, StringRef name,
   return v;
 }
 
+/// Whether input `i` can be a run-time shape operand of a kiln dynamic op:
+/// 1-D i64 of static length.
+bool isShapeOperand(NodeContext &c, size_t i) {
+  auto type = c.type(c.input(i));
+  return type.getRank() == 1 && !type.isDynamicDim(0) &&
+         type.getElementType().isSignlessInteger(64);
+}
+
 Results importReshape(NodeContext &c) {
   auto input = c.type(c.input(0));
   bool notConstant;
@@ -51,8 +59,7 @@ Results importReshape(NodeContext &c) {
   if (notConstant) {
     // A run-time shape: the result has its rank and `?` dims; the lowering
     // resolves 0 and -1 and checks the values when the model runs.
-    auto shape = c.type(c.input(1));
-    if (shape.getRank() != 1 || shape.isDynamicDim(0))
+    if (!isShapeOperand(c, 1))
       return c.needsConstant(1);
     return one(c.make<k::DynamicReshapeOp>(
         {c.input(0), c.input(1)},
@@ -117,8 +124,11 @@ Results importSqueeze(NodeContext &c) {
   auto input = c.type(c.input(0));
   bool notConstant;
   auto axes = intsFrom(c, "axes", 1, 13, notConstant);
-  if (notConstant)
-    return c.needsConstant(1);
+  if (notConstant) {
+    if (!isShapeOperand(c, 1))
+      return c.needsConstant(1);
+    return one(c.make<k::DynamicSqueezeOp>({c.input(0), c.input(1)}));
+  }
   SmallVector<bool> drop(input.getRank(), false);
   if (axes) {
     for (int64_t a : *axes) {
@@ -142,8 +152,11 @@ Results importUnsqueeze(NodeContext &c) {
   auto input = c.type(c.input(0));
   bool notConstant;
   auto axes = intsFrom(c, "axes", 1, 13, notConstant);
-  if (notConstant)
-    return c.needsConstant(1);
+  if (notConstant) {
+    if (!isShapeOperand(c, 1))
+      return c.needsConstant(1);
+    return one(c.make<k::DynamicUnsqueezeOp>({c.input(0), c.input(1)}));
+  }
   if (!axes)
     return c.fail("axes are required");
   int64_t rank = input.getRank() + axes->size();

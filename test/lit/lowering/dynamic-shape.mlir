@@ -50,3 +50,35 @@ func.func @dynamic_reshape_allow_zero(%x: tensor<3x4xf32>, %s: tensor<3xi64>) ->
   %y = kiln.dynamic_reshape %x, %s {allow_zero = true} : (tensor<3x4xf32>, tensor<3xi64>) -> tensor<?x?x?xf32>
   return %y : tensor<?x?x?xf32>
 }
+
+// -----
+
+// Unsqueeze with run-time axes: each axis normalized against the result
+// rank (4) and checked, result dims selected (1 at an axis, else the next
+// input dim), then tensor.reshape.
+// CHECK-LABEL: func.func @dynamic_unsqueeze
+// CHECK:       %[[A0:.+]] = tensor.extract %{{.+}}[%{{.+}}] : tensor<2xi64>
+// CHECK:       %[[I0:.+]] = arith.index_cast %[[A0]] : i64 to index
+// CHECK:       arith.cmpi slt, %[[I0]], %{{.+}} : index
+// CHECK:       cf.assert %{{.+}}, "node 'u': Unsqueeze: an axis is out of range for rank 4"
+// CHECK:       cf.assert %{{.+}}, "node 'u': Unsqueeze: an axis is repeated"
+// CHECK:       %[[SHAPE:.+]] = tensor.from_elements %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}} : tensor<4xindex>
+// CHECK:       tensor.reshape %{{.+}}(%[[SHAPE]]) : (tensor<3x4xf32>, tensor<4xindex>) -> tensor<?x?x?x?xf32>
+func.func @dynamic_unsqueeze(%x: tensor<3x4xf32>, %axes: tensor<2xi64>) -> tensor<?x?x?x?xf32> {
+  %y = kiln.dynamic_unsqueeze %x, %axes : (tensor<3x4xf32>, tensor<2xi64>) -> tensor<?x?x?x?xf32> loc(fused<"Unsqueeze">["u"])
+  return %y : tensor<?x?x?x?xf32>
+}
+
+// -----
+
+// Squeeze with run-time axes: range and repetition against the input rank,
+// and every squeezed dim must be 1.
+// CHECK-LABEL: func.func @dynamic_squeeze
+// CHECK:       cf.assert %{{.+}}, "node 's': Squeeze: an axis is out of range for rank 3"
+// CHECK:       cf.assert %{{.+}}, "node 's': Squeeze: an axis is repeated"
+// CHECK:       cf.assert %{{.+}}, "node 's': Squeeze: a squeezed dim is not 1"
+// CHECK:       tensor.reshape %{{.+}} : (tensor<1x3x1xf32>, tensor<1xindex>) -> tensor<?xf32>
+func.func @dynamic_squeeze(%x: tensor<1x3x1xf32>, %axes: tensor<2xi64>) -> tensor<?xf32> {
+  %y = kiln.dynamic_squeeze %x, %axes : (tensor<1x3x1xf32>, tensor<2xi64>) -> tensor<?xf32> loc(fused<"Squeeze">["s"])
+  return %y : tensor<?xf32>
+}
