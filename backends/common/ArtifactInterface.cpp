@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "backends/common/ArtifactInterface.h"
 #include "backends/common/ParallelLaunch.h"
+#include "backends/common/RuntimeCalls.h"
 
 #include "kiln/abi.h"
 
@@ -121,7 +122,10 @@ InterfaceBuilder::tensorDescs(const std::vector<TensorSpec> &tensors,
     std::string prefix = ("kiln_" + kind + llvm::Twine(i)).str();
     llvm::Constant *shape = llvm::ConstantPointerNull::get(ptrTy);
     if (!tensor.shape.empty()) {
-      std::vector<uint64_t> dims(tensor.shape.begin(), tensor.shape.end());
+      // A run-time extent is -1 in the descriptor (abi.h).
+      std::vector<uint64_t> dims;
+      for (int64_t d : tensor.shape)
+        dims.push_back(d < 0 ? uint64_t(-1) : uint64_t(d));
       shape = internalConstant(llvm::ConstantDataArray::get(ctx, dims),
                                prefix + "_shape", 8);
     }
@@ -180,7 +184,9 @@ static LogicalResult checkSpec(const ArtifactSpec &spec, std::string &error) {
                 std::to_string(tensor.dtype);
         return failure();
       }
-      if (llvm::any_of(tensor.shape, [](int64_t d) { return d < 0; })) {
+      // Outputs may be shaped by the run (kiln-dynamic-results); inputs not.
+      if (tensors == &spec.inputs &&
+          llvm::any_of(tensor.shape, [](int64_t d) { return d < 0; })) {
         error = "tensor '" + tensor.name + "' has a dynamic dimension";
         return failure();
       }
@@ -233,6 +239,7 @@ LogicalResult mlir::kiln::addArtifactInterface(llvm::Module &module,
     main->addParamAttr(arg, llvm::Attribute::NoAlias);
   if (failed(defineParallelLaunchers(module, noAliasArgs, error)))
     return failure();
+  defineRuntimeCalls(module);
   llvm::Constant *descriptor = builder.descriptor(
       spec, target, contents.arenaSize, contents.weights.size(), entry);
 

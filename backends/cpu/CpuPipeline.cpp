@@ -70,6 +70,8 @@ void mlir::kiln::buildCpuCodegenPipeline(OpPassManager &pm,
   bufferize.bufferAlignment = 64;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   pm.addNestedPass<func::FuncOp>(createCopyDuplicateResults());
+  // Results shaped at run time leave as {pointer, dims} records.
+  pm.addPass(createDynamicResults());
   bufferization::BufferResultsToOutParamsPassOptions outParams;
   outParams.hoistStaticAllocs = true;
   outParams.modifyPublicFunctions = true;
@@ -124,6 +126,8 @@ void mlir::kiln::buildCpuCodegenPipeline(OpPassManager &pm,
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createSCFToControlFlowPass());
+  // Run-time sized buffers and failed checks through the runtime.
+  pm.addPass(createRuntimeServices());
   arith::ArithExpandOpsPassOptions expand;
   expand.includeBf16 = true;
   pm.addPass(arith::createArithExpandOpsPass(expand));

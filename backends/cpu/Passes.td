@@ -500,4 +500,84 @@ def ApproximateMath : Pass<"kiln-approximate-math"> {
                            "vector::VectorDialect"];
 }
 
+def DynamicResults : Pass<"kiln-dynamic-results", "ModuleOp"> {
+  let summary = "Return each run-time shaped result of the entry as a record";
+  let description = [{
+    A result of the entry function whose shape is only known at run time
+    cannot be an out-param the caller allocates. After bufferization, each
+    such `memref<?x...>` result is replaced by an `i64` record of `1 + rank`
+    entries: the result's aligned data pointer, then its dims. The record is
+    static, so `buffer-results-to-out-params` turns it into an out-param, and
+    the runtime reads the shape from it and copies the data out after the run
+    (kiln_runtime_callbacks memory stays valid until the next run). Static
+    results are left alone.
+
+    Before:
+    ```mlir
+    func.func @main(%x: memref<24xf32>) -> memref<?x?xf32> {
+      ...
+      return %r : memref<?x?xf32>
+    }
+    ```
+    After:
+    ```mlir
+    func.func @main(%x: memref<24xf32>) -> memref<3xi64> {
+      %record = memref.alloc() : memref<3xi64>
+      %p = memref.extract_aligned_pointer_as_index %r : memref<?x?xf32> -> index
+      // %record[0] = %p, %record[1] = dim 0, %record[2] = dim 1
+      return %record : memref<3xi64>
+    }
+    ```
+  }];
+  let options = [
+    Option<"entryName", "entry", "std::string", "\"main\"",
+           "The entry function">
+  ];
+  let dependentDialects = ["arith::ArithDialect", "memref::MemRefDialect"];
+}
+
+def RuntimeServices : Pass<"kiln-runtime-services", "ModuleOp"> {
+  let summary = "Run-time sized buffers and failed checks go through the runtime";
+  let description = [{
+    Runs after kiln-outline-parallel-loops (the entry has its trailing
+    `kiln.runtime` argument) and after scf-to-cf. In the entry function:
+
+    - every `memref.alloc` with dynamic sizes (kiln-plan-arena placed the
+      static ones) becomes a call of `@__kiln_alloc(runtime, bytes)` and a
+      `memref.view` of the returned memory; the runtime serves it from a
+      per-session scratch reset at each run, so generated code never calls
+      malloc. Their `memref.dealloc`s are erased.
+    - every `cf.assert` becomes a branch that, when the condition is false,
+      calls `@__kiln_fail(runtime, message)` and returns from the entry: the
+      run ends with that message as its error instead of aborting.
+
+    The artifact writer (backends/common) defines both declarations through
+    the callbacks of `kiln_runtime_callbacks`.
+
+    Before:
+    ```mlir
+    cf.assert %ok, "node 'r': Reshape: ..."
+    %b = memref.alloc(%n) : memref<?xf32>
+    ```
+    After:
+    ```mlir
+    cf.cond_br %ok, ^continue, ^fail
+    ^fail:
+      %msg = llvm.mlir.addressof @__kiln_check_0 : !llvm.ptr
+      call @__kiln_fail(%runtime, %msg) : (memref<0xi8>, !llvm.ptr) -> ()
+      return
+    ^continue:
+      %bytes = ... %n * 4 ...
+      %raw = call @__kiln_alloc(%runtime, %bytes) : (memref<0xi8>, i64) -> memref<0xi8>
+      %b = memref.view %raw[%c0][%n] : memref<0xi8> to memref<?xf32>
+    ```
+  }];
+  let options = [
+    Option<"entryName", "entry", "std::string", "\"main\"",
+           "The entry function">
+  ];
+  let dependentDialects = ["arith::ArithDialect", "memref::MemRefDialect",
+                           "cf::ControlFlowDialect", "LLVM::LLVMDialect"];
+}
+
 #endif // KILN_BACKENDS_CPU_PASSES_TD

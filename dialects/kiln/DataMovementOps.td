@@ -22,6 +22,57 @@ def Kiln_ReshapeOp : Kiln_Op<"reshape"> {
   let hasFolder = 1;
 }
 
+def Kiln_DynamicReshapeOp : Kiln_Op<"dynamic_reshape"> {
+  let summary = "reshape to a shape computed at run time (ONNX Reshape)";
+  let description = [{
+    The form of `kiln.reshape` for a `shape` that is a run-time value: a
+    1-D i64 tensor of static length N, read with ONNX semantics when the
+    model runs (0 copies the input's dim unless `allow_zero`, one -1 is
+    inferred). The result has rank N and every dim dynamic. The lowering
+    checks the values (one -1 at most, no other negative, element count
+    preserved) and the run fails with a message naming the node otherwise.
+    A constant shape never takes this form: the importer resolves it into
+    `kiln.reshape`.
+    ```mlir
+    %y = kiln.dynamic_reshape %x, %shape : (tensor<2x3x4xf32>, tensor<3xi64>) -> tensor<?x?x?xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, AnyRankedTensor:$shape,
+                       DefaultValuedAttr<BoolAttr, "false">:$allow_zero);
+  let results = (outs AnyRankedTensor:$result);
+}
+
+def Kiln_DynamicUnsqueezeOp : Kiln_Op<"dynamic_unsqueeze"> {
+  let summary = "insert 1-dims at axes that are a run-time value (ONNX Unsqueeze)";
+  let description = [{
+    `axes` is a 1-D i64 tensor of static length K, read when the model runs
+    (negative axes count from the end of the result). The result has rank
+    rank(input) + K with every dim dynamic. The lowering checks that each
+    axis is in range and none repeats. A constant `axes` imports as
+    `kiln.reshape` instead.
+    ```mlir
+    %y = kiln.dynamic_unsqueeze %x, %axes : (tensor<3x4xf32>, tensor<2xi64>) -> tensor<?x?x?x?xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, AnyRankedTensor:$axes);
+  let results = (outs AnyRankedTensor:$result);
+}
+
+def Kiln_DynamicSqueezeOp : Kiln_Op<"dynamic_squeeze"> {
+  let summary = "drop 1-dims at axes that are a run-time value (ONNX Squeeze)";
+  let description = [{
+    `axes` is a 1-D i64 tensor of static length K <= rank(input), read when
+    the model runs. The result has rank rank(input) - K with every dim
+    dynamic. The lowering checks that each axis is in range, none repeats
+    and each squeezed dim is 1. A constant `axes` imports as `kiln.reshape`.
+    ```mlir
+    %y = kiln.dynamic_squeeze %x, %axes : (tensor<1x3x1x5xf32>, tensor<2xi64>) -> tensor<?x?xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, AnyRankedTensor:$axes);
+  let results = (outs AnyRankedTensor:$result);
+}
+
 def Kiln_TransposeOp : Kiln_Op<"transpose"> {
   let summary = "permute dims: result dim i is input dim perm[i]";
   let description = [{

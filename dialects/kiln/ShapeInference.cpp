@@ -521,6 +521,63 @@ LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
+LogicalResult DynamicReshapeOp::inferReturnTypes(MLIRContext *,
+                                                 std::optional<Location> l,
+                                                 Adaptor a,
+                                                 SmallVectorImpl<Type> &out) {
+  auto input = rankedType(a.getInput());
+  auto shape = rankedType(a.getShape());
+  if (shape.getRank() != 1 || shape.isDynamicDim(0) ||
+      !shape.getElementType().isSignlessInteger(64))
+    return emitOptionalError(l,
+                             "shape must be a 1-D i64 tensor of static "
+                             "length, got ",
+                             shape);
+  SmallVector<int64_t> dims(shape.getDimSize(0), ShapedType::kDynamic);
+  out.push_back(input.clone(dims));
+  return success();
+}
+
+/// Length of a run-time shape-like operand (1-D i64, static length).
+static FailureOr<int64_t> shapeOperandLength(std::optional<Location> l, Value v,
+                                             StringRef what) {
+  auto type = rankedType(v);
+  if (type.getRank() != 1 || type.isDynamicDim(0) ||
+      !type.getElementType().isSignlessInteger(64))
+    return emitOptionalError(
+        l, what, " must be a 1-D i64 tensor of static length, got ", type);
+  return type.getDimSize(0);
+}
+
+LogicalResult DynamicUnsqueezeOp::inferReturnTypes(MLIRContext *,
+                                                   std::optional<Location> l,
+                                                   Adaptor a,
+                                                   SmallVectorImpl<Type> &out) {
+  auto input = rankedType(a.getInput());
+  FailureOr<int64_t> count = shapeOperandLength(l, a.getAxes(), "axes");
+  if (failed(count))
+    return failure();
+  SmallVector<int64_t> dims(input.getRank() + *count, ShapedType::kDynamic);
+  out.push_back(input.clone(dims));
+  return success();
+}
+
+LogicalResult DynamicSqueezeOp::inferReturnTypes(MLIRContext *,
+                                                 std::optional<Location> l,
+                                                 Adaptor a,
+                                                 SmallVectorImpl<Type> &out) {
+  auto input = rankedType(a.getInput());
+  FailureOr<int64_t> count = shapeOperandLength(l, a.getAxes(), "axes");
+  if (failed(count))
+    return failure();
+  if (*count > input.getRank())
+    return emitOptionalError(l, "cannot squeeze ", *count, " axes of a rank-",
+                             input.getRank(), " tensor");
+  SmallVector<int64_t> dims(input.getRank() - *count, ShapedType::kDynamic);
+  out.push_back(input.clone(dims));
+  return success();
+}
+
 LogicalResult TransposeOp::inferReturnTypes(MLIRContext *,
                                             std::optional<Location> l,
                                             Adaptor a,

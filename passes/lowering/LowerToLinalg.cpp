@@ -13,6 +13,7 @@
 
 #include "dialects/kiln/KilnOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Func/Transforms/FuncConversions.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -41,6 +42,7 @@ void mlir::kiln::populateKilnToLinalgPatterns(RewritePatternSet &patterns,
   populateKilnDataMovementToLinalgPatterns(patterns, typeConverter);
   populateKilnIndexingToLinalgPatterns(patterns, typeConverter);
   populateKilnAttentionToLinalgPatterns(patterns, typeConverter);
+  populateKilnDynamicShapeToLinalgPatterns(patterns, typeConverter);
 }
 
 namespace {
@@ -58,7 +60,8 @@ struct LowerToLinalgPass
     // the op (scatters, top-k, the attention recurrence).
     target.addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect,
                            arith::ArithDialect, math::MathDialect,
-                           scf::SCFDialect, vector::VectorDialect>();
+                           scf::SCFDialect, vector::VectorDialect,
+                           cf::ControlFlowDialect>();
     // Functions, calls and returns are legal once no uiN is left in them.
     target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp op) {
       return typeConverter.isSignatureLegal(op.getFunctionType()) &&

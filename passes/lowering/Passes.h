@@ -2,10 +2,11 @@
 #ifndef KILN_PASSES_LOWERING_PASSES_H
 #define KILN_PASSES_LOWERING_PASSES_H
 
-#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 
 namespace mlir::kiln {

@@ -68,7 +68,7 @@ def LowerToLinalg : Pass<"kiln-lower-to-linalg", "ModuleOp"> {
     "::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect",
     "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
     "::mlir::func::FuncDialect", "::mlir::scf::SCFDialect",
-    "::mlir::vector::VectorDialect"
+    "::mlir::vector::VectorDialect", "::mlir::cf::ControlFlowDialect"
   ];
 }
 

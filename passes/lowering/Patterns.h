@@ -31,6 +31,9 @@ void populateKilnDataMovementToLinalgPatterns(RewritePatternSet &patterns,
 
 void populateKilnIndexingToLinalgPatterns(RewritePatternSet &patterns,
                                           TypeConverter &typeConverter);
+/// Ops whose result shape is computed at run time (DynamicShape.cpp).
+void populateKilnDynamicShapeToLinalgPatterns(RewritePatternSet &patterns,
+                                              TypeConverter &typeConverter);
 void populateKilnAttentionToLinalgPatterns(RewritePatternSet &patterns,
                                            TypeConverter &typeConverter);
 

@@ -29,8 +29,10 @@ std::string checkTensorList(const kiln_tensor_desc *descs, uint32_t count,
       return which + " has unknown dtype " + std::to_string(desc.dtype);
     if (desc.rank < 0 || desc.rank > kMaxRank || (desc.rank > 0 && !desc.shape))
       return which + " has an invalid rank or shape";
+    // Outputs may have run-time extents (-1); inputs are static.
+    bool isOutput = std::string(kind) == "output";
     for (int32_t d = 0; d < desc.rank; ++d)
-      if (desc.shape[d] < 0)
+      if (desc.shape[d] < 0 && !(isOutput && desc.shape[d] == -1))
         return which + " has a negative dimension";
   }
   return "";

@@ -2,11 +2,14 @@
 // a model run concurrently without sharing mutable state.
 #include "aligned_buffer.h"
 #include "model.h"
+#include "scratch.h"
 #include "status.h"
 #include "tensor.h"
 #include "thread_pool.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <new>
@@ -22,6 +25,13 @@ struct kiln_session {
   // Reused by every run so the run path allocates only the outputs.
   std::vector<void *> inputData, outputData;
   std::vector<unsigned char> given;
+  // Run-time sized buffers, and the {data, dims} records of outputs whose
+  // shape the run computes (abi.h).
+  Scratch scratch;
+  std::vector<std::vector<int64_t>> dynamicRecords;
+  // Set by the fail callback during a run.
+  std::string runError;
+  bool outOfMemory = false;
 
   ~kiln_session() { freeAligned(arena); }
 };
@@ -29,6 +39,55 @@ struct kiln_session {
 namespace {
 
 constexpr unsigned kMaxThreads = ThreadPool::kMaxThreads;
+
+void *scratchAlloc(void *context, uint64_t bytes) {
+  auto *session = static_cast<kiln_session *>(context);
+  void *data = session->scratch.allocate(bytes);
+  if (!data) {
+    // Generated code cannot continue without the memory and has no error
+    // path here; stopping is the only safe outcome.
+    std::fprintf(stderr,
+                 "kiln: out of memory allocating %llu bytes during a run\n",
+                 static_cast<unsigned long long>(bytes));
+    std::abort();
+  }
+  return data;
+}
+
+void checkFailed(void *context, const char *message) {
+  auto *session = static_cast<kiln_session *>(context);
+  if (session->runError.empty())
+    session->runError = message ? message : "a run-time check failed";
+}
+
+bool isDynamic(const kiln_tensor_desc &desc) {
+  return std::any_of(desc.shape, desc.shape + desc.rank,
+                     [](int64_t d) { return d < 0; });
+}
+
+// Creates output `desc` from the record the entry filled: its shape, and a
+// copy of the data the record points to.
+kiln_status takeDynamicOutput(const kiln_tensor_desc &desc,
+                              const std::vector<int64_t> &record,
+                              kiln_tensor **out) {
+  const int64_t *shape = record.data() + 1;
+  for (int32_t d = 0; d < desc.rank; ++d)
+    if (shape[d] < 0 || (desc.shape[d] >= 0 && shape[d] != desc.shape[d]))
+      return fail(KILN_ERROR_RUN_FAILED,
+                  "output " + quoted(desc.name) + " has run-time shape " +
+                      shapeString(shape, desc.rank) + ", expected " +
+                      shapeString(desc.shape, desc.rank));
+  kiln_status status = kiln_tensor_create(static_cast<kiln_dtype>(desc.dtype),
+                                          desc.rank, shape, out);
+  if (status != KILN_OK)
+    return status;
+  if ((*out)->bytes)
+    std::memcpy(
+        (*out)->data,
+        reinterpret_cast<const void *>(static_cast<uintptr_t>(record[0])),
+        (*out)->bytes);
+  return KILN_OK;
+}
 
 std::string inputNames(const kiln_artifact_descriptor &descriptor) {
   std::string names;
@@ -126,11 +185,18 @@ extern "C" kiln_status kiln_session_create(const kiln_model *model,
     session->inputData.resize(descriptor.num_inputs);
     session->outputData.resize(descriptor.num_outputs);
     session->given.resize(descriptor.num_inputs);
+    session->dynamicRecords.resize(descriptor.num_outputs);
+    for (uint32_t i = 0; i < descriptor.num_outputs; ++i)
+      if (isDynamic(descriptor.outputs[i]))
+        session->dynamicRecords[i].assign(1 + descriptor.outputs[i].rank, 0);
     session->pool = std::make_unique<ThreadPool>(threads);
     session->callbacks.abi_version = KILN_ABI_VERSION;
     session->callbacks.num_threads = session->pool->numThreads();
     session->callbacks.pool = session->pool.get();
     session->callbacks.parallel_for = &ThreadPool::parallelForCallback;
+    session->callbacks.context = session.get();
+    session->callbacks.alloc = &scratchAlloc;
+    session->callbacks.fail = &checkFailed;
     *out = session.release();
     return KILN_OK;
   } catch (const std::bad_alloc &) {
@@ -167,6 +233,13 @@ kiln_session_run(kiln_session *session, const kiln_named_tensor *inputs,
       outputs[i] = nullptr;
     for (size_t i = 0; i < num_outputs; ++i) {
       const kiln_tensor_desc &desc = descriptor.outputs[i];
+      if (isDynamic(desc)) {
+        // Created after the run, from the shape the run reports.
+        std::fill(session->dynamicRecords[i].begin(),
+                  session->dynamicRecords[i].end(), 0);
+        session->outputData[i] = session->dynamicRecords[i].data();
+        continue;
+      }
       kiln_status status =
           kiln_tensor_create(static_cast<kiln_dtype>(desc.dtype), desc.rank,
                              desc.shape, &outputs[i]);
@@ -176,14 +249,30 @@ kiln_session_run(kiln_session *session, const kiln_named_tensor *inputs,
       }
       session->outputData[i] = outputs[i]->data;
     }
+    session->scratch.reset();
+    session->runError.clear();
     int32_t code =
         descriptor.entry(session->inputData.data(), session->outputData.data(),
                          session->arena, &session->callbacks);
-    if (code != 0) {
+    if (code != 0 || !session->runError.empty()) {
       destroyOutputs(outputs, num_outputs);
+      if (!session->runError.empty())
+        return fail(KILN_ERROR_RUN_FAILED,
+                    "the model's run failed: " + session->runError);
       return fail(KILN_ERROR_RUN_FAILED,
                   "the model's entry point failed with code " +
                       std::to_string(code));
+    }
+    for (size_t i = 0; i < num_outputs; ++i) {
+      const kiln_tensor_desc &desc = descriptor.outputs[i];
+      if (!isDynamic(desc))
+        continue;
+      kiln_status status =
+          takeDynamicOutput(desc, session->dynamicRecords[i], &outputs[i]);
+      if (status != KILN_OK) {
+        destroyOutputs(outputs, num_outputs);
+        return status;
+      }
     }
     return KILN_OK;
   } catch (const std::bad_alloc &) {

@@ -24,8 +24,7 @@ FailureOr<Value> reshape(NodeContext &c, Value v, ArrayRef<int64_t> shape) {
 }
 
 Value i64Constant(NodeContext &c, ArrayRef<int64_t> values) {
-  auto type = RankedTensorType::get({(int64_t)values.size()},
-                                    c.b.getI64Type());
+  auto type = RankedTensorType::get({(int64_t)values.size()}, c.b.getI64Type());
   return c.constant(cast<ElementsAttr>(DenseElementsAttr::get(type, values)));
 }
 
@@ -44,15 +43,30 @@ std::optional<SmallVector<int64_t>> intsFrom(NodeContext &c, StringRef name,
   return v;
 }
 
+/// Whether input `i` can be a run-time shape operand of a kiln dynamic op:
+/// 1-D i64 of static length.
+bool isShapeOperand(NodeContext &c, size_t i) {
+  auto type = c.type(c.input(i));
+  return type.getRank() == 1 && !type.isDynamicDim(0) &&
+         type.getElementType().isSignlessInteger(64);
+}
+
 Results importReshape(NodeContext &c) {
   auto input = c.type(c.input(0));
   bool notConstant;
   auto target = intsFrom(c, "shape", 1, 5, notConstant);
-  if (notConstant)
-    return c.needsConstant(1);
+  bool allowZero = c.attrInt("allowzero", 0);
+  if (notConstant) {
+    // A run-time shape: the result has its rank and `?` dims; the lowering
+    // resolves 0 and -1 and checks the values when the model runs.
+    if (!isShapeOperand(c, 1))
+      return c.needsConstant(1);
+    return one(c.make<k::DynamicReshapeOp>(
+        {c.input(0), c.input(1)},
+        {c.named("allow_zero", c.b.getBoolAttr(allowZero))}));
+  }
   if (!target)
     return c.fail("shape is required");
-  bool allowZero = c.attrInt("allowzero", 0);
   SmallVector<int64_t> shape;
   int64_t known = 1, inferIndex = -1;
   for (auto [i, d] : llvm::enumerate(*target)) {
@@ -102,15 +116,19 @@ Results importTranspose(NodeContext &c) {
     perm.push_back(d);
   if (auto p = c.attrInts("perm"))
     perm = *p;
-  return one(c.make<k::TransposeOp>(c.input(0), {c.named("perm", c.i64s(perm))}));
+  return one(
+      c.make<k::TransposeOp>(c.input(0), {c.named("perm", c.i64s(perm))}));
 }
 
 Results importSqueeze(NodeContext &c) {
   auto input = c.type(c.input(0));
   bool notConstant;
   auto axes = intsFrom(c, "axes", 1, 13, notConstant);
-  if (notConstant)
-    return c.needsConstant(1);
+  if (notConstant) {
+    if (!isShapeOperand(c, 1))
+      return c.needsConstant(1);
+    return one(c.make<k::DynamicSqueezeOp>({c.input(0), c.input(1)}));
+  }
   SmallVector<bool> drop(input.getRank(), false);
   if (axes) {
     for (int64_t a : *axes) {
@@ -134,8 +152,11 @@ Results importUnsqueeze(NodeContext &c) {
   auto input = c.type(c.input(0));
   bool notConstant;
   auto axes = intsFrom(c, "axes", 1, 13, notConstant);
-  if (notConstant)
-    return c.needsConstant(1);
+  if (notConstant) {
+    if (!isShapeOperand(c, 1))
+      return c.needsConstant(1);
+    return one(c.make<k::DynamicUnsqueezeOp>({c.input(0), c.input(1)}));
+  }
   if (!axes)
     return c.fail("axes are required");
   int64_t rank = input.getRank() + axes->size();
@@ -160,12 +181,12 @@ Results importConcat(NodeContext &c) {
       inputs.push_back(c.input(i));
   if (inputs.empty())
     inputs.push_back(c.input(0));
-  auto axis = c.normalizeAxis(c.attrInt("axis", 0),
-                              c.type(inputs[0]).getRank());
+  auto axis =
+      c.normalizeAxis(c.attrInt("axis", 0), c.type(inputs[0]).getRank());
   if (!axis)
     return c.fail("axis out of range");
-  return one(c.make<k::ConcatOp>(inputs,
-                                 {c.named("axis", c.b.getI64IntegerAttr(*axis))}));
+  return one(c.make<k::ConcatOp>(
+      inputs, {c.named("axis", c.b.getI64IntegerAttr(*axis))}));
 }
 
 /// Builds a kiln.slice from per-axis ONNX bounds, clamped as ONNX specifies.
@@ -183,8 +204,8 @@ FailureOr<Value> slice(NodeContext &c, Value v, ArrayRef<int64_t> starts,
     }
     int64_t dim = type.getDimSize(*axis), step = steps[i];
     int64_t start = starts[i] < 0 ? starts[i] + dim : starts[i];
-    int64_t end = ends[i] < 0 && ends[i] > INT64_MIN / 2 ? ends[i] + dim
-                                                           : ends[i];
+    int64_t end =
+        ends[i] < 0 && ends[i] > INT64_MIN / 2 ? ends[i] + dim : ends[i];
     if (step > 0) {
       start = std::clamp<int64_t>(start, 0, dim);
       end = std::clamp<int64_t>(end, start, dim);
@@ -268,12 +289,13 @@ Results importSplit(NodeContext &c) {
 }
 
 Results importGather(NodeContext &c) {
-  auto axis = c.normalizeAxis(c.attrInt("axis", 0),
-                              c.type(c.input(0)).getRank());
+  auto axis =
+      c.normalizeAxis(c.attrInt("axis", 0), c.type(c.input(0)).getRank());
   if (!axis)
     return c.fail("axis out of range");
-  return one(c.make<k::GatherOp>({c.input(0), c.input(1)},
-                                 {c.named("axis", c.b.getI64IntegerAttr(*axis))}));
+  return one(
+      c.make<k::GatherOp>({c.input(0), c.input(1)},
+                          {c.named("axis", c.b.getI64IntegerAttr(*axis))}));
 }
 
 Results importExpand(NodeContext &c) {
@@ -283,7 +305,8 @@ Results importExpand(NodeContext &c) {
   auto full = k::broadcastShapes(c.type(c.input(0)).getShape(), *shape);
   if (failed(full))
     return c.fail("shape does not broadcast with the input");
-  return one(c.make<k::ExpandOp>(c.input(0), {c.named("shape", c.i64s(*full))}));
+  return one(
+      c.make<k::ExpandOp>(c.input(0), {c.named("shape", c.i64s(*full))}));
 }
 
 /// Tile = reshape to [1,d0,1,d1,...], expand to [r0,d0,r1,d1,...], reshape
@@ -370,7 +393,8 @@ Results importRange(NodeContext &c) {
 }
 } // namespace
 
-void mlir::kiln::onnx_import::registerShapeHandlers(llvm::StringMap<OpHandler> &t) {
+void mlir::kiln::onnx_import::registerShapeHandlers(
+    llvm::StringMap<OpHandler> &t) {
   t["Reshape"] = importReshape;
   t["Flatten"] = importFlatten;
   t["Transpose"] = importTranspose;

@@ -21,7 +21,7 @@ extern "C" {
 #endif
 
 #define KILN_ARTIFACT_MAGIC 0x4E4C494Bu /* "KILN" little-endian */
-#define KILN_ABI_VERSION 1u
+#define KILN_ABI_VERSION 2u
 #define KILN_ARTIFACT_SYMBOL "kiln_artifact"
 /* Alignment of the arena, of every buffer planned in it, and of weights. */
 #define KILN_ALIGNMENT 64
@@ -44,12 +44,21 @@ typedef enum kiln_dtype {
   KILN_DTYPE_BF16 = 16
 } kiln_dtype;
 
-/* One model input or output: dense, row-major, no padding. */
+/* One model input or output: dense, row-major, no padding.
+ *
+ * An output dim may be -1: its extent is computed by the run (for example a
+ * Reshape to a shape that is an input value). Such a "dynamic output" is not
+ * written to a caller buffer: its outputs[] slot points to an int64_t record
+ * of 1 + rank entries that the entry point fills with the data's address
+ * followed by the rank extents. The data lives in memory from
+ * kiln_runtime_callbacks.alloc (or in an input, the arena or the weights) and
+ * stays valid until the next run; the runtime copies it into the output
+ * tensor it returns. Inputs are always fully static. */
 typedef struct kiln_tensor_desc {
   const char *name;
   int32_t dtype; /* a kiln_dtype */
   int32_t rank;
-  const int64_t *shape; /* rank entries */
+  const int64_t *shape; /* rank entries; -1 for a run-time extent */
 } kiln_tensor_desc;
 
 /* Callbacks the runtime hands to the entry point. Generated code creates no
@@ -63,6 +72,16 @@ typedef struct kiln_runtime_callbacks {
    * in parallel; returns when every chunk is done. */
   void (*parallel_for)(void *pool, int64_t n, kiln_parallel_body body,
                        void *ctx);
+  /* Passed to alloc and fail. */
+  void *context;
+  /* Memory for a buffer whose size is computed by the run: `bytes` aligned
+   * to KILN_ALIGNMENT, valid until the next run of the session. Never NULL
+   * (the runtime stops the process if it cannot allocate). */
+  void *(*alloc)(void *context, uint64_t bytes);
+  /* A run-time check failed (a Reshape shape that does not match, a negative
+   * extent, ...): `message` names the node and the condition. The entry
+   * point returns right after; the run then fails with the message. */
+  void (*fail)(void *context, const char *message);
 } kiln_runtime_callbacks;
 
 /* Runs the model. inputs/outputs hold one data pointer per tensor, in
@@ -74,8 +93,8 @@ typedef int32_t (*kiln_entry_fn)(void *const *inputs, void *const *outputs,
                                  const kiln_runtime_callbacks *runtime);
 
 typedef struct kiln_artifact_descriptor {
-  uint32_t magic;       /* KILN_ARTIFACT_MAGIC */
-  uint32_t abi_version; /* KILN_ABI_VERSION */
+  uint32_t magic;              /* KILN_ARTIFACT_MAGIC */
+  uint32_t abi_version;        /* KILN_ABI_VERSION */
   const char *target_triple;   /* e.g. "x86_64-unknown-linux-gnu" */
   const char *target_cpu;      /* e.g. "znver5" */
   const char *target_features; /* LLVM feature string, e.g. "+avx2,+fma" */

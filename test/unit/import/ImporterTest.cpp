@@ -84,13 +84,27 @@ TEST_CASE("shapes that do not broadcast name the node") {
 TEST_CASE("a data-dependent shape is reported, not crashed on") {
   ModelBuilder b;
   b.input("x", onnx::TensorProto::FLOAT, {2, 3})
-      .input("shape", onnx::TensorProto::INT64, {2})
+      .input("repeats", onnx::TensorProto::INT64, {2})
+      .output("y");
+  b.node("Tile", "t", {"x", "repeats"}, {"y"});
+  CHECK(importError(b) ==
+        "unsupported ONNX op 'Tile' (opset 13) at node 't': needs "
+        "data-dependent shape (input 1 'repeats' is computed at run time; "
+        "only constant shape inputs are supported)");
+}
+
+TEST_CASE("a run-time Reshape shape imports with ? result dims") {
+  ModelBuilder b;
+  b.input("x", onnx::TensorProto::FLOAT, {2, 3})
+      .input("shape", onnx::TensorProto::INT64, {3})
       .output("y");
   b.node("Reshape", "r", {"x", "shape"}, {"y"});
-  CHECK(importError(b) ==
-        "unsupported ONNX op 'Reshape' (opset 13) at node 'r': needs "
-        "data-dependent shape (input 1 'shape' is computed at run time; only "
-        "constant shape inputs are supported)");
+  std::string ir;
+  REQUIRE(importError(b, {}, &ir) == "");
+  CHECK(ir.find("kiln.dynamic_reshape %arg0, %arg1 : (tensor<2x3xf32>, "
+                "tensor<3xi64>) -> tensor<?x?x?xf32>") != std::string::npos);
+  CHECK(ir.find("-> (tensor<?x?x?xf32> {kiln.name = \"y\"})") !=
+        std::string::npos);
 }
 
 TEST_CASE("a constant shape computed from Shape folds away") {
@@ -218,8 +232,8 @@ TEST_CASE("opset differences: Softmax before 13 flattens at axis") {
 
 TEST_CASE("the bundled examples import") {
   for (const char *name : {"cnn", "transformer"}) {
-    std::string path = std::string(KILN_SOURCE_DIR) + "/examples/" + name +
-                       "/model.onnx";
+    std::string path =
+        std::string(KILN_SOURCE_DIR) + "/examples/" + name + "/model.onnx";
     INFO(path);
     CHECK(fileError(path) == "");
   }

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# One artifact of ONNX's test_reshape_reordered_all_dims (Reshape whose shape
+# is a graph input) run with shapes the test data does not have: each result
+# against numpy's reshape, and bad shapes must fail the run with the exact
+# message naming the node and the condition (exit 1, no crash). The same for
+# test_squeeze (run-time axes).
+#
+# usage: dynamic_shapes.sh KILN TESTDATA_NODE_DIR WORK_DIR
+set -eu
+kiln=$1 node=$2 work=$3
+dir=$node/test_reshape_reordered_all_dims
+rm -rf "$work" && mkdir -p "$work"
+"$kiln" compile "$dir/model.onnx" -o "$work/model.so"
+data=$dir/test_data_set_0/input_0.pb
+
+# The shape input has 3 elements. shape.pb for each case; expected.pb = numpy's reshape of the data.
+python3 - "$data" "$work" <<'PY'
+import sys, numpy as np
+from onnx import TensorProto, numpy_helper
+data = numpy_helper.to_array(TensorProto.FromString(open(sys.argv[1], "rb").read()))
+work = sys.argv[2]
+def write(name, tensor_name, array):
+    t = numpy_helper.from_array(array, tensor_name)
+    open(f"{work}/{name}.pb", "wb").write(t.SerializeToString())
+for case, shape in {"flat": [24, 1, 1], "two_d": [6, -1, 1], "copy": [0, 0, -1],
+                    "bad_count": [4, 2, 2], "two_infer": [-1, -1, 3],
+                    "negative": [4, -2, 3]}.items():
+    write(case, "shape", np.array(shape, dtype=np.int64))
+    if not case.startswith(("bad", "two_infer", "negative")):
+        target = [data.shape[i] if d == 0 else d for i, d in enumerate(shape)]
+        write(case + "_expected", "reshaped", data.reshape(target))
+PY
+
+for case in flat two_d copy; do
+  out=$("$kiln" run "$work/model.so" --input "$data" --input "$work/$case.pb" \
+        --expect "$work/${case}_expected.pb")
+  grep -q "^expect 'reshaped': PASS" <<<"$out" || { echo "$case: $out"; exit 1; }
+done
+
+check_error() {
+  local case=$1 expected=$2 err status=0
+  err=$("$kiln" run "$work/model.so" --input "$data" --input "$work/$case.pb" 2>&1 >/dev/null) || status=$?
+  if [ "$status" != 1 ] || [ "$err" != "$expected" ]; then
+    echo "$case: exit $status, stderr: $err"
+    echo "expected: $expected"
+    exit 1
+  fi
+}
+prefix="error: the model's run failed: node 'Reshape_0': Reshape:"
+check_error bad_count "$prefix the shape's element count differs from the input's"
+check_error two_infer "$prefix the shape has more than one -1"
+check_error negative "$prefix the shape has a negative dim other than -1"
+
+# Squeeze with run-time axes (ONNX's test_squeeze: x [1,3,4,5], axes [1]):
+# axis 0 against numpy, then a dim that is not 1 and an axis out of range.
+dir=$node/test_squeeze
+"$kiln" compile "$dir/model.onnx" -o "$work/model.so"
+data=$dir/test_data_set_0/input_0.pb
+python3 - "$data" "$work" <<'PY'
+import sys, numpy as np
+from onnx import TensorProto, numpy_helper
+data = numpy_helper.to_array(TensorProto.FromString(open(sys.argv[1], "rb").read()))
+work = sys.argv[2]
+for case, axes in {"sq_neg": [-4], "sq_dim": [1], "sq_range": [4]}.items():
+    t = numpy_helper.from_array(np.array(axes, dtype=np.int64), "axes")
+    open(f"{work}/{case}.pb", "wb").write(t.SerializeToString())
+t = numpy_helper.from_array(np.squeeze(data, axis=0), "y")
+open(f"{work}/sq_neg_expected.pb", "wb").write(t.SerializeToString())
+PY
+out=$("$kiln" run "$work/model.so" --input "$data" --input "$work/sq_neg.pb" \
+      --expect "$work/sq_neg_expected.pb")
+grep -q "^expect 'y': PASS" <<<"$out" || { echo "sq_neg: $out"; exit 1; }
+prefix="error: the model's run failed: node 'Squeeze_0': Squeeze:"
+check_error sq_dim "$prefix a squeezed dim is not 1"
+check_error sq_range "$prefix an axis is out of range for rank 4"
+echo "PASS"

@@ -1,0 +1,44 @@
+// RUN: kiln-opt %s -split-input-file -verify-diagnostics
+
+func.func @shape_not_1d(%x: tensor<2x3xf32>, %s: tensor<2x1xi64>) -> tensor<?x?xf32> {
+  // expected-error @+2 {{shape must be a 1-D i64 tensor of static length, got 'tensor<2x1xi64>'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %y = kiln.dynamic_reshape %x, %s : (tensor<2x3xf32>, tensor<2x1xi64>) -> tensor<?x?xf32>
+  return %y : tensor<?x?xf32>
+}
+
+// -----
+
+func.func @shape_i32(%x: tensor<2x3xf32>, %s: tensor<2xi32>) -> tensor<?x?xf32> {
+  // expected-error @+2 {{shape must be a 1-D i64 tensor of static length}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %y = kiln.dynamic_reshape %x, %s : (tensor<2x3xf32>, tensor<2xi32>) -> tensor<?x?xf32>
+  return %y : tensor<?x?xf32>
+}
+
+// -----
+
+func.func @wrong_rank(%x: tensor<2x3xf32>, %s: tensor<3xi64>) -> tensor<?x?xf32> {
+  // expected-error @+2 {{'kiln.dynamic_reshape' op inferred type(s) 'tensor<?x?x?xf32>' are incompatible with return type(s) of operation 'tensor<?x?xf32>'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %y = kiln.dynamic_reshape %x, %s : (tensor<2x3xf32>, tensor<3xi64>) -> tensor<?x?xf32>
+  return %y : tensor<?x?xf32>
+}
+
+// -----
+
+func.func @squeeze_too_many(%x: tensor<1x3xf32>, %a: tensor<3xi64>) -> tensor<?xf32> {
+  // expected-error @+2 {{cannot squeeze 3 axes of a rank-2 tensor}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %y = kiln.dynamic_squeeze %x, %a : (tensor<1x3xf32>, tensor<3xi64>) -> tensor<?xf32>
+  return %y : tensor<?xf32>
+}
+
+// -----
+
+func.func @unsqueeze_axes_2d(%x: tensor<3xf32>, %a: tensor<1x1xi64>) -> tensor<?x?xf32> {
+  // expected-error @+2 {{axes must be a 1-D i64 tensor of static length, got 'tensor<1x1xi64>'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %y = kiln.dynamic_unsqueeze %x, %a : (tensor<3xf32>, tensor<1x1xi64>) -> tensor<?x?xf32>
+  return %y : tensor<?x?xf32>
+}
