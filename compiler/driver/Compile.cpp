@@ -159,6 +159,7 @@ int mlir::kiln::compileModel(const CompileOptions &options) {
   std::string error;
   PipelineOptions pipeline;
   pipeline.optLevel = options.optLevel;
+  pipeline.convLayout = options.convLayout;
   if (options.target.empty() && options.cpu.empty()) {
     pipeline.target = CpuTarget::host();
   } else {

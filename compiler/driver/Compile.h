@@ -25,6 +25,8 @@ struct CompileOptions {
   bool autotune = false;
   std::string autotuneCache; // "" = defaultAutotuneCachePath()
   unsigned autotuneThreads = 0;
+  /// --conv-layout: auto|nchw|nhwc ("" = KILN_CONV_LAYOUT, else auto).
+  std::string convLayout;
   /// Stop after the graph and lowering stages (no code, no artifact): what
   /// `kiln inspect` runs to report fusions and kernels.
   bool analyzeOnly = false;

@@ -45,6 +45,8 @@ constexpr const char *kUsage =
     "  --logs=LIST              like KILN_LOGS (try --logs=help)\n"
     "  --emit-mlir=PATH         write the final LLVM-dialect module\n"
     "  --report=PATH            write counts of fusions etc. as JSON\n"
+    "  --conv-layout=auto|nchw|nhwc  layout of 2-D convolution chains at -O2\n"
+    "                           (default auto: the cost model decides)\n"
     "  --autotune               time candidate tile sizes of the hot\n"
     "                           contractions on this machine (-O1 and up;\n"
     "                           meant for -O3), cached per CPU and shape\n"
@@ -113,6 +115,12 @@ int compileCommand(int argc, char **argv, bool importOnly) {
         take("--autotune-cache", options.autotuneCache)) {
       if (missing)
         return usageError(arg.str() + " needs a value");
+    } else if (take("--conv-layout", options.convLayout)) {
+      if (missing || (options.convLayout != "auto" &&
+                      options.convLayout != "nchw" &&
+                      options.convLayout != "nhwc"))
+        return usageError("--conv-layout takes auto, nchw or nhwc (got '" +
+                          options.convLayout + "')");
     } else if (take("--input-shape", value)) {
       if (missing || !parseShape(value, options))
         return usageError("--input-shape takes NAME=D0,D1,... (got '" + value +
