@@ -100,6 +100,8 @@ def TileContractions : Pass<"kiln-tile-contractions", "func::FuncOp"> {
            "Columns of a thread-pool tile (0: from the cost model)">,
     Option<"cacheTileK", "tile-k", "int64_t", "0",
            "Reduction block (0: from the cost model)">,
+    Option<"fuseEpilogues", "fuse-epilogues", "bool", "true",
+           "Apply a single elementwise consumer in the register tiles">,
   ];
   let dependentDialects = ["scf::SCFDialect", "vector::VectorDialect",
                            "affine::AffineDialect", "tensor::TensorDialect",
