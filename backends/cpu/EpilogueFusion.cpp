@@ -28,8 +28,6 @@
 //===----------------------------------------------------------------------===//
 #include "backends/cpu/ContractionCodegen.h"
 
-#include "dialects/kiln/NodeLocation.h"
-
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -133,8 +131,6 @@ LogicalResult applySlice(GroupState &s, tensor::ExtractSliceOp op) {
   }
   return success();
 }
-
-std::string nodeOf(Operation *op) { return onnxNodeName(op->getLoc()); }
 
 /// The body computes on scalars with ops that apply lane by lane.
 bool vectorizableBody(linalg::GenericOp consumer, std::string &why) {
