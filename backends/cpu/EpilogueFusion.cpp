@@ -392,7 +392,6 @@ Value mlir::kiln::storeTile(RewriterBase &rewriter, Location loc,
   if (!epilogue)
     return store(rewriter, loc, accs);
   Value acc = tile.getDpsInitOperand(0)->get();
-  auto accType = cast<RankedTensorType>(acc.getType());
   AffineMap accMap = tile.getMatchingIndexingMap(tile.getDpsInitOperand(0));
   unsigned mDim =
       *accMap.getResultPosition(getAffineDimExpr(loops.m, tile.getContext()));
