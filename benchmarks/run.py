@@ -319,6 +319,9 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--repeat", type=int, default=20)
     ap.add_argument("--only", default="")
+    ap.add_argument("--autotune", action="store_true",
+                    help="compile with -O3 --autotune (cache in WORK/autotune.json; "
+                         "compile times then include the tuning)")
     ap.add_argument("--work", default=os.path.join(tempfile.gettempdir(), "kiln-bench"))
     ap.add_argument("--doc", default=os.path.join(HERE, "..", "docs", "performance.md"))
     ap.add_argument("--from-log", help="rewrite --doc from the output of an "
@@ -353,7 +356,10 @@ def main():
                 export(name, path)
             row["gflop"] = count_flops(path) / 1e9
             so = os.path.join(work, "model.so")
-            r = run([args.kiln, "compile", path, "-o", so, "-v"])
+            flags = ["-O3", "--autotune", "--autotune-threads", str(args.threads),
+                     "--autotune-cache", os.path.join(args.work, "autotune.json")] \
+                if args.autotune else []
+            r = run([args.kiln, "compile", path, "-o", so, "-v"] + flags)
             if r.returncode != 0:
                 raise RuntimeError("kiln compile: " + r.stderr.strip().splitlines()[-1])
             total = re.search(r"total\s+([\d.]+) ms", r.stdout + r.stderr)

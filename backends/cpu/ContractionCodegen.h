@@ -24,6 +24,9 @@ namespace mlir::kiln {
 /// Loop positions of a contraction C[batch, m, n] += A[m, k] * B[batch, k, n]
 /// (A may have the batch loops too). In packed form the N loop is split into
 /// `nOuter` (panels) and `n` (lanes inside a panel, extent nr).
+/// Per-op cache tiles `array<i64: MC, NC, KC>` (the autotuner's choice).
+constexpr llvm::StringLiteral kTileSizesAttr = "kiln.tile_sizes";
+
 struct ContractionLoops {
   SmallVector<unsigned> batch;
   unsigned m, n, k;

@@ -235,14 +235,30 @@ struct TileContractions
     if (cacheTileK > 0)
       tiles.kc = cacheTileK;
     IRRewriter rewriter(&getContext());
+    // `kiln.tile_sizes = array<i64: MC, NC, KC>` (set by the autotuner)
+    // overrides the cache tiles of one op; rewrites carry it over.
+    auto tilesOf = [&](Operation *op) {
+      ContractionTileSizes t = tiles;
+      auto a = op->getAttrOfType<DenseI64ArrayAttr>(kTileSizesAttr);
+      if (a && a.size() == 3 &&
+          llvm::all_of(a.asArrayRef(), [](int64_t v) { return v > 0; }))
+        std::tie(t.mc, t.nc, t.kc) = std::make_tuple(a[0], a[1], a[2]);
+      return t;
+    };
+    auto carryTiles = [](Attribute tileSizes, Operation *to) {
+      if (tileSizes)
+        to->setAttr(kTileSizesAttr, tileSizes);
+    };
 
     SmallVector<std::pair<linalg::LinalgOp, ContractionLoops>> work;
     SmallVector<linalg::Conv2DNchwFchwOp> convs;
     SmallVector<linalg::GenericOp> im2cols;
     func.walk([&](linalg::Conv2DNchwFchwOp conv) { convs.push_back(conv); });
     for (linalg::Conv2DNchwFchwOp conv : convs) {
+      Attribute tileSizes = conv->getAttr(kTileSizesAttr);
       if (auto direct = pointwiseConvToContraction(rewriter, conv);
           succeeded(direct)) {
+        carryTiles(tileSizes, direct->first);
         work.push_back(*direct);
         continue;
       }
@@ -250,6 +266,7 @@ struct TileContractions
           convToPackedContraction(rewriter, conv, tiles.nr);
       if (failed(packed))
         continue;
+      carryTiles(tileSizes, packed->contraction);
       work.push_back({packed->contraction, packed->loops});
       im2cols.push_back(packed->im2col);
     }
@@ -262,22 +279,25 @@ struct TileContractions
         plain.push_back({op, *loops});
     });
     for (auto &[op, loops] : plain) {
+      Attribute tileSizes = op->getAttr(kTileSizesAttr);
       auto packed = packConstantRhs(rewriter, op, loops, tiles.nr);
-      if (succeeded(packed))
+      if (succeeded(packed)) {
+        carryTiles(tileSizes, packed->first);
         work.push_back(*packed);
-      else
+      } else
         work.push_back({op, loops});
     }
     std::vector<Epilogue> fused;
     for (auto &[op, loops] : work) {
       KILN_LOG("codegen", Info)
           << "tiling " << op->getName() << " at " << op.getLoc() << " ("
-          << tiles.mr << "x" << tiles.nr << " register tile"
+          << tiles.mr << "x" << tiles.nr << " register tile, " << tilesOf(op).mc
+          << "x" << tilesOf(op).nc << "x" << tilesOf(op).kc << " cache tile"
           << (loops.nOuter ? ", B in panels" : "") << ")\n";
       std::optional<Epilogue> epilogue;
       if (fuseEpilogues)
         epilogue = fuseEpilogue(rewriter, op, loops);
-      if (failed(tileContraction(rewriter, op, loops, tiles,
+      if (failed(tileContraction(rewriter, op, loops, tilesOf(op),
                                  epilogue ? &*epilogue : nullptr)))
         return signalPassFailure();
       if (epilogue)

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/driver/Compile.h"
+#include "compiler/driver/Autotune.h"
 
 #include "backends/common/Artifact.h"
 #include "compiler/driver/Diagnostics.h"
@@ -169,6 +170,26 @@ int mlir::kiln::compileModel(const CompileOptions &options) {
     pipeline.target = *target;
   }
 
+  if (options.autotune && !options.analyzeOnly) {
+    if (options.optLevel < 1) {
+      llvm::errs() << "error: --autotune tunes the tiled kernels of -O1 and "
+                      "up; it does nothing at -O0\n";
+      return 1;
+    }
+    if (!options.target.empty() || !options.cpu.empty()) {
+      CpuTarget host = CpuTarget::host();
+      if (pipeline.target.triple != host.triple ||
+          pipeline.target.cpu != host.cpu) {
+        llvm::errs() << "error: --autotune times kernels on this machine ("
+                     << host.triple << ", " << host.cpu
+                     << "); it cannot tune for --target/--cpu "
+                     << pipeline.target.triple << " (" << pipeline.target.cpu
+                     << ")\n";
+        return 1;
+      }
+    }
+  }
+
   bool dumping = !options.dumpIrAfter.empty();
   if (dumping) {
     if (auto ec = llvm::sys::fs::create_directories(options.dumpDir)) {
@@ -241,6 +262,19 @@ int mlir::kiln::compileModel(const CompileOptions &options) {
     timer.done(stage.name);
     if (stage.artifact && logs::artifactEnabled(stage.artifact))
       module->print(logs::artifactStream(stage.artifact), dumpFlags());
+    if (options.autotune && stage.build == buildLoweringPipeline &&
+        !options.analyzeOnly) {
+      AutotuneOptions tune;
+      tune.cachePath = options.autotuneCache.empty()
+                           ? defaultAutotuneCachePath()
+                           : options.autotuneCache;
+      tune.threads = options.autotuneThreads;
+      if (failed(autotuneContractions(*module, pipeline, tune, error))) {
+        llvm::errs() << "error: " << error << "\n";
+        return 1;
+      }
+      timer.done("autotune");
+    }
   }
 
   if (!options.emitMlirPath.empty()) {

@@ -21,6 +21,10 @@ struct CompileOptions {
   std::string reportPath;   // --report: JSON counts of what was done
   bool verbose = false;     // -v: time of each stage
   bool timePasses = false;  // MLIR's per-pass timing report
+  /// --autotune: time tile sizes of the hot contractions on this machine.
+  bool autotune = false;
+  std::string autotuneCache; // "" = defaultAutotuneCachePath()
+  unsigned autotuneThreads = 0;
   /// Stop after the graph and lowering stages (no code, no artifact): what
   /// `kiln inspect` runs to report fusions and kernels.
   bool analyzeOnly = false;

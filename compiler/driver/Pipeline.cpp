@@ -18,6 +18,7 @@ void mlir::kiln::buildGraphPipeline(OpPassManager &pm,
     pm.addPass(createFoldWeights());
     pm.addPass(createFoldBatchNorm());
     pm.addPass(createCanonicalizerPass());
+    pm.addPass(createFuseNormalization());
     pm.addPass(createFuseAttention());
     pm.addPass(createMergeContractions());
   }

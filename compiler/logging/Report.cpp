@@ -76,7 +76,8 @@ std::string report::toJson() {
   llvm::json::Object counts;
   for (const char *always :
        {"attention_fused", "contractions_merged", "concat_in_place",
-        "layout_conversions", "epilogues_fused", "batch_norms_folded"})
+        "layout_conversions", "epilogues_fused", "batch_norms_folded",
+        "norms_fused"})
     counts[always] = 0;
   for (const auto &[name, n] : state().counters)
     counts[name] = n;

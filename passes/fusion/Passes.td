@@ -52,4 +52,41 @@ def FuseAttention : Pass<"kiln-fuse-attention", "ModuleOp"> {
   let dependentDialects = ["::mlir::kiln::KilnDialect"];
 }
 
+def FuseNormalization : Pass<"kiln-fuse-normalization", "ModuleOp"> {
+  let summary = "Match decomposed layer norms and softmaxes";
+  let description = [{
+    Rewrites the chains exporters emit below opset 17 (and hand-written
+    modules) into one op each, which the lowering turns into a row kernel:
+
+    - layer norm: `d = x - mean(x)`, `d / sqrt(mean(d^2) + eps)` (the square
+      as Pow by 2 or d * d, the division as Div or Mul by Reciprocal), over
+      a run of trailing axes with keepdims, then optionally `* weight` and
+      `+ bias` when those broadcast along the normalized dims only;
+    - softmax: `exp(x - max(x)) / sum(...)` or `exp(x) / sum(exp(x))` over
+      one axis with keepdims (the unshifted form becomes the stable one).
+
+    Every intermediate must have no other user. Counted as `norms_fused`;
+    each decision is logged under `KILN_LOGS=fusion` with the ONNX node names.
+
+    Before:
+    ```mlir
+    %m = kiln.reduce_mean %x {axes = array<i64: 1>} : (tensor<4x40xf32>) -> tensor<4x1xf32>
+    %d = kiln.sub %x, %m : (tensor<4x40xf32>, tensor<4x1xf32>) -> tensor<4x40xf32>
+    %p = kiln.pow %d, %two : (tensor<4x40xf32>, tensor<f32>) -> tensor<4x40xf32>
+    %v = kiln.reduce_mean %p {axes = array<i64: 1>} : (tensor<4x40xf32>) -> tensor<4x1xf32>
+    %e = kiln.add %v, %eps : (tensor<4x1xf32>, tensor<f32>) -> tensor<4x1xf32>
+    %s = kiln.sqrt %e : (tensor<4x1xf32>) -> tensor<4x1xf32>
+    %n = kiln.div %d, %s : (tensor<4x40xf32>, tensor<4x1xf32>) -> tensor<4x40xf32>
+    %w = kiln.mul %n, %g : (tensor<4x40xf32>, tensor<40xf32>) -> tensor<4x40xf32>
+    %y = kiln.add %w, %b : (tensor<4x40xf32>, tensor<40xf32>) -> tensor<4x40xf32>
+    ```
+    After:
+    ```mlir
+    %y = kiln.layer_norm %x, %g, %b {axis = 1 : i64, epsilon = 9.9999997473787516E-6 : f64}
+        : (tensor<4x40xf32>, tensor<40xf32>, tensor<40xf32>) -> tensor<4x40xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::kiln::KilnDialect"];
+}
+
 #endif // KILN_PASSES_FUSION_TD

@@ -6,11 +6,13 @@
 //   log_softmax  max, sum(exp(x - max)), (x - max) - log(sum)
 //   batch_norm   per-channel scale * rsqrt(var + eps), then one pass over x
 //   layer_norm   mean, variance (two-pass: stable for large means), one pass
-// Subtracting the max keeps exp from overflowing. f16/bf16 statistics are
-// computed in f32.
+// except for static f32 rows, which become one row kernel each
+// (NormalizationRows.cpp). Subtracting the max keeps exp from overflowing.
+// f16/bf16 statistics are computed in f32.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/lowering/LoweringUtils.h"
+#include "passes/lowering/NormalizationRows.h"
 #include "passes/lowering/Patterns.h"
 
 #include "dialects/kiln/KilnOps.h"
@@ -69,6 +71,11 @@ struct SoftmaxLowering : OpConversionPattern<OpTy> {
     Type elementType = type.getElementType();
     Type accType = getAccumulatorType(elementType);
     int64_t axis = op.getAxis();
+    FailureOr<Value> rows = buildSoftmaxRows(rewriter, loc, x, axis, isLog);
+    if (succeeded(rows)) {
+      rewriter.replaceOp(op, *rows);
+      return success();
+    }
     unsigned rank = type.getRank();
     SmallVector<int64_t> reducedShape = dropDims(type.getShape(), axis);
     BroadcastOperand max = {createAxisMax(rewriter, loc, x, axis),
@@ -192,6 +199,12 @@ struct LayerNormLowering : OpConversionPattern<kiln::LayerNormOp> {
     Type accType = getAccumulatorType(elementType);
     int64_t axis = op.getAxis(), rank = type.getRank();
     double epsilon = op.getEpsilon().convertToDouble();
+    FailureOr<Value> rows = buildLayerNormRows(
+        rewriter, loc, x, adaptor.getScale(), adaptor.getBias(), axis, epsilon);
+    if (succeeded(rows)) {
+      rewriter.replaceOp(op, *rows);
+      return success();
+    }
 
     SmallVector<int64_t> normalized;
     int64_t count = 1;

@@ -67,7 +67,8 @@ def LowerToLinalg : Pass<"kiln-lower-to-linalg", "ModuleOp"> {
   let dependentDialects = [
     "::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect",
     "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
-    "::mlir::func::FuncDialect", "::mlir::scf::SCFDialect"
+    "::mlir::func::FuncDialect", "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect"
   ];
 }
 

@@ -7,7 +7,8 @@
 # test/e2e/CMakeLists.txt.
 
 set(KILN_GRAPH_EXPORT ${CMAKE_CURRENT_SOURCE_DIR}/models/export_graph_models.py)
-foreach(model bert_encoder gpt2_blocks inception_block concat_chain)
+foreach(model bert_encoder bert_opset14 gpt2_blocks inception_block
+              concat_chain)
   set(work ${CMAKE_CURRENT_BINARY_DIR}/work/graph_models/${model})
   set(export "python3 '${KILN_GRAPH_EXPORT}' ${model} '${work}/onnx' || exit $?")
   add_test(NAME models.graph.${model}

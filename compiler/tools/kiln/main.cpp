@@ -45,6 +45,12 @@ constexpr const char *kUsage =
     "  --logs=LIST              like KILN_LOGS (try --logs=help)\n"
     "  --emit-mlir=PATH         write the final LLVM-dialect module\n"
     "  --report=PATH            write counts of fusions etc. as JSON\n"
+    "  --autotune               time candidate tile sizes of the hot\n"
+    "                           contractions on this machine (-O1 and up;\n"
+    "                           meant for -O3), cached per CPU and shape\n"
+    "  --autotune-cache=FILE    the cache (default\n"
+    "                           ~/.cache/kiln/autotune.json)\n"
+    "  --autotune-threads=N     threads to time with (default: all cores)\n"
     "  --time-passes            per-pass timing\n"
     "  -v                       print the time of each stage\n";
 
@@ -103,7 +109,8 @@ int compileCommand(int argc, char **argv, bool importOnly) {
         take("--dump-ir-after", options.dumpIrAfter) ||
         take("--dump-dir", options.dumpDir) || take("--logs", logs) ||
         take("--emit-mlir", options.emitMlirPath) ||
-        take("--report", options.reportPath)) {
+        take("--report", options.reportPath) ||
+        take("--autotune-cache", options.autotuneCache)) {
       if (missing)
         return usageError(arg.str() + " needs a value");
     } else if (take("--input-shape", value)) {
@@ -113,6 +120,15 @@ int compileCommand(int argc, char **argv, bool importOnly) {
     } else if (arg.size() == 3 && arg.starts_with("-O") && arg[2] >= '0' &&
                arg[2] <= '3') {
       options.optLevel = arg[2] - '0';
+    } else if (take("--autotune-threads", value)) {
+      unsigned n;
+      if (missing || llvm::StringRef(value).getAsInteger(10, n) || n > 1024)
+        return usageError(
+            "--autotune-threads takes a number of threads (got '" + value +
+            "')");
+      options.autotuneThreads = n;
+    } else if (arg == "--autotune") {
+      options.autotune = true;
     } else if (arg == "-v" || arg == "--verbose") {
       options.verbose = true;
     } else if (arg == "--time-passes") {
@@ -122,8 +138,8 @@ int compileCommand(int argc, char **argv, bool importOnly) {
     } else if (options.inputPath.empty()) {
       options.inputPath = arg.str();
     } else {
-      return usageError("compile takes one model, got '" +
-                        options.inputPath + "' and '" + arg.str() + "'");
+      return usageError("compile takes one model, got '" + options.inputPath +
+                        "' and '" + arg.str() + "'");
     }
   }
   bool help = false;

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Exports small whole models to ONNX for the graph-pass tests
 (test/e2e/graph_models.cmake): a BERT-style encoder, GPT-2-style causal
-blocks, an Inception-style block and a chain of concats, with inputs and onnxruntime's outputs.
+blocks, an Inception-style block and a chain of concats, with inputs and
+onnxruntime's outputs; `bert_opset14` is the encoder exported at opset 14,
+where LayerNorm arrives decomposed (ReduceMean/Sub/Pow/.../Div/Mul/Add).
 
     export_graph_models.py NAME OUT_DIR     one model
     export_graph_models.py --list           names and the report counts each
@@ -165,6 +167,15 @@ MODELS = {
          "kernels_covering": [
              ["/layers.0/q/MatMul", "/layers.0/k/MatMul", "/layers.0/v/MatMul"],
              ["/layers.3/MatMul", "/layers.3/Softmax", "/layers.3/MatMul_1"]]}),
+    "bert_opset14": (
+        Bert, ["x", "mask"],
+        lambda: [torch.randn(1, 128, 256), torch.zeros(1, 1, 1, 128)],
+        {"attention_fused": "==4", "norms_fused": "==8",
+         "kernels_covering": [
+             ["/layers.2/ln1/ReduceMean", "/layers.2/ln1/Sub",
+              "/layers.2/ln1/Pow", "/layers.2/ln1/ReduceMean_1",
+              "/layers.2/ln1/Add", "/layers.2/ln1/Sqrt", "/layers.2/ln1/Div",
+              "/layers.2/ln1/Mul", "/layers.2/ln1/Add_1"]]}),
     "gpt2_blocks": (
         Gpt2, ["x"], lambda: [torch.randn(1, 64, 128)],
         {"attention_fused": "==2",
@@ -185,10 +196,12 @@ MODELS = {
 
 
 OUTPUTS = {"concat_chain": ["lin", "outer"]}
+OPSETS = {"bert_opset14": 14}
 
 
 def export(name, out, opset):
     make, input_names, make_inputs, expect = MODELS[name]
+    opset = opset or OPSETS.get(name, 17)
     torch.manual_seed(0)
     model = make().eval()
     inputs = make_inputs()
@@ -215,7 +228,8 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("name", nargs="?", choices=sorted(MODELS))
     p.add_argument("out", nargs="?")
-    p.add_argument("--opset", type=int, default=17)
+    p.add_argument("--opset", type=int, default=None,
+                   help="default 17 (14 for bert_opset14)")
     p.add_argument("--list", action="store_true")
     a = p.parse_args()
     if a.list:
