@@ -6,7 +6,9 @@
 //     inputs through an im2col that writes panels directly;
 //   * TileContractions.cpp: the tile loops (thread-pool tiles, K blocks,
 //     register tiles);
-//   * MicroKernel.cpp: the register tile as a k loop of vector FMAs.
+//   * MicroKernel.cpp: the register tile as a k loop of vector FMAs;
+//   * EpilogueFusion.cpp: an elementwise consumer applied to the register
+//     tiles before they are stored.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_BACKENDS_CPU_CONTRACTIONCODEGEN_H
@@ -66,11 +68,55 @@ pointwiseConvToContraction(RewriterBase &rewriter,
 LogicalResult vectorizeIm2col(RewriterBase &rewriter, linalg::GenericOp im2col,
                               int64_t nr);
 
+/// An elementwise linalg.generic consuming a contraction's result, applied
+/// in the register tiles on the last K block (EpilogueFusion.cpp).
+struct Epilogue {
+  /// Result dimensions (of the contraction's accumulator) whose row-major
+  /// linear index is one dimension of the values the consumer reads;
+  /// `valid` elements of `size` are real (the rest is panel padding).
+  struct Group {
+    SmallVector<unsigned> accDims;
+    int64_t size, valid;
+  };
+  /// A consumer input with each group it reads collapsed into one dimension.
+  struct Operand {
+    Value value;
+    SmallVector<unsigned> groups; ///< per dimension of `value`
+  };
+  linalg::GenericOp consumer;
+  unsigned resultInput;          ///< the consumer input reading the contraction
+  SmallVector<Operand> operands; ///< per consumer input (none at resultInput)
+  SmallVector<Group> groups;
+  unsigned nGroup = 0;            ///< the group holding the N (lane) loop
+  SmallVector<int64_t> fullShape; ///< of the contraction's accumulator
+  int64_t kSize = 0;              ///< the full reduction extent
+};
+
+/// Matches the single elementwise consumer of `op`'s result (through
+/// reshapes and panel slices) and prepares its operands (collapses inserted
+/// before `op`). On failure `why` says why, and nothing was changed.
+FailureOr<Epilogue> matchEpilogue(RewriterBase &rewriter, linalg::LinalgOp op,
+                                  const ContractionLoops &loops,
+                                  std::string &why);
+
+/// Writes the mr row vectors of a register tile; returns the new tensor.
+using StoreRows =
+    function_ref<Value(OpBuilder &, Location, ArrayRef<Value> rows)>;
+
+/// Stores the accumulators `accs` of `tile` through `store`; with an
+/// epilogue, on the last K block (`kExtent` ends at K) the consumer's body
+/// is applied to them first (one branch per register tile).
+Value storeTile(RewriterBase &rewriter, Location loc, linalg::LinalgOp tile,
+                const ContractionLoops &loops, const Epilogue *epilogue,
+                ArrayRef<Value> rows, ArrayRef<Value> accs, int64_t nr,
+                Value kExtent, StoreRows store);
+
 /// Replaces `tile` (all loops but m, n, k of extent 1, m <= mr, n <= nr) by
 /// a k loop accumulating a vector<mr x nr> with outer products.
+/// With `epilogue`, the tile's stores apply it (see storeTile).
 LogicalResult buildMicroKernel(RewriterBase &rewriter, linalg::LinalgOp tile,
                                const ContractionLoops &loops, int64_t mr,
-                               int64_t nr);
+                               int64_t nr, const Epilogue *epilogue = nullptr);
 
 } // namespace mlir::kiln
 

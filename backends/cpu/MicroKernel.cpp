@@ -72,7 +72,8 @@ AffineMap rowMap(linalg::LinalgOp tile, OpOperand *operand, unsigned n) {
 LogicalResult mlir::kiln::buildMicroKernel(RewriterBase &rewriter,
                                            linalg::LinalgOp tile,
                                            const ContractionLoops &loops,
-                                           int64_t mr, int64_t nr) {
+                                           int64_t mr, int64_t nr,
+                                           const Epilogue *epilogue) {
   Location loc = tile.getLoc();
   rewriter.setInsertionPoint(tile);
   SmallVector<int64_t> extents = tile.getStaticLoopRanges();
@@ -140,13 +141,18 @@ LogicalResult mlir::kiln::buildMicroKernel(RewriterBase &rewriter,
   // Rows past the edge computed exactly what the last valid row did (same
   // A row, same C row, same order), so writing them back to that row stores
   // the same values again: no branch, and the tile stays in place.
-  Value result = acc->get();
-  for (auto [row, c] : llvm::zip_equal(rows, kLoop.getResults()))
-    result =
-        vector::TransferWriteOp::create(
-            rewriter, loc, c, result, indicesFor(tile, acc, loops, c0, row, c0),
-            accMap, ArrayRef<bool>{fullColumns})
-            .getResult();
+  auto store = [&](OpBuilder &b, Location loc, ArrayRef<Value> values) {
+    Value result = acc->get();
+    for (auto [row, c] : llvm::zip_equal(rows, values))
+      result = vector::TransferWriteOp::create(
+                   b, loc, c, result, indicesFor(tile, acc, loops, c0, row, c0),
+                   accMap, ArrayRef<bool>{fullColumns})
+                   .getResult();
+    return result;
+  };
+  SmallVector<Value> accs(kLoop.getResults());
+  Value result = storeTile(rewriter, loc, tile, loops, epilogue, rows, accs, nr,
+                           kExtent, store);
   rewriter.replaceOp(tile, result);
   return success();
 }

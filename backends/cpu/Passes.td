@@ -70,6 +70,40 @@ def TileContractions : Pass<"kiln-tile-contractions", "func::FuncOp"> {
     use masked vectors. Tile sizes come from the vector width and register
     count (backends/cpu/TileSizes.h).
 
+    Epilogues (`fuse-epilogues`, on by default): when the contraction's
+    result, through reshapes and panel slices, has one use that is an
+    all-parallel `linalg.generic` reading it through an identity map (its
+    other operands through broadcast maps, dimensions in order, computed
+    before the contraction; a body of scalar arith/math ops), the register
+    tiles apply that body to their accumulators on the last K block and
+    store its values; the generic is replaced by the contraction's result.
+
+    Before:
+    ```mlir
+    %y = linalg.matmul ins(%a, %b : tensor<20x300xf32>, tensor<300x40xf32>)
+                       outs(%zero : tensor<20x40xf32>) -> tensor<20x40xf32>
+    %z = linalg.generic {indexing_maps = [#id, #col, #id], ...}
+        ins(%y, %bias : tensor<20x40xf32>, tensor<40xf32>) ... {
+      %s = arith.addf %x, %c : f32
+      %r = arith.maximumf %s, %cst0 : f32
+      linalg.yield %r : f32
+    }
+    ```
+    After (per register tile, after the k loop):
+    ```mlir
+    %last = arith.cmpi eq, %k_end, %c300 : index
+    %t = scf.if %last -> (tensor<?x?xf32>) {
+      %b = vector.transfer_read %bias[%col], %f0 : tensor<40xf32>, vector<32xf32>
+      %s0 = arith.addf %acc#0, %b : vector<32xf32>
+      %r0 = arith.maximumf %s0, %zeros : vector<32xf32>
+      %w0 = vector.transfer_write %r0, %tile[%c0, %c0] ...
+      ...
+    } else {
+      %w0 = vector.transfer_write %acc#0, %tile[%c0, %c0] ...
+      ...
+    }
+    ```
+
     Before:
     ```mlir
     %c = linalg.matmul ins(%a, %b : tensor<64x64xf32>, tensor<64x64xf32>)
@@ -100,6 +134,8 @@ def TileContractions : Pass<"kiln-tile-contractions", "func::FuncOp"> {
            "Columns of a thread-pool tile (0: from the cost model)">,
     Option<"cacheTileK", "tile-k", "int64_t", "0",
            "Reduction block (0: from the cost model)">,
+    Option<"fuseEpilogues", "fuse-epilogues", "bool", "true",
+           "Apply a single elementwise consumer in the register tiles">,
   ];
   let dependentDialects = ["scf::SCFDialect", "vector::VectorDialect",
                            "affine::AffineDialect", "tensor::TensorDialect",

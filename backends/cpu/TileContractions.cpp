@@ -18,6 +18,8 @@
 #include "backends/cpu/TileSizes.h"
 
 #include "compiler/logging/Logging.h"
+#include "compiler/logging/Report.h"
+#include "dialects/kiln/NodeLocation.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -108,7 +110,8 @@ tileOnce(RewriterBase &rewriter, linalg::LinalgOp op,
 /// Thread-pool tiles, K blocks, register tiles, then the micro-kernel.
 LogicalResult tileContraction(RewriterBase &rewriter, linalg::LinalgOp op,
                               const ContractionLoops &loops,
-                              const ContractionTileSizes &tiles) {
+                              const ContractionTileSizes &tiles,
+                              const Epilogue *epilogue) {
   unsigned numLoops = op.getNumLoops();
   SmallVector<int64_t> bounds = op.getStaticLoopRanges();
   int64_t mSize = bounds[loops.m], kSize = bounds[loops.k];
@@ -140,7 +143,7 @@ LogicalResult tileContraction(RewriterBase &rewriter, linalg::LinalgOp op,
   if (failed(tiled))
     return op.emitError("kiln-tile-contractions: tiling failed");
   int64_t lanes = loops.nOuter ? bounds[loops.n] : nr;
-  return buildMicroKernel(rewriter, *tiled, loops, mr, lanes);
+  return buildMicroKernel(rewriter, *tiled, loops, mr, lanes, epilogue);
 }
 
 } // namespace
@@ -180,6 +183,42 @@ void cleanUp(func::FuncOp func) {
   vector::TransferReadOp::getCanonicalizationPatterns(patterns, ctx);
   vector::TransferWriteOp::getCanonicalizationPatterns(patterns, ctx);
   (void)applyPatternsGreedily(func, std::move(patterns));
+}
+
+/// The names of the ONNX nodes a location carries.
+void nodeNames(Location loc, std::vector<std::string> &names) {
+  if (auto name = dyn_cast<NameLoc>(loc)) {
+    if (!llvm::is_contained(names, name.getName().str()))
+      names.push_back(name.getName().str());
+  } else if (auto fusedLoc = dyn_cast<FusedLoc>(loc)) {
+    for (Location inner : fusedLoc.getLocations())
+      nodeNames(inner, names);
+  } else if (auto callSite = dyn_cast<CallSiteLoc>(loc)) {
+    nodeNames(callSite.getCallee(), names);
+  }
+}
+
+/// The epilogue of `op` if its result's one use is an elementwise generic
+/// the register tiles can apply; logs the decision and counts it.
+std::optional<Epilogue> fuseEpilogue(RewriterBase &rewriter,
+                                     linalg::LinalgOp op,
+                                     const ContractionLoops &loops) {
+  std::string why;
+  FailureOr<Epilogue> epilogue = matchEpilogue(rewriter, op, loops, why);
+  if (failed(epilogue)) {
+    KILN_LOG("fusion", Debug) << "no epilogue for " << onnxNodeName(op.getLoc())
+                              << ": " << why << "\n";
+    return std::nullopt;
+  }
+  std::vector<std::string> anchor, consumer;
+  nodeNames(op.getLoc(), anchor);
+  nodeNames(epilogue->consumer.getLoc(), consumer);
+  KILN_LOG("fusion", Info) << "epilogue " << llvm::join(consumer, ", ")
+                           << " fused into " << onnxNodeName(op.getLoc())
+                           << "\n";
+  report::count("epilogues_fused");
+  report::foldKernel(anchor, consumer);
+  return std::move(*epilogue);
 }
 
 struct TileContractions
@@ -248,14 +287,27 @@ struct TileContractions
       } else
         work.push_back({op, loops});
     }
+    std::vector<Epilogue> fused;
     for (auto &[op, loops] : work) {
       KILN_LOG("codegen", Info)
           << "tiling " << op->getName() << " at " << op.getLoc() << " ("
           << tiles.mr << "x" << tiles.nr << " register tile, " << tilesOf(op).mc
           << "x" << tilesOf(op).nc << "x" << tilesOf(op).kc << " cache tile"
           << (loops.nOuter ? ", B in panels" : "") << ")\n";
-      if (failed(tileContraction(rewriter, op, loops, tilesOf(op))))
+      std::optional<Epilogue> epilogue;
+      if (fuseEpilogues)
+        epilogue = fuseEpilogue(rewriter, op, loops);
+      if (failed(tileContraction(rewriter, op, loops, tilesOf(op),
+                                 epilogue ? &*epilogue : nullptr)))
         return signalPassFailure();
+      if (epilogue)
+        fused.push_back(std::move(*epilogue));
+    }
+    // The accumulators now hold the consumers' values.
+    for (Epilogue &epilogue : fused) {
+      linalg::GenericOp consumer = epilogue.consumer;
+      rewriter.replaceOp(consumer,
+                         consumer.getDpsInputs()[epilogue.resultInput]);
     }
     for (linalg::GenericOp im2col : im2cols)
       if (failed(vectorizeIm2col(rewriter, im2col, tiles.nr)))

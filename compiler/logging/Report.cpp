@@ -2,6 +2,7 @@
 
 #include "compiler/logging/Report.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
@@ -25,6 +26,36 @@ void report::count(llvm::StringRef counter, int64_t n) {
 
 void report::kernel(llvm::StringRef name, std::vector<std::string> nodes) {
   state().kernels.emplace_back(name.str(), std::move(nodes));
+}
+
+void report::foldKernel(const std::vector<std::string> &anchor,
+                        const std::vector<std::string> &folded) {
+  auto &kernels = state().kernels;
+  auto covers = [](const std::vector<std::string> &nodes,
+                   const std::vector<std::string> &any) {
+    return llvm::any_of(any, [&](const std::string &n) {
+      return llvm::is_contained(nodes, n);
+    });
+  };
+  // The last kernel covering `anchor`: a contraction's kernel comes after
+  // those of its own inputs (a shared bias broadcast, a pad).
+  size_t into = kernels.size();
+  for (size_t i = 0; i < kernels.size(); ++i)
+    if (covers(kernels[i].second, anchor))
+      into = i;
+  if (into == kernels.size())
+    return;
+  std::vector<size_t> merged;
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    if (i == into || !covers(kernels[i].second, folded))
+      continue;
+    for (const std::string &n : kernels[i].second)
+      if (!llvm::is_contained(kernels[into].second, n))
+        kernels[into].second.push_back(n);
+    merged.push_back(i);
+  }
+  for (size_t i : llvm::reverse(merged))
+    kernels.erase(kernels.begin() + i);
 }
 
 void report::reset() {

@@ -21,10 +21,15 @@ void count(llvm::StringRef counter, int64_t n = 1);
 /// Records a kernel and the ONNX nodes it covers.
 void kernel(llvm::StringRef name, std::vector<std::string> nodes);
 void reset();
+/// A later stage computed the nodes `folded` inside the kernel covering
+/// `anchor` (an epilogue fused into a contraction): every other kernel
+/// covering one of `folded` is merged into the last kernel covering one of
+/// `anchor`. No-op when no kernel covers `anchor`.
+void foldKernel(const std::vector<std::string> &anchor,
+                const std::vector<std::string> &folded);
 
 const std::map<std::string, int64_t> &counters();
-const std::vector<std::pair<std::string, std::vector<std::string>>> &
-kernels();
+const std::vector<std::pair<std::string, std::vector<std::string>>> &kernels();
 
 /// The report as JSON; the counters every report has are present even at 0.
 std::string toJson();

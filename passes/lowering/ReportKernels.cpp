@@ -14,6 +14,10 @@
 //     (a contraction's zero or bias) joins that user's kernel.
 // Reshapes and slices are views, not kernels. Each kernel is named
 // `<index>:<op>` after its last (anchor) op, e.g. `3:conv_2d_nchw_fchw`.
+// The CPU backend decides later which elementwise consumers it applies in
+// a contraction's register tiles (backends/cpu/EpilogueFusion.cpp); it moves
+// their nodes into the contraction's kernel itself (report::foldKernel), so
+// this list only predicts what is certain at this stage.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/lowering/Passes.h"
