@@ -246,8 +246,6 @@ int mlir::kiln::compileModel(const CompileOptions &options) {
       {"codegen", buildBackendPipeline, nullptr},
   };
   for (const Stage &stage : stages) {
-    if (options.analyzeOnly && stage.build == buildBackendPipeline)
-      return 0;
     PassManager pm(&context);
     stage.build(pm, pipeline);
     if (dumping)
@@ -277,6 +275,11 @@ int mlir::kiln::compileModel(const CompileOptions &options) {
       timer.done("autotune");
     }
   }
+
+  // The backend's decisions (epilogues fused) are in the report now; no
+  // object code is needed for that.
+  if (options.analyzeOnly)
+    return 0;
 
   if (!options.emitMlirPath.empty()) {
     std::error_code ec;

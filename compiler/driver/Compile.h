@@ -27,8 +27,8 @@ struct CompileOptions {
   unsigned autotuneThreads = 0;
   /// --conv-layout: auto|nchw|nhwc ("" = KILN_CONV_LAYOUT, else auto).
   std::string convLayout;
-  /// Stop after the graph and lowering stages (no code, no artifact): what
-  /// `kiln inspect` runs to report fusions and kernels.
+  /// Run the pass pipelines but write no object code or artifact: what
+  /// `kiln inspect` runs to report fusions (epilogues included) and kernels.
   bool analyzeOnly = false;
 };
 

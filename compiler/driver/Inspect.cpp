@@ -41,7 +41,8 @@ std::string dimsOf(const onnx::TypeProto &type) {
 }
 
 /// What `kiln compile -O2 --report` would count for this model, and its
-/// kernels with the ONNX nodes each covers (graph and lowering stages only).
+/// kernels with the ONNX nodes each covers (every pass pipeline, no object
+/// code).
 int printOptimizations(const std::string &path) {
   CompileOptions options;
   options.inputPath = path;
