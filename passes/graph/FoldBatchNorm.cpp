@@ -1,4 +1,11 @@
 //===- FoldBatchNorm.cpp - batch_norm(conv(x)) -> conv(x) -----------------===//
+//
+// A batch norm with constant parameters folds into the convolution before
+// it; one that has no such convolution becomes `x * a + b` with per-channel
+// constants, which elementwise fusion, epilogue fusion and the layout
+// passes (transposes sink through elementwise ops with constants) handle.
+//
+//===----------------------------------------------------------------------===//
 
 #include "dialects/kiln/NodeLocation.h"
 #include "passes/graph/ConstantBytes.h"
@@ -36,7 +43,8 @@ std::optional<std::vector<float>> floats(Value v) {
 }
 
 struct FoldBatchNormIntoConv : OpRewritePattern<BatchNormOp> {
-  using OpRewritePattern::OpRewritePattern;
+  FoldBatchNormIntoConv(MLIRContext *ctx)
+      : OpRewritePattern(ctx, /*benefit=*/2) {}
   LogicalResult matchAndRewrite(BatchNormOp bn,
                                 PatternRewriter &rewriter) const override {
     auto conv = bn.getInput().getDefiningOp<ConvOp>();
@@ -92,12 +100,60 @@ struct FoldBatchNormIntoConv : OpRewritePattern<BatchNormOp> {
   }
 };
 
+/// batch_norm(x) with constant f32 parameters and no conv to fold into:
+/// x * a + b, a = scale / sqrt(var + eps), b = bias - mean * a, both shaped
+/// [C, 1, ..., 1] to broadcast along axis 1.
+struct BatchNormToAffine : OpRewritePattern<BatchNormOp> {
+  BatchNormToAffine(MLIRContext *ctx) : OpRewritePattern(ctx, /*benefit=*/1) {}
+  LogicalResult matchAndRewrite(BatchNormOp bn,
+                                PatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(bn.getType());
+    if (!type.getElementType().isF32() || type.getRank() < 2 ||
+        type.isDynamicDim(1))
+      return failure();
+    auto scale = floats(bn.getScale()), shift = floats(bn.getBias());
+    auto mean = floats(bn.getMean()), var = floats(bn.getVariance());
+    int64_t channels = type.getDimSize(1);
+    if (!scale || !shift || !mean || !var ||
+        (int64_t)scale->size() != channels ||
+        (int64_t)shift->size() != channels ||
+        (int64_t)mean->size() != channels || (int64_t)var->size() != channels)
+      return failure();
+    double eps = bn.getEpsilon().convertToDouble();
+    std::vector<float> a(channels), b(channels);
+    for (int64_t c = 0; c < channels; ++c) {
+      double s = (*scale)[c] / std::sqrt((double)(*var)[c] + eps);
+      a[c] = (float)s;
+      b[c] = (float)((*shift)[c] - (*mean)[c] * s);
+    }
+    SmallVector<int64_t> shape(type.getRank() - 1, 1);
+    shape[0] = channels;
+    auto paramType = RankedTensorType::get(shape, rewriter.getF32Type());
+    auto bytes = [](const std::vector<float> &v) {
+      return ArrayRef<char>(reinterpret_cast<const char *>(v.data()),
+                            v.size() * sizeof(float));
+    };
+    Location loc = bn.getLoc();
+    Value aConst = ConstantOp::create(
+        rewriter, loc, bytesToConstant(paramType, "bn_scale", bytes(a)));
+    Value bConst = ConstantOp::create(
+        rewriter, loc, bytesToConstant(paramType, "bn_shift", bytes(b)));
+    Value scaled = MulOp::create(rewriter, loc, type, bn.getInput(), aConst);
+    Value shifted = AddOp::create(rewriter, loc, type, scaled, bConst);
+    KILN_LOG("fusion", Info)
+        << "batch norm '" << onnxNodeName(loc)
+        << "' (no conv to fold into) became a per-channel multiply-add\n";
+    rewriter.replaceOp(bn, shifted);
+    return success();
+  }
+};
+
 struct FoldBatchNormPass
     : mlir::kiln::impl::FoldBatchNormBase<FoldBatchNormPass> {
   using Base::Base;
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<FoldBatchNormIntoConv>(&getContext());
+    patterns.add<FoldBatchNormIntoConv, BatchNormToAffine>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

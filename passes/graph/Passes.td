@@ -32,7 +32,12 @@ def FoldBatchNorm : Pass<"kiln-fold-batch-norm", "ModuleOp"> {
     `s = scale[c] / sqrt(var[c] + eps)`, `W'[c] = W[c] * s` and
     `b'[c] = (b[c] - mean[c]) * s + bias[c]`. Only f32 weights and a conv
     whose only user is the batch norm are folded. Each fold is logged under
-    KILN_LOGS=fusion with both ONNX node names.
+    KILN_LOGS=fusion with both ONNX node names. A batch norm with constant
+    f32 parameters and no conv to fold into becomes `x * a + b` with
+    per-channel constants `a = s`, `b = bias - mean * s` of shape
+    `[C, 1, ..., 1]`: elementwise ops that fuse with their neighbours
+    (epilogues) and that kiln-sink-transposes moves layout conversions
+    through.
 
     Before:
     ```mlir
