@@ -24,25 +24,6 @@ using mlir::kiln::ArtifactSpec;
 
 namespace {
 
-std::string tensorType(const std::vector<int64_t> &shape) {
-  std::string s = "tensor<";
-  for (int64_t d : shape)
-    s += std::to_string(d) + "x";
-  return s + "f32>";
-}
-
-void checkClose(const std::vector<float> &got, const std::vector<double> &want,
-                double tolerance = 1e-4) {
-  REQUIRE(got.size() == want.size());
-  size_t bad = 0;
-  for (size_t i = 0; i < got.size(); ++i)
-    if (!(std::fabs(got[i] - want[i]) <= tolerance * (1 + std::fabs(want[i]))))
-      if (bad++ < 5)
-        FAIL_CHECK("element " << i << ": got " << got[i] << ", want "
-                              << want[i]);
-  CHECK(bad == 0);
-}
-
 struct NhwcCase {
   int64_t batch, h, w, c, k, f; // f: filters (depthwise: unused)
   int64_t stride, dilation, pad;

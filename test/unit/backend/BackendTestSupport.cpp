@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -194,4 +195,23 @@ std::vector<float> kiln_test::randomFloats(size_t count, unsigned seed,
   for (float &v : values)
     v = dist(rng);
   return values;
+}
+
+std::string kiln_test::tensorType(const std::vector<int64_t> &shape) {
+  std::string s = "tensor<";
+  for (int64_t d : shape)
+    s += std::to_string(d) + "x";
+  return s + "f32>";
+}
+
+void kiln_test::checkClose(const std::vector<float> &got,
+                           const std::vector<double> &want, double tolerance) {
+  REQUIRE(got.size() == want.size());
+  size_t bad = 0;
+  for (size_t i = 0; i < got.size(); ++i)
+    if (!(std::fabs(got[i] - want[i]) <= tolerance * (1 + std::fabs(want[i]))))
+      if (bad++ < 5)
+        FAIL_CHECK("element " << i << ": got " << got[i] << ", want "
+                              << want[i]);
+  CHECK(bad == 0);
 }

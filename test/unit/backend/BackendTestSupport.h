@@ -52,6 +52,14 @@ std::string compileToFile(const std::string &mlirSource,
                           const mlir::kiln::CpuTarget &target,
                           const std::string &outputPath, int optLevel = 2);
 
+/// "tensor<D0xD1x...xf32>".
+std::string tensorType(const std::vector<int64_t> &shape);
+
+/// Every element within `tolerance * (1 + |want|)` (the first five misses
+/// are reported).
+void checkClose(const std::vector<float> &got, const std::vector<double> &want,
+                double tolerance = 1e-4);
+
 /// `{-# dialect_resources: {builtin: {name: "0x..."}} #-}` for the blobs.
 std::string resourceSection(
     const std::vector<std::pair<std::string, std::vector<char>>> &blobs);
