@@ -27,6 +27,10 @@ namespace mlir::kiln {
 /// Per-op cache tiles `array<i64: MC, NC, KC>` (the autotuner's choice).
 constexpr llvm::StringLiteral kTileSizesAttr = "kiln.tile_sizes";
 
+/// True when every operand of `op` is a statically shaped f32 tensor: what
+/// every convolution and contraction rewrite of the CPU backend needs.
+bool hasStaticF32Operands(Operation *op);
+
 struct ContractionLoops {
   SmallVector<unsigned> batch;
   unsigned m, n, k;

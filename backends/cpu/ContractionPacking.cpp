@@ -182,15 +182,12 @@ mlir::kiln::packConstantRhs(RewriterBase &rewriter, linalg::LinalgOp op,
   return std::make_pair(generic, ContractionLoops{{}, 0, 3, 2, 1});
 }
 
-namespace {
-/// Static shapes and f32 everywhere: what both convolution rewrites need.
-bool isStaticF32(linalg::Conv2DNchwFchwOp conv) {
-  return llvm::all_of(conv->getOperandTypes(), [](Type t) {
-    auto type = cast<RankedTensorType>(t);
-    return type.hasStaticShape() && type.getElementType().isF32();
+bool mlir::kiln::hasStaticF32Operands(Operation *op) {
+  return llvm::all_of(op->getOperandTypes(), [](Type t) {
+    auto type = dyn_cast<RankedTensorType>(t);
+    return type && type.hasStaticShape() && type.getElementType().isF32();
   });
 }
-} // namespace
 
 FailureOr<std::pair<linalg::GenericOp, ContractionLoops>>
 mlir::kiln::pointwiseConvToContraction(RewriterBase &rewriter,
@@ -200,7 +197,7 @@ mlir::kiln::pointwiseConvToContraction(RewriterBase &rewriter,
   auto inType = cast<RankedTensorType>(input.getType());
   auto filterType = cast<RankedTensorType>(filter.getType());
   auto outType = cast<RankedTensorType>(init.getType());
-  if (!isStaticF32(conv) || filterType.getShape()[2] != 1 ||
+  if (!hasStaticF32Operands(conv) || filterType.getShape()[2] != 1 ||
       filterType.getShape()[3] != 1 ||
       !llvm::all_of(conv.getStrides().getValues<int64_t>(),
                     [](int64_t s) { return s == 1; }) ||
@@ -240,7 +237,7 @@ mlir::kiln::convToPackedContraction(RewriterBase &rewriter,
   auto inType = cast<RankedTensorType>(input.getType());
   auto filterType = cast<RankedTensorType>(filter.getType());
   auto outType = cast<RankedTensorType>(init.getType());
-  if (!isStaticF32(conv))
+  if (!hasStaticF32Operands(conv))
     return failure();
   SmallVector<int64_t> strides(conv.getStrides().getValues<int64_t>());
   SmallVector<int64_t> dilations(conv.getDilations().getValues<int64_t>());

@@ -42,13 +42,6 @@
 using namespace mlir;
 using namespace mlir::kiln;
 
-bool mlir::kiln::hasStaticF32Operands(Operation *op) {
-  return llvm::all_of(op->getOperandTypes(), [](Type t) {
-    auto type = dyn_cast<RankedTensorType>(t);
-    return type && type.hasStaticShape() && type.getElementType().isF32();
-  });
-}
-
 std::optional<FilledInit> mlir::kiln::filledInit(Value init) {
   auto fill = init.getDefiningOp<linalg::FillOp>();
   if (!fill || !fill.hasPureTensorSemantics())
@@ -292,14 +285,10 @@ mlir::kiln::tileNhwcConvolution(RewriterBase &rewriter,
                           scf::YieldOp::create(b, loc, cLoop.getResults());
                         });
                     // Repeated rows store the same values again.
-                    Value result = panelAcc[0];
-                    for (auto [row, c] :
-                         llvm::zip_equal(rows, tapLoop.getResults()))
-                      result = vector::TransferWriteOp::create(
-                                   b, loc, c, result, ValueRange{row, col},
-                                   ArrayRef<bool>{fullColumns})
-                                   .getResult();
-                    scf::YieldOp::create(b, loc, result);
+                    scf::YieldOp::create(b, loc,
+                                         writeRows(b, loc, panelAcc[0], rows,
+                                                   tapLoop.getResults(), col,
+                                                   fullColumns));
                   });
               scf::YieldOp::create(b, loc, panelLoop.getResults());
             });

@@ -222,13 +222,8 @@ mlir::kiln::tileDepthwiseNhwc(RewriterBase &rewriter,
                     });
                 sums.append(taps.getResults().begin(), taps.getResults().end());
               }
-              Value result = pxAcc[0];
-              for (auto [x, c] : llvm::zip_equal(xs, sums))
-                result = vector::TransferWriteOp::create(
-                             b, loc, c, result, ValueRange{x, ch},
-                             ArrayRef<bool>{fullLanes})
-                             .getResult();
-              scf::YieldOp::create(b, loc, result);
+              scf::YieldOp::create(
+                  b, loc, writeRows(b, loc, pxAcc[0], xs, sums, ch, fullLanes));
             });
         scf::YieldOp::create(b, loc, pixelLoop.getResults());
       });

@@ -13,16 +13,15 @@
 #ifndef KILN_BACKENDS_CPU_NHWCCODEGEN_H
 #define KILN_BACKENDS_CPU_NHWCCODEGEN_H
 
+#include "backends/cpu/ContractionCodegen.h"
 #include "backends/cpu/TileSizes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir::kiln {
-
-/// True when every operand of `op` is a statically shaped f32 tensor.
-bool hasStaticF32Operands(Operation *op);
 
 /// When `init` is a linalg.fill: the fill value and the tensor it fills (the
 /// kernels start their accumulators from the value and write into that
@@ -31,6 +30,19 @@ struct FilledInit {
   Value value, dest;
 };
 std::optional<FilledInit> filledInit(Value init);
+
+/// Writes `vectors[i]` into the 2-D tensor `dest` at (`rows[i]`, `col`), in
+/// order (a repeated row is written again with the same values); returns
+/// the updated tensor.
+inline Value writeRows(OpBuilder &b, Location loc, Value dest,
+                       ArrayRef<Value> rows, ValueRange vectors, Value col,
+                       bool inBounds) {
+  for (auto [row, v] : llvm::zip_equal(rows, vectors))
+    dest = vector::TransferWriteOp::create(
+               b, loc, v, dest, ValueRange{row, col}, ArrayRef<bool>{inBounds})
+               .getResult();
+  return dest;
+}
 
 /// Index arithmetic at one insertion point (arith ops on `index`).
 struct IndexMath {

@@ -53,15 +53,9 @@ constexpr Tile kCandidates[] = {
     {128, 128, 256}, {64, 128, 256}, {128, 64, 256},  {256, 128, 256},
     {128, 256, 256}, {64, 256, 512}, {128, 128, 128}, {128, 128, 512}};
 
-bool isStaticF32(Type type) {
-  auto t = dyn_cast<RankedTensorType>(type);
-  return t && t.hasStaticShape() && t.getElementType().isF32();
-}
-
 /// Whether kiln-tile-contractions takes `op`, and its flops.
 std::optional<double> tunableFlops(linalg::LinalgOp op) {
-  if (!llvm::all_of(op->getOperandTypes(), isStaticF32) ||
-      op->getNumResults() != 1)
+  if (!hasStaticF32Operands(op) || op->getNumResults() != 1)
     return std::nullopt;
   if (!isa<linalg::Conv2DNchwFchwOp>(op) && !matchContraction(op))
     return std::nullopt;

@@ -2,6 +2,7 @@
 #include "dialects/kiln/NodeLocation.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Operation.h"
 
 std::string mlir::kiln::onnxNodeName(Location loc) {
   if (auto name = dyn_cast<NameLoc>(loc))
@@ -13,4 +14,11 @@ std::string mlir::kiln::onnxNodeName(Location loc) {
         return name;
     }
   return "?";
+}
+
+std::string mlir::kiln::onnxNodeList(ArrayRef<Operation *> ops) {
+  std::string s;
+  for (Operation *op : ops)
+    s += (s.empty() ? "'" : ", '") + onnxNodeName(op->getLoc()) + "'";
+  return s;
 }

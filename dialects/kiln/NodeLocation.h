@@ -10,12 +10,19 @@
 #define KILN_DIALECTS_KILN_NODELOCATION_H
 
 #include "mlir/IR/Location.h"
+#include "mlir/Support/LLVM.h"
 
 #include <string>
+
+namespace mlir {
+class Operation;
+} // namespace mlir
 
 namespace mlir::kiln {
 /// The first ONNX node name carried by a location ("?" if none).
 std::string onnxNodeName(Location loc);
+/// "'a', 'b', ..." : the node names of `ops`, in order, for logs.
+std::string onnxNodeList(ArrayRef<Operation *> ops);
 } // namespace mlir::kiln
 
 #endif // KILN_DIALECTS_KILN_NODELOCATION_H

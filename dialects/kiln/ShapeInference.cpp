@@ -521,23 +521,6 @@ LogicalResult ReshapeOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
-LogicalResult DynamicReshapeOp::inferReturnTypes(MLIRContext *,
-                                                 std::optional<Location> l,
-                                                 Adaptor a,
-                                                 SmallVectorImpl<Type> &out) {
-  auto input = rankedType(a.getInput());
-  auto shape = rankedType(a.getShape());
-  if (shape.getRank() != 1 || shape.isDynamicDim(0) ||
-      !shape.getElementType().isSignlessInteger(64))
-    return emitOptionalError(l,
-                             "shape must be a 1-D i64 tensor of static "
-                             "length, got ",
-                             shape);
-  SmallVector<int64_t> dims(shape.getDimSize(0), ShapedType::kDynamic);
-  out.push_back(input.clone(dims));
-  return success();
-}
-
 /// Length of a run-time shape-like operand (1-D i64, static length).
 static FailureOr<int64_t> shapeOperandLength(std::optional<Location> l, Value v,
                                              StringRef what) {
@@ -547,6 +530,19 @@ static FailureOr<int64_t> shapeOperandLength(std::optional<Location> l, Value v,
     return emitOptionalError(
         l, what, " must be a 1-D i64 tensor of static length, got ", type);
   return type.getDimSize(0);
+}
+
+LogicalResult DynamicReshapeOp::inferReturnTypes(MLIRContext *,
+                                                 std::optional<Location> l,
+                                                 Adaptor a,
+                                                 SmallVectorImpl<Type> &out) {
+  auto input = rankedType(a.getInput());
+  FailureOr<int64_t> rank = shapeOperandLength(l, a.getShape(), "shape");
+  if (failed(rank))
+    return failure();
+  SmallVector<int64_t> dims(*rank, ShapedType::kDynamic);
+  out.push_back(input.clone(dims));
+  return success();
 }
 
 LogicalResult DynamicUnsqueezeOp::inferReturnTypes(MLIRContext *,

@@ -261,11 +261,9 @@ Location fusedLoc(MLIRContext *ctx, ArrayRef<Operation *> ops) {
   return FusedLoc::get(ctx, locs);
 }
 
+/// The matched nodes from the input to the output (`ops` runs backwards).
 std::string names(ArrayRef<Operation *> ops) {
-  std::string s;
-  for (Operation *op : llvm::reverse(ops))
-    s += (s.empty() ? "'" : ", '") + onnxNodeName(op->getLoc()) + "'";
-  return s;
+  return onnxNodeList(llvm::to_vector(llvm::reverse(ops)));
 }
 
 /// Erases the matched ops other than `replaced` (already gone), users

@@ -41,13 +41,6 @@ using namespace mlir::kiln;
 
 namespace {
 
-std::string nodeList(ArrayRef<Operation *> ops) {
-  std::string s;
-  for (Operation *op : ops)
-    s += (s.empty() ? "'" : ", '") + onnxNodeName(op->getLoc()) + "'";
-  return s;
-}
-
 std::optional<std::vector<char>> constantOperandBytes(Value v) {
   ElementsAttr attr;
   if (!v || !matchPattern(v, m_Constant(&attr)))
@@ -277,7 +270,7 @@ struct MergeContractionsPass
               << "merged " << group.size() << " contractions on '"
               << (input.getDefiningOp() ? onnxNodeName(input.getLoc())
                                         : std::string("a graph input"))
-              << "' into one: " << nodeList(group) << "\n";
+              << "' into one: " << onnxNodeList(group) << "\n";
           report::count("contractions_merged", group.size());
           mergeGroup(group);
         }

@@ -155,6 +155,26 @@ struct MatMulLowering : OpConversionPattern<kiln::MatMulOp> {
 // Conv
 //===----------------------------------------------------------------------===//
 
+/// `out += in * w` as a generic with `maps` (in, w, out); loops from
+/// `firstReduction` on are reductions.
+Value createConvGeneric(OpBuilder &b, Location loc, Value in, Value w,
+                        Value out, ArrayRef<AffineMap> maps,
+                        int64_t firstReduction, Type kilnType) {
+  int64_t numLoops = maps.front().getNumDims();
+  SmallVector<utils::IteratorType> iterators = parallelIterators(numLoops);
+  for (int64_t l = firstReduction; l < numLoops; ++l)
+    iterators[l] = utils::IteratorType::reduction;
+  return linalg::GenericOp::create(
+             b, loc, out.getType(), ValueRange{in, w}, out, maps, iterators,
+             [&](OpBuilder &nb, Location nl, ValueRange args) {
+               linalg::YieldOp::create(nb, nl,
+                                       multiplyAccumulate(nb, nl, args[0],
+                                                          args[1], args[2],
+                                                          kilnType));
+             })
+      .getResult(0);
+}
+
 /// Grouped N-d convolution as one generic over
 /// (n, g, f, out..., c, k...): input [N, G, C/G, in...],
 /// weight [G, F/G, C/G, k...], output [N, G, F/G, out...].
@@ -194,18 +214,8 @@ Value createGroupedConv(OpBuilder &b, Location loc, Value input, Value weight,
   SmallVector<AffineMap> maps = {AffineMap::get(numLoops, 0, inExprs, ctx),
                                  AffineMap::get(numLoops, 0, wExprs, ctx),
                                  AffineMap::get(numLoops, 0, outExprs, ctx)};
-  SmallVector<utils::IteratorType> iterators = parallelIterators(numLoops);
-  for (int64_t l = cLoop; l < numLoops; ++l)
-    iterators[l] = utils::IteratorType::reduction;
-
-  auto generic = linalg::GenericOp::create(
-      b, loc, out.getType(), ValueRange{in, w}, out, maps, iterators,
-      [&](OpBuilder &nb, Location nl, ValueRange args) {
-        linalg::YieldOp::create(
-            nb, nl,
-            multiplyAccumulate(nb, nl, args[0], args[1], args[2], kilnType));
-      });
-  return createReshape(b, loc, generic.getResult(0), outType.getShape());
+  Value result = createConvGeneric(b, loc, in, w, out, maps, cLoop, kilnType);
+  return createReshape(b, loc, result, outType.getShape());
 }
 
 /// Grouped channels_last 2-D convolution as one generic over
@@ -236,17 +246,8 @@ Value createGroupedConvNhwc(OpBuilder &b, Location loc, Value input,
                      ctx),
       AffineMap::get(NumLoops, 0, {d(KH), d(KW), d(C), d(G), d(F)}, ctx),
       AffineMap::get(NumLoops, 0, {d(N), d(OH), d(OW), d(G), d(F)}, ctx)};
-  SmallVector<utils::IteratorType> iterators = parallelIterators(NumLoops);
-  for (int64_t l = KH; l < NumLoops; ++l)
-    iterators[l] = utils::IteratorType::reduction;
-  auto generic = linalg::GenericOp::create(
-      b, loc, out.getType(), ValueRange{in, w}, out, maps, iterators,
-      [&](OpBuilder &nb, Location nl, ValueRange args) {
-        linalg::YieldOp::create(
-            nb, nl,
-            multiplyAccumulate(nb, nl, args[0], args[1], args[2], kilnType));
-      });
-  return createReshape(b, loc, generic.getResult(0),
+  Value result = createConvGeneric(b, loc, in, w, out, maps, KH, kilnType);
+  return createReshape(b, loc, result,
                        cast<RankedTensorType>(init.getType()).getShape());
 }
 
