@@ -24,6 +24,12 @@ static bool needsSoftHalfConversions(const CpuTarget &target) {
   return llvm::Triple(target.triple).isX86() && !target.hasFeature("f16c");
 }
 
+/// x86 converts f64 -> f16 in one instruction only with AVX512-FP16.
+static bool needsF64ToHalfSplit(const CpuTarget &target) {
+  return llvm::Triple(target.triple).isX86() &&
+         !target.hasFeature("avx512fp16");
+}
+
 /// Vector register width and count the contraction tiles are sized for.
 static TileContractionsOptions tileOptions(const CpuTarget &target) {
   TileContractionsOptions options;
@@ -112,8 +118,8 @@ void mlir::kiln::buildCpuCodegenPipeline(OpPassManager &pm,
     emulate.sourceTypeStrs.push_back("f16");
   pm.addNestedPass<func::FuncOp>(
       arith::createArithEmulateUnsupportedFloats(emulate));
-  if (softHalf)
-    pm.addNestedPass<func::FuncOp>(createExpandF16Conversions());
+  if (softHalf || needsF64ToHalfSplit(options.target))
+    pm.addNestedPass<func::FuncOp>(createExpandF16Conversions({softHalf}));
   if (options.optLevel > 0)
     addCleanup(pm);
 

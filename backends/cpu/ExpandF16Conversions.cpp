@@ -4,8 +4,10 @@
 // __extendhfsf2 / __truncsfhf2, which an artifact cannot import. This pass
 // spells the conversions out in integer arithmetic (round to nearest even,
 // subnormals, infinities and NaN preserved), so f16 models also build for
-// baseline x86-64. f64 <-> f16 goes through f32; a narrowing from f64 may
-// therefore round twice.
+// baseline x86-64. With F16C (soft=false) only f64 -> f16 is rewritten: x86
+// has no instruction for it before AVX512-FP16 and LLVM calls
+// __truncdfhf2. f64 <-> f16 goes through f32; the narrowing rounds to odd
+// into f32 first, so the f32 -> f16 rounding is the correctly rounded one.
 //
 //===----------------------------------------------------------------------===//
 #include "backends/cpu/Passes.h"
@@ -55,6 +57,9 @@ public:
   }
   Value shr(Value x, int64_t n) {
     return arith::ShRUIOp::create(b, loc, x, i32(n));
+  }
+  Value ori(Value x, int64_t mask) {
+    return arith::OrIOp::create(b, loc, x, i32(mask));
   }
   Value cmp(arith::CmpIPredicate pred, Value x, int64_t y) {
     return arith::CmpIOp::create(b, loc, pred, x, i32(y));
@@ -133,6 +138,23 @@ Value truncateToHalf(BitBuilder &bb, Value single) {
   return bb.bitcast(half, bb.b.getF16Type());
 }
 
+/// f64 -> f32 rounded to odd: a result that is inexact gets its lowest
+/// mantissa bit set, which keeps the information that a rounding to fewer
+/// bits (f16's 11) needs to round correctly.
+Value narrowToOdd(BitBuilder &bb, Value x) {
+  Type f32 = bb.b.getF32Type(), i32 = bb.b.getI32Type();
+  Value single = arith::TruncFOp::create(bb.b, bb.loc, bb.type(f32), x);
+  Value back = arith::ExtFOp::create(bb.b, bb.loc, x.getType(), single);
+  Value inexact =
+      arith::CmpFOp::create(bb.b, bb.loc, arith::CmpFPredicate::ONE, back, x);
+  Value bits = bb.bitcast(single, i32);
+  // Overflow to infinity stays infinity (the f16 result is infinite too).
+  Value finite =
+      bb.cmp(arith::CmpIPredicate::ne, bb.andi(bits, 0x7fffffff), 0x7f800000);
+  Value odd = arith::AndIOp::create(bb.b, bb.loc, inexact, finite);
+  return bb.bitcast(bb.select(odd, bb.ori(bits, 1), bits), f32);
+}
+
 struct ExpandExtF : public OpRewritePattern<arith::ExtFOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(arith::ExtFOp op,
@@ -152,24 +174,30 @@ struct ExpandExtF : public OpRewritePattern<arith::ExtFOp> {
 };
 
 struct ExpandTruncF : public OpRewritePattern<arith::TruncFOp> {
-  using OpRewritePattern::OpRewritePattern;
+  ExpandTruncF(MLIRContext *ctx, bool soft)
+      : OpRewritePattern(ctx), soft(soft) {}
   LogicalResult matchAndRewrite(arith::TruncFOp op,
                                 PatternRewriter &rewriter) const override {
     Type from = getElementTypeOrSelf(op.getIn().getType());
     Type to = getElementTypeOrSelf(op.getType());
     if (!to.isF16() || !(from.isF32() || from.isF64()))
       return rewriter.notifyMatchFailure(op, "not a truncation to f16");
+    if (!soft && !from.isF64())
+      return rewriter.notifyMatchFailure(op, "the CPU converts f32 -> f16");
     if (op.getRoundingmodeAttr() &&
         *op.getRoundingmode() != arith::RoundingMode::to_nearest_even)
       return rewriter.notifyMatchFailure(op, "non-default rounding");
     BitBuilder bb(rewriter, op.getLoc(), op.getType());
-    Value single = op.getIn();
-    if (from.isF64())
-      single = arith::TruncFOp::create(rewriter, op.getLoc(),
-                                       bb.type(rewriter.getF32Type()), single);
-    rewriter.replaceOp(op, truncateToHalf(bb, single));
+    Value single = from.isF64() ? narrowToOdd(bb, op.getIn()) : op.getIn();
+    rewriter.replaceOp(op, soft
+                               ? truncateToHalf(bb, single)
+                               : arith::TruncFOp::create(rewriter, op.getLoc(),
+                                                         op.getType(), single));
     return success();
   }
+
+private:
+  bool soft;
 };
 
 struct ExpandF16ConversionsPass
@@ -178,13 +206,16 @@ struct ExpandF16ConversionsPass
 
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    kiln::populateExpandF16ConversionsPatterns(patterns);
+    kiln::populateExpandF16ConversionsPatterns(patterns, soft);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }
 };
 } // namespace
 
-void kiln::populateExpandF16ConversionsPatterns(RewritePatternSet &patterns) {
-  patterns.add<ExpandExtF, ExpandTruncF>(patterns.getContext());
+void kiln::populateExpandF16ConversionsPatterns(RewritePatternSet &patterns,
+                                                bool soft) {
+  if (soft)
+    patterns.add<ExpandExtF>(patterns.getContext());
+  patterns.add<ExpandTruncF>(patterns.getContext(), soft);
 }

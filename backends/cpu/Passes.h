@@ -20,7 +20,8 @@ void populateInterchangeContractionsPatterns(RewritePatternSet &patterns);
 
 /// Rewrites arith.extf from f16 and arith.truncf to f16 into integer
 /// arithmetic (see kiln-expand-f16-conversions).
-void populateExpandF16ConversionsPatterns(RewritePatternSet &patterns);
+void populateExpandF16ConversionsPatterns(RewritePatternSet &patterns,
+                                          bool soft = true);
 
 /// Registers the CPU backend's passes and the `kiln-cpu-codegen` pipeline
 /// (defined in CpuPipeline.cpp).

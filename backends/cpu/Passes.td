@@ -491,7 +491,11 @@ def ExpandF16Conversions : Pass<"kiln-expand-f16-conversions"> {
     `__extendhfsf2`/`__truncsfhf2`. Run after f16 arithmetic has been
     emulated in f32 (`arith-emulate-unsupported-floats`), so that these
     conversions are all that touch f16 values. Rounds to nearest even and
-    keeps subnormals, infinities and NaN; f64 goes through f32.
+    keeps subnormals, infinities and NaN; f64 goes through f32, rounded to
+    odd so that the final rounding is correct. With `soft=false` (x86 with
+    F16C but without AVX512-FP16) only f64 -> f16 truncations are rewritten,
+    into a round-to-odd f64 -> f32 and the hardware's f32 -> f16, since LLVM
+    would call `__truncdfhf2` for them.
 
     Before:
     ```mlir
@@ -508,6 +512,10 @@ def ExpandF16Conversions : Pass<"kiln-expand-f16-conversions"> {
     %h2 = arith.bitcast %t : i16 to f16
     ```
   }];
+  let options = [
+    Option<"soft", "soft", "bool", "true",
+           "Expand every f16 <-> f32/f64 conversion (false: only f64 -> f16)">,
+  ];
   let dependentDialects = ["arith::ArithDialect"];
 }
 

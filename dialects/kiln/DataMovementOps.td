@@ -73,6 +73,24 @@ def Kiln_DynamicSqueezeOp : Kiln_Op<"dynamic_squeeze"> {
   let results = (outs AnyRankedTensor:$result);
 }
 
+def Kiln_AssertOp : Op<Kiln_Dialect, "assert", [MemoryEffects<[MemWrite]>]> {
+  let summary = "end the run with a message when a run-time condition is false";
+  let description = [{
+    `condition` is a 0-d i1 tensor computed when the model runs. The importer
+    emits one where a shape-like input (Expand's shape, Tile's repeats,
+    TopK's k, ...) is a run-time value and the model declares the node's
+    result shape: the op is compiled for the declared shape and this check
+    makes a run whose values disagree fail with `message` (the lowering
+    prefixes the ONNX node) instead of computing a wrong answer. The op
+    writes no tensor but must not be removed, hence its memory effect.
+    ```mlir
+    kiln.assert %ok, "the shape input must be [2, 3] (the declared shape of output 'y')" : tensor<i1>
+    ```
+  }];
+  let arguments = (ins 0DTensorOf<[I1]>:$condition, StrAttr:$message);
+  let assemblyFormat = "$condition `,` $message attr-dict `:` type($condition)";
+}
+
 def Kiln_TransposeOp : Kiln_Op<"transpose"> {
   let summary = "permute dims: result dim i is input dim perm[i]";
   let description = [{

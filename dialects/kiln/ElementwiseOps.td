@@ -67,7 +67,7 @@ def Kiln_GreaterEqualOp : Kiln_CompareOp<"greater_equal", ">=">;
 def Kiln_SqrtOp : Kiln_UnaryOp<"sqrt", "square root">;
 def Kiln_ExpOp : Kiln_UnaryOp<"exp", "exponential">;
 def Kiln_LogOp : Kiln_UnaryOp<"log", "natural logarithm">;
-def Kiln_NegOp : Kiln_UnaryOp<"neg", "negation">;
+def Kiln_NegOp : Kiln_UnaryOp<"neg", "negation"> { let hasFolder = 1; }
 def Kiln_AbsOp : Kiln_UnaryOp<"abs", "absolute value">;
 def Kiln_ReciprocalOp : Kiln_UnaryOp<"reciprocal", "1/x">;
 def Kiln_ReluOp : Kiln_UnaryOp<"relu", "max(x, 0)">;

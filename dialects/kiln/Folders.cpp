@@ -153,6 +153,22 @@ OpFoldResult DivOp::fold(FoldAdaptor a) {
       [](const APFloat &x, const APFloat &y) { return x / y; });
 }
 
+OpFoldResult NegOp::fold(FoldAdaptor a) {
+  auto in = getElements(a.getInput());
+  if (!in)
+    return {};
+  SmallVector<Attribute> values;
+  for (Attribute v : in->values) {
+    if (auto i = dyn_cast<IntegerAttr>(v))
+      values.push_back(IntegerAttr::get(i.getType(), -i.getValue()));
+    else if (auto f = dyn_cast<FloatAttr>(v))
+      values.push_back(FloatAttr::get(f.getType(), -f.getValue()));
+    else
+      return {};
+  }
+  return makeDense(getType(), values);
+}
+
 OpFoldResult PowOp::fold(FoldAdaptor) { return {}; }
 
 OpFoldResult MaxOp::fold(FoldAdaptor a) {

@@ -6,6 +6,8 @@
 //   dynamic_unsqueeze/dynamic_squeeze  the axes read and normalized, the
 //                    result extents selected from the input's, then a
 //                    tensor.reshape the same way
+//   assert           the 0-d condition read with tensor.extract, then the
+//                    cf.assert of the other checks
 //
 // Each check is a `cf.assert` whose message names the ONNX node; the CPU
 // backend turns it into an error returned by the run (kiln-runtime-services).
@@ -211,10 +213,25 @@ struct DynamicSqueezeLowering : OpConversionPattern<kiln::DynamicSqueezeOp> {
   }
 };
 
+struct AssertLowering : OpConversionPattern<kiln::AssertOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(kiln::AssertOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value ok = tensor::ExtractOp::create(rewriter, op.getLoc(),
+                                         adaptor.getCondition(), ValueRange{});
+    emitRuntimeCheck(rewriter, op.getLoc(), ok, op.getMessage());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::kiln::populateKilnDynamicShapeToLinalgPatterns(
     RewritePatternSet &patterns, TypeConverter &typeConverter) {
   patterns.add<DynamicReshapeLowering, DynamicUnsqueezeLowering,
-               DynamicSqueezeLowering>(typeConverter, patterns.getContext());
+               DynamicSqueezeLowering, AssertLowering>(typeConverter,
+                                                       patterns.getContext());
 }

@@ -3,7 +3,9 @@
 # is a graph input) run with shapes the test data does not have: each result
 # against numpy's reshape, and bad shapes must fail the run with the exact
 # message naming the node and the condition (exit 1, no crash). The same for
-# test_squeeze (run-time axes).
+# test_squeeze (run-time axes). Then ops compiled for the result shape the
+# model declares (test_tile, test_expand_dim_changed): values that give that
+# shape run, others fail the run naming the input and the declared shape.
 #
 # usage: dynamic_shapes.sh KILN TESTDATA_NODE_DIR WORK_DIR
 set -eu
@@ -73,4 +75,31 @@ grep -q "^expect 'y': PASS" <<<"$out" || { echo "sq_neg: $out"; exit 1; }
 prefix="error: the model's run failed: node 'Squeeze_0': Squeeze:"
 check_error sq_dim "$prefix a squeezed dim is not 1"
 check_error sq_range "$prefix an axis is out of range for rank 4"
+
+# Tile's repeats and Expand's shape are graph inputs; the model declares the
+# output shape, so the artifact is built for it and checks the values.
+write_int64() { # FILE NAME VALUES...
+  python3 - "$@" <<'PY'
+import sys, numpy as np
+from onnx import numpy_helper
+t = numpy_helper.from_array(np.array([int(v) for v in sys.argv[3:]], dtype=np.int64), sys.argv[2])
+open(sys.argv[1], "wb").write(t.SerializeToString())
+PY
+}
+dir=$node/test_tile
+"$kiln" compile "$dir/model.onnx" -o "$work/model.so"
+data=$dir/test_data_set_0/input_0.pb
+write_int64 "$work/tile_bad.pb" y 1 2 3 4
+check_error tile_bad "error: the model's run failed: node 'Tile_0': Tile: input 1 'y' must be [7, 6, 4, 2], as the model declares 'z' as [14, 18, 16, 10]"
+
+dir=$node/test_expand_dim_changed
+"$kiln" compile "$dir/model.onnx" -o "$work/model.so"
+data=$dir/test_data_set_0/input_0.pb
+# [2, 3, 6] is not the test's [2, 1, 6] but expands data [3, 1] the same way.
+write_int64 "$work/expand_other.pb" new_shape 2 3 6
+out=$("$kiln" run "$work/model.so" --input "$data" --input "$work/expand_other.pb" \
+      --expect "$dir/test_data_set_0/output_0.pb")
+grep -q "^expect 'expanded': PASS" <<<"$out" || { echo "expand_other: $out"; exit 1; }
+write_int64 "$work/expand_bad.pb" new_shape 1 1 6
+check_error expand_bad "error: the model's run failed: node 'Expand_0': Expand: input 1 'new_shape' does not expand [3, 1] to [2, 3, 6], the shape the model declares for 'expanded'"
 echo "PASS"

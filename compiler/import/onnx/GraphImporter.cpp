@@ -85,6 +85,7 @@ private:
   int64_t opset = 0, trainingOpset = 0;
   llvm::StringMap<Value> values;
   llvm::StringMap<const onnx::TensorProto *> initializers;
+  llvm::StringMap<SmallVector<int64_t>> declaredShapes;
   std::string lastDiagnostic;
 };
 
@@ -157,8 +158,8 @@ llvm::Expected<Value> GraphImporter::lookup(const std::string &name,
   return v;
 }
 
-llvm::Error GraphImporter::importNode(const onnx::NodeProto &node,
-                                      size_t index, OpBuilder &b) {
+llvm::Error GraphImporter::importNode(const onnx::NodeProto &node, size_t index,
+                                      OpBuilder &b) {
   std::string name = node.name().empty()
                          ? fmt::format("{}_{}", node.op_type(), index)
                          : node.name();
@@ -190,15 +191,15 @@ llvm::Error GraphImporter::importNode(const onnx::NodeProto &node,
     }
     auto v = lookup(in, b);
     if (!v)
-      return fail(fmt::format("{} {}", llvm::toString(v.takeError()),
-                              where()));
+      return fail(fmt::format("{} {}", llvm::toString(v.takeError()), where()));
     inputs.push_back(*v);
   }
 
-  Location loc = FusedLoc::get(&ctx, {NameLoc::get(StringAttr::get(&ctx,
-                                                                   name))},
-                               StringAttr::get(&ctx, node.op_type()));
+  Location loc =
+      FusedLoc::get(&ctx, {NameLoc::get(StringAttr::get(&ctx, name))},
+                    StringAttr::get(&ctx, node.op_type()));
   NodeContext nc(b, node, inputs, nodeOpset, loc, modelDir);
+  nc.declaredShapes = &declaredShapes;
   lastDiagnostic.clear();
   auto results = handler->second(nc);
   if (failed(results)) {
@@ -234,6 +235,21 @@ llvm::Expected<OwningOpRef<ModuleOp>> GraphImporter::run() {
     return std::move(err);
   for (const auto &t : graph.initializer())
     initializers[t.name()] = &t;
+  auto declare = [&](const onnx::ValueInfoProto &vi) {
+    if (!vi.type().has_tensor_type() || !vi.type().tensor_type().has_shape())
+      return;
+    SmallVector<int64_t> shape;
+    for (const auto &dim : vi.type().tensor_type().shape().dim()) {
+      if (!dim.has_dim_value() || dim.dim_value() < 0)
+        return;
+      shape.push_back(dim.dim_value());
+    }
+    declaredShapes[vi.name()] = shape;
+  };
+  for (const auto &vi : graph.value_info())
+    declare(vi);
+  for (const auto &vi : graph.output())
+    declare(vi);
 
   OpBuilder b(&ctx);
   Location fileLoc = FileLineColLoc::get(&ctx, modelPath, 0, 0);
@@ -262,8 +278,8 @@ llvm::Expected<OwningOpRef<ModuleOp>> GraphImporter::run() {
                               name));
 
   b.setInsertionPointToEnd(module->getBody());
-  auto func = func::FuncOp::create(b, fileLoc, "main",
-                                   b.getFunctionType(argTypes, {}));
+  auto func =
+      func::FuncOp::create(b, fileLoc, "main", b.getFunctionType(argTypes, {}));
   Block *body = func.addEntryBlock();
   for (size_t i = 0; i < argNames.size(); ++i) {
     func.setArgAttr(i, "kiln.name", b.getStringAttr(argNames[i]));
@@ -280,8 +296,8 @@ llvm::Expected<OwningOpRef<ModuleOp>> GraphImporter::run() {
   for (const auto &out : graph.output()) {
     auto v = lookup(out.name(), b);
     if (!v)
-      return fail(fmt::format("graph output '{}' is never computed",
-                              out.name()));
+      return fail(
+          fmt::format("graph output '{}' is never computed", out.name()));
     results.push_back(*v);
     resultTypes.push_back(v->getType());
   }

@@ -14,6 +14,7 @@
 #include "onnx/onnx.pb.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 using namespace mlir;
 using namespace mlir::kiln::onnx_import;
@@ -109,7 +110,14 @@ Results importTopK(NodeContext &c) {
   if (c.opset < 10) {
     kValue = c.attrInt("k", -1);
   } else {
-    auto ks = c.constantInts(1);
+    // A run-time k: the declared result's extent along the axis, checked.
+    auto ks = c.shapeInput(1, [&]() -> std::optional<SmallVector<int64_t>> {
+      auto declared = c.declaredShape(0);
+      if (!declared || (int64_t)declared->size() != rank ||
+          c.type(c.input(1)).getNumElements() != 1)
+        return std::nullopt;
+      return SmallVector<int64_t>{(*declared)[*axis]};
+    });
     if (!ks)
       return c.needsConstant(1);
     if (ks->size() != 1)
@@ -133,17 +141,31 @@ Results importTopK(NodeContext &c) {
 /// indices (negative ones wrapped) get a unit dim at `axis`, the iota is laid
 /// along `axis`, and the comparison broadcasts to the result shape.
 Results importOneHot(NodeContext &c) {
-  auto depths = c.constantFloats(1);
-  if (!depths)
-    return c.needsConstant(1);
-  if (depths->size() != 1 || (*depths)[0] < 1)
-    return c.fail("depth must be one positive number");
-  int64_t depth = (int64_t)(*depths)[0];
   auto indicesType = c.type(c.input(0));
   int64_t outRank = indicesType.getRank() + 1;
   auto axis = c.normalizeAxis(c.attrInt("axis", -1), outRank);
   if (!axis)
     return c.fail("axis out of range");
+  auto depths = c.constantFloats(1);
+  auto declared = c.declaredShape(0);
+  if (!depths && declared && (int64_t)declared->size() == outRank &&
+      c.type(c.input(1)).getNumElements() == 1) {
+    // A run-time depth: the declared result's extent along the axis.
+    int64_t implied = (*declared)[*axis];
+    if (failed(c.requireValues(
+            c.input(1), {implied},
+            fmt::format("OneHot: input 1 '{}' must be {}, as the model "
+                        "declares '{}' as [{}]",
+                        c.node.input(1), implied, c.node.output(0),
+                        fmt::join(*declared, ", ")))))
+      return failure();
+    depths = SmallVector<double>{(double)implied};
+  }
+  if (!depths)
+    return c.needsConstant(1);
+  if (depths->size() != 1 || (*depths)[0] < 1)
+    return c.fail("depth must be one positive number");
+  int64_t depth = (int64_t)(*depths)[0];
   auto valuesType = c.type(c.input(2));
   if (valuesType.getNumElements() != 2)
     return c.fail("values must be [off_value, on_value]");

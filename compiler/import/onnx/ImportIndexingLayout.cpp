@@ -199,12 +199,21 @@ Results importResize(NodeContext &c) {
   s.scales.assign(rank, 1.0);
   s.sizes.assign(type.getShape().begin(), type.getShape().end());
   if (haveSizes) {
-    auto sizes = c.constantInts(3);
+    std::string policy = c.attrString("keep_aspect_ratio_policy", "stretch");
+    // Run-time sizes (stretched): the declared result shape, checked.
+    auto sizes = c.shapeInput(3, [&]() -> std::optional<SmallVector<int64_t>> {
+      auto declared = c.declaredShape(0);
+      if (policy != "stretch" || !declared || (int64_t)declared->size() != rank)
+        return std::nullopt;
+      SmallVector<int64_t> implied;
+      for (int64_t a : axes)
+        implied.push_back((*declared)[a]);
+      return implied;
+    });
     if (!sizes)
       return c.needsConstant(3);
     if (sizes->size() != n)
       return c.fail("sizes must have one value per axis");
-    std::string policy = c.attrString("keep_aspect_ratio_policy", "stretch");
     if (policy == "stretch") {
       for (size_t i = 0; i < n; ++i) {
         int64_t in = type.getDimSize(axes[i]);

@@ -13,6 +13,7 @@
 #include "onnx/onnx.pb.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 using namespace mlir;
 using namespace mlir::kiln::onnx_import;
@@ -263,8 +264,21 @@ Results importSplit(NodeContext &c) {
   int64_t parts = c.numOutputs();
   bool notConstant;
   auto sizes = intsFrom(c, "split", 1, 13, notConstant);
-  if (notConstant)
-    return c.needsConstant(1);
+  if (notConstant) {
+    // Run-time sizes: the ones the declared output shapes give, checked.
+    sizes = c.shapeInput(1, [&]() -> std::optional<SmallVector<int64_t>> {
+      SmallVector<int64_t> declared;
+      for (int64_t o = 0; o < parts; ++o) {
+        auto shape = c.declaredShape(o);
+        if (!shape || (int64_t)shape->size() != type.getRank())
+          return std::nullopt;
+        declared.push_back((*shape)[*axis]);
+      }
+      return declared;
+    });
+    if (!sizes)
+      return c.needsConstant(1);
+  }
   if (!sizes) {
     // Equal parts; since opset 18 the last one may be smaller.
     int64_t chunk = (dim + parts - 1) / parts;
@@ -298,10 +312,62 @@ Results importGather(NodeContext &c) {
                           {c.named("axis", c.b.getI64IntegerAttr(*axis))}));
 }
 
+/// Expand whose shape is a run-time value and whose result shape the model
+/// declares: expanded to the declared shape, with a run-time check that the
+/// shape input broadcasts the input to it (each value equal to the declared
+/// dim, or 1 where the input already has that dim).
+Results importRunTimeExpand(NodeContext &c) {
+  auto declared = c.declaredShape(0);
+  auto in = c.type(c.input(0)).getShape();
+  auto shapeType = c.type(c.input(1));
+  if (!declared || shapeType.getRank() != 1 || !shapeType.hasStaticShape() ||
+      !shapeType.getElementType().isSignlessInteger(64))
+    return c.needsConstant(1);
+  int64_t rank = declared->size(), n = shapeType.getDimSize(0);
+  auto full = k::broadcastShapes(in, *declared);
+  if (n > rank || failed(full) || *full != *declared)
+    return c.fail(fmt::format(
+        "the declared result shape [{}] is not a broadcast of the input [{}] "
+        "by a shape of {} values",
+        fmt::join(*declared, ", "), fmt::join(in, ", "), n));
+  // The input's dims aligned on the right with the result's.
+  auto inDimAt = [&](int64_t d) {
+    int64_t i = d - (rank - (int64_t)in.size());
+    return i >= 0 ? in[i] : 1;
+  };
+  // Dims before the shape input's reach come from the input alone.
+  for (int64_t d = 0; d < rank - n; ++d)
+    if ((*declared)[d] != inDimAt(d))
+      return c.fail(fmt::format("the declared result shape [{}] has more "
+                                "dims than the input and the shape input",
+                                fmt::join(*declared, ", ")));
+  SmallVector<int64_t> inAligned, wanted;
+  for (int64_t d = rank - n; d < rank; ++d) {
+    inAligned.push_back(inDimAt(d));
+    wanted.push_back((*declared)[d]);
+  }
+  Value shape = c.input(1);
+  auto isOne = c.make<k::EqualOp>({shape, c.scalar(c.b.getI64Type(), 1)});
+  if (failed(isOne))
+    return failure();
+  auto effective =
+      c.make<k::WhereOp>({*isOne, i64Constant(c, inAligned), shape});
+  if (failed(effective) ||
+      failed(c.requireValues(
+          *effective, wanted,
+          fmt::format("Expand: input 1 '{}' does not expand [{}] to [{}], "
+                      "the shape the model declares for '{}'",
+                      c.node.input(1), fmt::join(in, ", "),
+                      fmt::join(*declared, ", "), c.node.output(0)))))
+    return failure();
+  return one(
+      c.make<k::ExpandOp>(c.input(0), {c.named("shape", c.i64s(*declared))}));
+}
+
 Results importExpand(NodeContext &c) {
   auto shape = c.constantInts(1);
   if (!shape)
-    return c.needsConstant(1);
+    return importRunTimeExpand(c);
   auto full = k::broadcastShapes(c.type(c.input(0)).getShape(), *shape);
   if (failed(full))
     return c.fail("shape does not broadcast with the input");
@@ -312,10 +378,22 @@ Results importExpand(NodeContext &c) {
 /// Tile = reshape to [1,d0,1,d1,...], expand to [r0,d0,r1,d1,...], reshape
 /// to [r0*d0, r1*d1, ...]: no op of its own, and still one copy.
 Results importTile(NodeContext &c) {
-  auto repeats = c.constantInts(1);
+  auto shape = c.type(c.input(0)).getShape();
+  // Run-time repeats: the declared result shape divided by the input's.
+  auto repeats = c.shapeInput(1, [&]() -> std::optional<SmallVector<int64_t>> {
+    auto declared = c.declaredShape(0);
+    if (!declared || declared->size() != shape.size())
+      return std::nullopt;
+    SmallVector<int64_t> implied;
+    for (size_t d = 0; d < shape.size(); ++d) {
+      if (shape[d] == 0 || (*declared)[d] % shape[d] != 0)
+        return std::nullopt;
+      implied.push_back((*declared)[d] / shape[d]);
+    }
+    return implied;
+  });
   if (!repeats)
     return c.needsConstant(1);
-  auto shape = c.type(c.input(0)).getShape();
   if (repeats->size() != shape.size())
     return c.fail("repeats must have one entry per input dim");
   SmallVector<int64_t> interleaved, expanded, result;
@@ -351,7 +429,7 @@ Results importSize(NodeContext &c) {
 }
 
 Results importConstantOfShape(NodeContext &c) {
-  auto shape = c.constantInts(0);
+  auto shape = c.shapeInput(0, [&] { return c.declaredShape(0); });
   if (!shape)
     return c.needsConstant(0);
   Attribute value = FloatAttr::get(c.b.getF32Type(), 0.0);
@@ -368,12 +446,60 @@ Results importConstantOfShape(NodeContext &c) {
       c.constant(cast<ElementsAttr>(DenseElementsAttr::get(type, value)))};
 }
 
+/// Range with run-time bounds and a declared length n: start + i * delta
+/// for i < n, with a run-time check that max(ceil((limit - start) / delta),
+/// 0) is n (computed in f64, as the ONNX definition does).
+Results importRunTimeRange(NodeContext &c) {
+  auto declared = c.declaredShape(0);
+  Type et = c.type(c.input(0)).getElementType();
+  for (size_t i = 0; i < 3; ++i)
+    if (!c.hasInput(i) || c.type(c.input(i)).getNumElements() != 1 ||
+        c.type(c.input(i)).getElementType() != et)
+      return c.fail("start, limit and delta must be scalars of one type");
+  if (!declared || declared->size() != 1) {
+    for (size_t i = 0; i < 3; ++i)
+      if (!c.constantFloats(i))
+        return c.needsConstant(i);
+  }
+  int64_t n = (*declared)[0];
+  Type f64 = c.b.getF64Type();
+  SmallVector<Value> wide;
+  for (size_t i = 0; i < 3; ++i) {
+    auto v = c.make<k::CastOp>(c.input(i), {c.named("to", TypeAttr::get(f64))});
+    if (failed(v))
+      return failure();
+    wide.push_back(*v);
+  }
+  auto span = c.make<k::SubOp>({wide[1], wide[0]});
+  auto steps = succeeded(span) ? c.make<k::DivOp>({*span, wide[2]}) : span;
+  auto up = succeeded(steps) ? c.make<k::CeilOp>(*steps) : steps;
+  auto count = succeeded(up) ? c.make<k::MaxOp>({*up, c.scalar(f64, 0)}) : up;
+  if (failed(count) ||
+      failed(c.requireValues(
+          *count, {n},
+          fmt::format("Range: the inputs give a length other than {}, the "
+                      "one the model declares for '{}'",
+                      n, c.node.output(0)))))
+    return failure();
+  auto iotaType = RankedTensorType::get({n}, et);
+  SmallVector<Attribute> iota;
+  for (int64_t i = 0; i < n; ++i)
+    iota.push_back(isa<FloatType>(et) ? Attribute(FloatAttr::get(et, i))
+                                      : Attribute(IntegerAttr::get(et, i)));
+  Value index =
+      c.constant(cast<ElementsAttr>(DenseElementsAttr::get(iotaType, iota)));
+  auto offsets = c.make<k::MulOp>({index, c.input(2)});
+  if (failed(offsets))
+    return failure();
+  return one(c.make<k::AddOp>({c.input(0), *offsets}));
+}
+
 Results importRange(NodeContext &c) {
   auto start = c.constantFloats(0), limit = c.constantFloats(1),
        delta = c.constantFloats(2);
   for (size_t i = 0; i < 3; ++i)
     if (!c.constantFloats(i))
-      return c.needsConstant(i);
+      return importRunTimeRange(c);
   if (start->size() != 1 || limit->size() != 1 || delta->size() != 1 ||
       (*delta)[0] == 0)
     return c.fail("start, limit and delta must be scalars, delta non-zero");

@@ -6,9 +6,11 @@
 
 #include "mlir/IR/Matchers.h"
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 using namespace mlir;
 using namespace mlir::kiln::onnx_import;
+namespace k = mlir::kiln;
 
 const std::string &NodeContext::opType() const { return node.op_type(); }
 
@@ -84,8 +86,7 @@ std::optional<SmallVector<int64_t>> NodeContext::constantInts(size_t i) const {
   return values;
 }
 
-std::optional<SmallVector<double>>
-NodeContext::constantFloats(size_t i) const {
+std::optional<SmallVector<double>> NodeContext::constantFloats(size_t i) const {
   DenseElementsAttr attr;
   if (!hasInput(i) || !matchPattern(input(i), m_Constant(&attr)))
     return std::nullopt;
@@ -101,6 +102,74 @@ NodeContext::constantFloats(size_t i) const {
     return values;
   }
   return std::nullopt;
+}
+
+std::optional<SmallVector<int64_t>> NodeContext::declaredShape(size_t i) const {
+  if (!declaredShapes || i >= (size_t)node.output_size())
+    return std::nullopt;
+  auto it = declaredShapes->find(node.output(i));
+  if (it == declaredShapes->end())
+    return std::nullopt;
+  return it->second;
+}
+
+LogicalResult NodeContext::requireValues(Value actual,
+                                         ArrayRef<int64_t> expected,
+                                         const std::string &what) {
+  auto type = this->type(actual);
+  if (!type.hasStaticShape() ||
+      type.getNumElements() != (int64_t)expected.size())
+    return failure();
+  Type i64 = b.getI64Type();
+  auto expectedType = RankedTensorType::get(type.getShape(), i64);
+  Value wanted = constant(DenseElementsAttr::get(expectedType, expected));
+  if (type.getElementType() != i64) {
+    auto cast = make<k::CastOp>(actual, {named("to", TypeAttr::get(i64))});
+    if (failed(cast))
+      return failure();
+    actual = *cast;
+  }
+  auto same = make<k::EqualOp>({actual, wanted});
+  if (failed(same))
+    return failure();
+  auto asInt = make<k::CastOp>(*same, {named("to", TypeAttr::get(i64))});
+  if (failed(asInt))
+    return failure();
+  SmallVector<int64_t> axes =
+      llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()));
+  auto all =
+      make<k::ReduceMinOp>(*asInt, {named("axes", i64s(axes)),
+                                    named("keepdims", b.getBoolAttr(false))});
+  if (failed(all))
+    return failure();
+  auto ok = make<k::EqualOp>({*all, scalar(i64, 1)});
+  if (failed(ok))
+    return failure();
+  k::AssertOp::create(b, loc, *ok, b.getStringAttr(what));
+  return success();
+}
+
+std::optional<SmallVector<int64_t>> NodeContext::shapeInput(
+    size_t i, function_ref<std::optional<SmallVector<int64_t>>()> implied) {
+  if (auto values = constantInts(i))
+    return values;
+  if (!hasInput(i) || !isa<IntegerType>(type(input(i)).getElementType()))
+    return std::nullopt;
+  auto values = implied();
+  if (!values)
+    return std::nullopt;
+  std::string outputs;
+  for (size_t o = 0; o < numOutputs(); ++o)
+    if (auto shape = declaredShape(o))
+      outputs += fmt::format("{}'{}' as [{}]", outputs.empty() ? "" : ", ",
+                             node.output(o), fmt::join(*shape, ", "));
+  if (failed(requireValues(input(i), *values,
+                           fmt::format("{}: input {} '{}' must be [{}], as "
+                                       "the model declares {}",
+                                       opType(), i, node.input(i),
+                                       fmt::join(*values, ", "), outputs))))
+    return std::nullopt;
+  return values;
 }
 
 std::optional<int64_t> NodeContext::normalizeAxis(int64_t axis,
@@ -121,9 +190,9 @@ Value NodeContext::scalar(Type elementType, double value) {
     attr = DenseElementsAttr::get(type, FloatAttr::get(elementType, value));
   else
     attr = DenseElementsAttr::get(
-        type, IntegerAttr::get(elementType, APInt(elementType
-                                                      .getIntOrFloatBitWidth(),
-                                                  (int64_t)value, true)));
+        type,
+        IntegerAttr::get(elementType, APInt(elementType.getIntOrFloatBitWidth(),
+                                            (int64_t)value, true)));
   return constant(cast<ElementsAttr>(attr));
 }
 

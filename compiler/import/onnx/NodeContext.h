@@ -62,6 +62,9 @@ public:
   /// True when the error means "this op/attribute combination is not
   /// supported" rather than "this model is invalid".
   bool errorIsUnsupported = false;
+  /// Static shapes the model declares for tensors (graph outputs and
+  /// value_info), by name; set by the graph importer.
+  const llvm::StringMap<llvm::SmallVector<int64_t>> *declaredShapes = nullptr;
 
   mlir::MLIRContext *ctx() const { return b.getContext(); }
   const std::string &opType() const;
@@ -95,6 +98,21 @@ public:
   /// Integer elements of input `i` if it is a compile-time constant.
   std::optional<llvm::SmallVector<int64_t>> constantInts(size_t i) const;
   std::optional<llvm::SmallVector<double>> constantFloats(size_t i) const;
+  /// The static shape the model declares for output `i`, if it declares one.
+  std::optional<llvm::SmallVector<int64_t>> declaredShape(size_t i) const;
+  /// Emits a kiln.assert that makes the run fail with `what` unless the
+  /// integer tensor `actual` holds `expected` (row-major).
+  LogicalResult requireValues(Value actual, llvm::ArrayRef<int64_t> expected,
+                              const std::string &what);
+  /// The integer values of shape-like input `i`: its constant elements, or,
+  /// when it is a run-time value, the values `implied` derives from the
+  /// model's declared output shapes, with a run-time check that the input
+  /// holds them (so the op compiles for the declared shape and a run that
+  /// disagrees fails). nullopt when neither is available; the caller then
+  /// reports needsConstant(i).
+  std::optional<llvm::SmallVector<int64_t>> shapeInput(
+      size_t i,
+      llvm::function_ref<std::optional<llvm::SmallVector<int64_t>>()> implied);
   /// Normalizes a possibly negative axis; nullopt when out of range.
   std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank) const;
 

@@ -42,3 +42,11 @@ func.func @unsqueeze_axes_2d(%x: tensor<3xf32>, %a: tensor<1x1xi64>) -> tensor<?
   %y = kiln.dynamic_unsqueeze %x, %a : (tensor<3xf32>, tensor<1x1xi64>) -> tensor<?x?xf32>
   return %y : tensor<?x?xf32>
 }
+
+// -----
+
+func.func @assert_not_0d(%ok: tensor<2xi1>) {
+  // expected-error @+1 {{operand #0 must be 0D tensor of 1-bit signless integer values}}
+  kiln.assert %ok, "never" : tensor<2xi1>
+  return
+}

@@ -18,3 +18,11 @@ func.func @dynamic_unsqueeze_squeeze(%x: tensor<3x4xf32>, %a: tensor<2xi64>, %z:
   %s = kiln.dynamic_squeeze %z, %a : (tensor<1x3x1x5xf32>, tensor<2xi64>) -> tensor<?x?xf32>
   return %u, %s : tensor<?x?x?x?xf32>, tensor<?x?xf32>
 }
+
+// A run-time check: a 0-d i1 condition and the message of the failed run.
+// CHECK-LABEL: func.func @assert
+// CHECK: kiln.assert %{{.+}}, "Tile: input 1 'y' must be [2, 2]" : tensor<i1>
+func.func @assert(%ok: tensor<i1>) {
+  kiln.assert %ok, "Tile: input 1 'y' must be [2, 2]" : tensor<i1>
+  return
+}

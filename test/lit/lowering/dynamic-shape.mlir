@@ -82,3 +82,18 @@ func.func @dynamic_squeeze(%x: tensor<1x3x1xf32>, %axes: tensor<2xi64>) -> tenso
   %y = kiln.dynamic_squeeze %x, %axes : (tensor<1x3x1xf32>, tensor<2xi64>) -> tensor<?xf32> loc(fused<"Squeeze">["s"])
   return %y : tensor<?xf32>
 }
+
+// -----
+
+// kiln.assert (the importer's check that a run-time shape input holds the
+// values of the model's declared shape) reads its condition and becomes a
+// cf.assert whose message names the node.
+// CHECK-LABEL: func.func @assert
+// CHECK-SAME:    (%[[OK:.+]]: tensor<i1>)
+// CHECK:       %[[C:.+]] = tensor.extract %[[OK]][] : tensor<i1>
+// CHECK:       cf.assert %[[C]], "node 't': Tile: input 1 'y' must be [2, 2], as the model declares 'z' as [4, 6]"
+// CHECK-NOT:   kiln.assert
+func.func @assert(%ok: tensor<i1>) {
+  kiln.assert %ok, "Tile: input 1 'y' must be [2, 2], as the model declares 'z' as [4, 6]" : tensor<i1> loc(fused<"Tile">["t"])
+  return
+}
