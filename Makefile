@@ -3,12 +3,16 @@ BUILD_DIR ?= build
 BUILD_TYPE ?= Release
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps configure build demo test aarch64 clean format
+.PHONY: all deps test-deps configure build demo test aarch64 clean format
 
 all: build
 
 deps:
 	@./scripts/install-deps.sh
+
+# Python packages for the tests' model exports and references only.
+test-deps:
+	@./scripts/install-test-deps.sh
 
 $(BUILD_DIR)/build.ninja: | deps
 	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
@@ -21,7 +25,7 @@ build: configure
 demo: build
 	./examples/run-demo.sh $(BUILD_DIR)
 
-test: build
+test: build test-deps
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
 
 # The runtime and kiln-run cross-built for aarch64 (artifacts come from

@@ -36,6 +36,7 @@ const llvm::StringMap<OpHandler> &handlerTable() {
     registerReductionHandlers(t);
     registerActivationHandlers(t);
     registerIndexingHandlers(t);
+    registerSequenceHandlers(t);
     return t;
   }();
   return table;
@@ -48,6 +49,7 @@ const llvm::StringMap<OpHandler> &trainingHandlerTable() {
   static const llvm::StringMap<OpHandler> table = [] {
     llvm::StringMap<OpHandler> t;
     registerTrainingHandlers(t);
+    registerGradientHandlers(t);
     return t;
   }();
   return table;
@@ -86,6 +88,7 @@ private:
   llvm::StringMap<Value> values;
   llvm::StringMap<const onnx::TensorProto *> initializers;
   llvm::StringMap<SmallVector<int64_t>> declaredShapes;
+  llvm::StringMap<TensorList> sequences;
   std::string lastDiagnostic;
 };
 
@@ -184,9 +187,18 @@ llvm::Error GraphImporter::importNode(const onnx::NodeProto &node, size_t index,
                             node.op_type(), nodeOpset, name));
 
   SmallVector<Value> inputs;
+  bool sequenceOp = !training && isSequenceOp(node.op_type());
   for (const std::string &in : node.input()) {
     if (in.empty()) {
       inputs.push_back(Value());
+      continue;
+    }
+    if (sequences.count(in)) {
+      if (!sequenceOp)
+        return fail(fmt::format("unsupported ONNX op '{}' (opset {}) at node "
+                                "'{}': input '{}' is a sequence",
+                                node.op_type(), nodeOpset, name, in));
+      inputs.push_back(Value()); // read through NodeContext::sequenceInput
       continue;
     }
     auto v = lookup(in, b);
@@ -200,6 +212,19 @@ llvm::Error GraphImporter::importNode(const onnx::NodeProto &node, size_t index,
                     StringAttr::get(&ctx, node.op_type()));
   NodeContext nc(b, node, inputs, nodeOpset, loc, modelDir);
   nc.declaredShapes = &declaredShapes;
+  nc.sequences = &sequences;
+  nc.graph = &graph;
+  nc.nodeIndex = index;
+  nc.valueOf = [this, &b](const std::string &tensor) -> Value {
+    if (tensor.empty() || sequences.count(tensor))
+      return Value();
+    auto v = lookup(tensor, b);
+    if (!v) {
+      llvm::consumeError(v.takeError());
+      return Value();
+    }
+    return *v;
+  };
   lastDiagnostic.clear();
   auto results = handler->second(nc);
   if (failed(results)) {
@@ -213,7 +238,7 @@ llvm::Error GraphImporter::importNode(const onnx::NodeProto &node, size_t index,
     return fail(fmt::format("{} {}", why, where()));
   }
   for (size_t i = 0; i < (size_t)node.output_size(); ++i) {
-    if (node.output(i).empty())
+    if (node.output(i).empty() || sequences.count(node.output(i)))
       continue;
     if (i >= results->size() || !(*results)[i])
       return fail(fmt::format("output {} ('{}') is not supported {}", i,
@@ -294,6 +319,10 @@ llvm::Expected<OwningOpRef<ModuleOp>> GraphImporter::run() {
   SmallVector<Value> results;
   SmallVector<Type> resultTypes;
   for (const auto &out : graph.output()) {
+    if (sequences.count(out.name()))
+      return fail(fmt::format("graph output '{}' is a sequence (sequences "
+                              "are supported inside the graph only)",
+                              out.name()));
     auto v = lookup(out.name(), b);
     if (!v)
       return fail(

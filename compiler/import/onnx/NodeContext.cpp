@@ -172,6 +172,17 @@ std::optional<SmallVector<int64_t>> NodeContext::shapeInput(
   return values;
 }
 
+const TensorList *NodeContext::sequenceInput(size_t i) const {
+  if (!sequences || i >= (size_t)node.input_size())
+    return nullptr;
+  auto it = sequences->find(node.input(i));
+  return it == sequences->end() ? nullptr : &it->second;
+}
+
+void NodeContext::setSequenceOutput(size_t i, TensorList list) {
+  (*sequences)[node.output(i)] = std::move(list);
+}
+
 std::optional<int64_t> NodeContext::normalizeAxis(int64_t axis,
                                                   int64_t rank) const {
   if (axis < -rank || axis >= rank)

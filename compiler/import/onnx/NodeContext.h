@@ -22,6 +22,7 @@
 #include <type_traits>
 
 namespace onnx {
+class GraphProto;
 class NodeProto;
 class TensorProto;
 class AttributeProto;
@@ -42,6 +43,16 @@ struct HasDefaultProperties<
 };
 using mlir::LogicalResult;
 using mlir::Value;
+
+/// An ONNX sequence inside the graph, kept by the importer as its list of
+/// tensors (ImportSequence.cpp). `elementsKnown` is false when only the
+/// length is known (SplitToSequence at run-time sizes).
+struct TensorList {
+  llvm::SmallVector<Value> elements;
+  int64_t length = 0;
+  bool elementsKnown = true;
+  mlir::Type elementType;
+};
 
 class NodeContext {
 public:
@@ -65,6 +76,14 @@ public:
   /// Static shapes the model declares for tensors (graph outputs and
   /// value_info), by name; set by the graph importer.
   const llvm::StringMap<llvm::SmallVector<int64_t>> *declaredShapes = nullptr;
+  /// The graph's sequences by name; set by the graph importer.
+  llvm::StringMap<TensorList> *sequences = nullptr;
+  /// The enclosing graph, this node's index in it, and the value of a
+  /// tensor defined before it (null if none); for Gradient, which reads the
+  /// nodes before it. Set by the graph importer.
+  const onnx::GraphProto *graph = nullptr;
+  size_t nodeIndex = 0;
+  std::function<Value(const std::string &)> valueOf;
 
   mlir::MLIRContext *ctx() const { return b.getContext(); }
   const std::string &opType() const;
@@ -113,6 +132,10 @@ public:
   std::optional<llvm::SmallVector<int64_t>> shapeInput(
       size_t i,
       llvm::function_ref<std::optional<llvm::SmallVector<int64_t>>()> implied);
+  /// The sequence that input `i` names, or null if it is not one.
+  const TensorList *sequenceInput(size_t i) const;
+  /// Makes output `i` the sequence `list` (its Value result stays null).
+  void setSequenceOutput(size_t i, TensorList list);
   /// Normalizes a possibly negative axis; nullopt when out of range.
   std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank) const;
 
@@ -175,6 +198,12 @@ void registerReductionHandlers(llvm::StringMap<OpHandler> &table);
 void registerActivationHandlers(llvm::StringMap<OpHandler> &table);
 void registerIndexingHandlers(llvm::StringMap<OpHandler> &table);
 void registerMathHandlers(llvm::StringMap<OpHandler> &table);
+/// The sequence ops (ImportSequence.cpp): the only handlers that read
+/// sequence inputs.
+void registerSequenceHandlers(llvm::StringMap<OpHandler> &table);
+bool isSequenceOp(llvm::StringRef opType);
+/// Gradient of the training domain (ImportGradient.cpp).
+void registerGradientHandlers(llvm::StringMap<OpHandler> &table);
 /// Ops of the ai.onnx.preview.training domain (their own table).
 void registerTrainingHandlers(llvm::StringMap<OpHandler> &table);
 

@@ -93,6 +93,77 @@ TEST_CASE("a data-dependent shape is reported, not crashed on") {
         "only constant shape inputs are supported)");
 }
 
+TEST_CASE("a run-time Tile repeats compiles for the declared output shape") {
+  ModelBuilder b;
+  b.input("x", onnx::TensorProto::FLOAT, {2, 3})
+      .input("repeats", onnx::TensorProto::INT64, {2})
+      .output("y");
+  auto *shape = b.graph()
+                    .mutable_output(0)
+                    ->mutable_type()
+                    ->mutable_tensor_type()
+                    ->mutable_shape();
+  shape->add_dim()->set_dim_value(4);
+  shape->add_dim()->set_dim_value(9);
+  b.node("Tile", "t", {"x", "repeats"}, {"y"});
+  std::string ir;
+  REQUIRE(importError(b, {}, &ir) == "");
+  CHECK(ir.find("kiln.assert %") != std::string::npos);
+  CHECK(ir.find("\"Tile: input 1 'repeats' must be [2, 3], as the model "
+                "declares 'y' as [4, 9]\" : tensor<i1>") != std::string::npos);
+  CHECK(ir.find("-> (tensor<4x9xf32> {kiln.name = \"y\"})") !=
+        std::string::npos);
+  // A declared shape that is no tiling of the input gives no repeats.
+  shape->mutable_dim(1)->set_dim_value(10);
+  CHECK(importError(b) ==
+        "unsupported ONNX op 'Tile' (opset 13) at node 't': needs "
+        "data-dependent shape (input 1 'repeats' is computed at run time; "
+        "only constant shape inputs are supported)");
+}
+
+TEST_CASE("a sequence inside the graph imports as its tensors") {
+  ModelBuilder b;
+  b.input("x", onnx::TensorProto::FLOAT, {2, 3})
+      .input("y", onnx::TensorProto::FLOAT, {2, 3})
+      .input("z", onnx::TensorProto::FLOAT, {2, 3})
+      .output("out");
+  b.int64Init("pos", {1});
+  b.graph().mutable_initializer(0)->clear_dims(); // a scalar position
+  b.node("SequenceConstruct", "sc", {"x", "y", "z"}, {"seq"});
+  b.node("SequenceErase", "se", {"seq", "pos"}, {"seq2"});
+  b.node("ConcatFromSequence", "cat", {"seq2"}, {"out"});
+  addInt(*b.graph().mutable_node(2), "axis", 1);
+  std::string ir;
+  REQUIRE(importError(b, {}, &ir) == "");
+  CHECK(ir.find("kiln.concat %arg0, %arg2 {axis = 1 : i64}") !=
+        std::string::npos);
+  CHECK(ir.find("-> (tensor<2x6xf32> {kiln.name = \"out\"})") !=
+        std::string::npos);
+
+  // Errors: a sequence read by a tensor op, a sequence graph output, a
+  // position computed at run time, a position out of range.
+  ModelBuilder misuse = b;
+  misuse.graph().mutable_node(2)->set_op_type("Relu");
+  misuse.graph().mutable_node(2)->clear_attribute();
+  CHECK(importError(misuse) == "unsupported ONNX op 'Relu' (opset 13) at "
+                               "node 'cat': input 'seq2' is a sequence");
+  ModelBuilder output = b;
+  output.graph().mutable_output(0)->set_name("seq2");
+  CHECK(importError(output) == "graph output 'seq2' is a sequence (sequences "
+                               "are supported inside the graph only)");
+  ModelBuilder runtime = b;
+  runtime.input("p", onnx::TensorProto::INT64, {});
+  runtime.graph().mutable_node(1)->set_input(1, "p");
+  CHECK(importError(runtime) ==
+        "unsupported ONNX op 'SequenceErase' (opset 13) at node 'se': "
+        "position input 1 'p' is computed at run time; only constant "
+        "positions are supported");
+  ModelBuilder range = b;
+  range.graph().mutable_initializer(0)->set_int64_data(0, 3);
+  CHECK(importError(range) == "position 3 is out of range for a sequence of "
+                              "3 tensors at node 'se' (SequenceErase)");
+}
+
 TEST_CASE("a run-time Reshape shape imports with ? result dims") {
   ModelBuilder b;
   b.input("x", onnx::TensorProto::FLOAT, {2, 3})
