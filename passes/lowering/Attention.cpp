@@ -312,12 +312,20 @@ private:
     Value vTile = tile(v, batchIndex, col0, bk, valueDim);
     auto red = IteratorType::reduction, par = IteratorType::parallel;
 
-    // s = q_tile k_tile^T over (i, j, c).
+    // s = q_tile k_tile^T over (i, j, c), k_tile transposed to [c, j] first
+    // so that every operand is read along j or not at all: the backend then
+    // puts j innermost (kiln-interchange-contractions) and the loop
+    // vectorizes over keys instead of reducing a dot product per score.
+    auto kType = cast<RankedTensorType>(kTile.getType());
+    Value kT = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{headDim, bk},
+                                       kType.getElementType());
+    kT = linalg::TransposeOp::create(b, loc, kTile, kT, ArrayRef<int64_t>{1, 0})
+             .getResult()[0];
     Value scores = createFilledTensor(b, loc, {bq, bk}, floatAttr(0.0));
     scores =
         linalg::GenericOp::create(
-            b, loc, scores.getType(), ValueRange{qTile, kTile}, scores,
-            ArrayRef<AffineMap>{map(3, {0, 2}), map(3, {1, 2}), map(3, {0, 1})},
+            b, loc, scores.getType(), ValueRange{qTile, kT}, scores,
+            ArrayRef<AffineMap>{map(3, {0, 2}), map(3, {2, 1}), map(3, {0, 1})},
             ArrayRef<IteratorType>{par, par, red},
             [&](OpBuilder &nb, Location nl, ValueRange args) {
               Value prod = arith::MulFOp::create(nb, nl, extend(nb, args[0]),

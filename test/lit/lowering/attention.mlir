@@ -12,8 +12,9 @@
 // CHECK: %[[RES:.+]] = scf.for %[[QB:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%{{.+}} = %[[OUT]]) -> (tensor<1x1x128x16xf32>)
 // CHECK: tensor.extract_slice %arg0[0, %[[H]], %[[QB]], 0] [1, 1, 64, 16] [1, 1, 1, 1] : tensor<1x2x128x16xf32> to tensor<64x16xf32>
 // CHECK: scf.for %[[KB:.+]] = {{.+}} iter_args({{.+}}) -> (tensor<64xf32>, tensor<64xf32>, tensor<64x16xf32>)
-// CHECK: tensor.extract_slice %arg1[0, %[[H]], %[[KB]], 0] [1, 1, 64, 16]
-// CHECK: linalg.generic {{.+}} iterator_types = ["parallel", "parallel", "reduction"]{{.+}} outs(%{{.+}} : tensor<64x64xf32>)
+// CHECK: %[[KTILE:.+]] = tensor.extract_slice %arg1[0, %[[H]], %[[KB]], 0] [1, 1, 64, 16]
+// CHECK: %[[KT:.+]] = linalg.transpose ins(%[[KTILE]] : tensor<64x16xf32>) outs(%{{.+}} : tensor<16x64xf32>) permutation = [1, 0]
+// CHECK: linalg.generic {{.+}} iterator_types = ["parallel", "parallel", "reduction"]} ins(%{{.+}}, %[[KT]] : tensor<64x16xf32>, tensor<16x64xf32>) outs(%{{.+}} : tensor<64x64xf32>)
 // CHECK: arith.mulf %{{.+}}, %{{.+}} : f32
 // CHECK: arith.maximumf
 // CHECK: math.exp
