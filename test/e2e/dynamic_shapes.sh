@@ -102,4 +102,33 @@ out=$("$kiln" run "$work/model.so" --input "$data" --input "$work/expand_other.p
 grep -q "^expect 'expanded': PASS" <<<"$out" || { echo "expand_other: $out"; exit 1; }
 write_int64 "$work/expand_bad.pb" new_shape 1 1 6
 check_error expand_bad "error: the model's run failed: node 'Expand_0': Expand: input 1 'new_shape' does not expand [3, 1] to [2, 3, 6], the shape the model declares for 'expanded'"
+
+# Slice with run-time starts/ends/axes/steps (test_slice: x [20,10,5],
+# declared y [3,10,5]): other bounds of the same extent gather the right
+# rows (numpy's x[5:8]); bounds of another extent fail the run.
+dir=$node/test_slice
+set0=$dir/test_data_set_0
+"$kiln" compile "$dir/model.onnx" -o "$work/model.so"
+write_int64 "$work/slice_starts.pb" starts 5 0
+write_int64 "$work/slice_ends.pb" ends 8 10
+write_int64 "$work/slice_ends_bad.pb" ends 9 10
+python3 - "$set0/input_0.pb" "$work/slice_expected.pb" <<'PY'
+import sys
+from onnx import TensorProto, numpy_helper
+x = numpy_helper.to_array(TensorProto.FromString(open(sys.argv[1], "rb").read()))
+open(sys.argv[2], "wb").write(numpy_helper.from_array(x[5:8], "y").SerializeToString())
+PY
+out=$("$kiln" run "$work/model.so" --input "$set0/input_0.pb" \
+      --input "$work/slice_starts.pb" --input "$work/slice_ends.pb" \
+      --input "$set0/input_3.pb" --input "$set0/input_4.pb" \
+      --expect "$work/slice_expected.pb")
+grep -q "^expect 'y': PASS" <<<"$out" || { echo "slice: $out"; exit 1; }
+status=0
+err=$("$kiln" run "$work/model.so" --input "$set0/input_0.pb" \
+      --input "$work/slice_starts.pb" --input "$work/slice_ends_bad.pb" \
+      --input "$set0/input_3.pb" --input "$set0/input_4.pb" 2>&1 >/dev/null) || status=$?
+expected="error: the model's run failed: node 'Slice_0': Slice: the run-time starts/ends/axes/steps give a result of a shape other than [3, 10, 5], the one the model declares for 'y'"
+if [ "$status" != 1 ] || [ "$err" != "$expected" ]; then
+  echo "slice_bad: exit $status, stderr: $err"; exit 1
+fi
 echo "PASS"

@@ -12,6 +12,11 @@ FailureOr<Value> reshapeTo(NodeContext &c, Value v,
 Value i64Tensor(NodeContext &c, llvm::ArrayRef<int64_t> shape,
                 llvm::ArrayRef<int64_t> values);
 
+/// Slice whose bounds are run-time values, gathered into the result shape
+/// the model declares (ImportSliceRunTime.cpp). Failure with no error set
+/// when the model declares no usable shape.
+Results importRunTimeSlice(NodeContext &c);
+
 /// Pad, Resize/Upsample, GridSample, DepthToSpace/SpaceToDepth
 /// (ImportIndexingLayout.cpp).
 void registerIndexingLayoutHandlers(llvm::StringMap<OpHandler> &table);

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/import/onnx/ImportIndexing.h"
 #include "compiler/import/onnx/NodeContext.h"
 
 #include "onnx/onnx.pb.h"
@@ -233,8 +234,13 @@ Results importSlice(NodeContext &c) {
       axes = *a;
   } else {
     for (size_t i = 1; i < 5; ++i)
-      if (c.hasInput(i) && !c.constantInts(i))
+      if (c.hasInput(i) && !c.constantInts(i)) {
+        // Run-time bounds: gathered into the declared result shape.
+        auto results = importRunTimeSlice(c);
+        if (succeeded(results) || !c.error.empty())
+          return results;
         return c.needsConstant(i);
+      }
     starts = c.constantInts(1).value_or(SmallVector<int64_t>());
     ends = c.constantInts(2).value_or(SmallVector<int64_t>());
     if (auto a = c.constantInts(3))
