@@ -82,6 +82,7 @@ void mlir::kiln::buildCpuCodegenPipeline(OpPassManager &pm,
   outParams.hoistStaticAllocs = true;
   outParams.modifyPublicFunctions = true;
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  pm.addPass(createFlattenEmptyArguments());
   addCleanup(pm);
   // Tiles written in place leave copies of a view onto itself, which only
   // fold once CSE has merged the two views.

@@ -580,6 +580,34 @@ def DynamicResults : Pass<"kiln-dynamic-results", "ModuleOp"> {
   let dependentDialects = ["arith::ArithDialect", "memref::MemRefDialect"];
 }
 
+def FlattenEmptyArguments : Pass<"kiln-flatten-empty-arguments", "ModuleOp"> {
+  let summary = "Give zero-element entry buffers the type memref<0xT>";
+  let description = [{
+    The entry is lowered with the bare-pointer calling convention, which
+    func-to-llvm refuses for a memref with a zero dim among others, leaving
+    the whole entry unconverted. Such a buffer has no element to access:
+    its argument becomes `memref<0xT>` and its uses get a zero-byte alloca
+    of the old type. Run after bufferization (results are out-params).
+
+    Before:
+    ```mlir
+    func.func @main(%x: memref<20x10x5xf32>, %y: memref<20x0x5xf32>) {
+      memref.copy %c, %y : memref<20x0x5xf32> to memref<20x0x5xf32>
+    ```
+    After:
+    ```mlir
+    func.func @main(%x: memref<20x10x5xf32>, %y: memref<0xf32>) {
+      %stand = memref.alloca() : memref<20x0x5xf32>
+      memref.copy %c, %stand : memref<20x0x5xf32> to memref<20x0x5xf32>
+    ```
+  }];
+  let options = [
+    Option<"entryName", "entry", "std::string", "\"main\"",
+           "The entry function">,
+  ];
+  let dependentDialects = ["memref::MemRefDialect"];
+}
+
 def RuntimeServices : Pass<"kiln-runtime-services", "ModuleOp"> {
   let summary = "Run-time sized buffers and failed checks go through the runtime";
   let description = [{
