@@ -19,7 +19,9 @@
 // kernel reads its source, skips filter rows that fall into the top/bottom
 // padding, and blocks whose taps reach into the left/right padding take a
 // path with clamped reads replaced by zeros (the pad would cost a copy of
-// the input, as much memory traffic as the convolution itself).
+// the input, as much memory traffic as the convolution itself). A fill or
+// bias init seeds the accumulators (NhwcInit.cpp); a fused epilogue is
+// applied to them before the store (EpilogueTiles.cpp).
 //
 //===----------------------------------------------------------------------===//
 #include "backends/cpu/NhwcCodegen.h"
@@ -55,10 +57,9 @@ std::optional<ZeroPad> zeroPadOf(Value input) {
 }
 } // namespace
 
-LogicalResult
-mlir::kiln::tileDepthwiseNhwc(RewriterBase &rewriter,
-                              linalg::DepthwiseConv2DNhwcHwcOp conv,
-                              int64_t lanes, int64_t pixels) {
+LogicalResult mlir::kiln::tileDepthwiseNhwc(
+    RewriterBase &rewriter, linalg::DepthwiseConv2DNhwcHwcOp conv,
+    int64_t lanes, int64_t pixels, const Epilogue *epilogue) {
   if (!conv.hasPureTensorSemantics() || !hasStaticF32Operands(conv))
     return failure();
   Value input = conv.getInputs()[0], filter = conv.getInputs()[1];
@@ -84,8 +85,8 @@ mlir::kiln::tileDepthwiseNhwc(RewriterBase &rewriter,
   auto vecType = VectorType::get({lanes}, f32);
   SmallVector<OpFoldResult> bounds = {rewriter.getIndexAttr(out[0]),
                                       rewriter.getIndexAttr(oh)};
-  // A filled init: the accumulators start from the fill value instead.
-  std::optional<FilledInit> filled = filledInit(init);
+  // A fill or bias init: the accumulators start from its values instead.
+  std::optional<SeededInit> filled = seededInit(init);
   auto forall = scf::ForallOp::create(rewriter, loc, bounds,
                                       ValueRange{filled ? filled->dest : init},
                                       std::nullopt);
@@ -189,9 +190,7 @@ mlir::kiln::tileDepthwiseNhwc(RewriterBase &rewriter,
                 Value x = im.min(im.add(x0, im.cst(j)), lastPixel);
                 xs.push_back(x);
                 accs.push_back(
-                    filled ? vector::BroadcastOp::create(b, loc, vecType,
-                                                         filled->value)
-                                 .getResult()
+                    filled ? filled->seed(b, loc, vecType, ch, fullLanes)
                            : vector::TransferReadOp::create(
                                  b, loc, vecType, pxAcc[0], ValueRange{x, ch},
                                  zero, ArrayRef<bool>{fullLanes})
@@ -222,6 +221,12 @@ mlir::kiln::tileDepthwiseNhwc(RewriterBase &rewriter,
                     });
                 sums.append(taps.getResults().begin(), taps.getResults().end());
               }
+              if (epilogue)
+                for (auto [j, x] : llvm::enumerate(xs)) {
+                  Value coords[] = {batch, oy, x, ch};
+                  sums[j] =
+                      applyEpilogue(b, loc, *epilogue, sums[j], coords, lanes);
+                }
               scf::YieldOp::create(
                   b, loc, writeRows(b, loc, pxAcc[0], xs, sums, ch, fullLanes));
             });
