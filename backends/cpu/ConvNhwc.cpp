@@ -337,5 +337,7 @@ LogicalResult mlir::kiln::tileNhwcConvolution(RewriterBase &rewriter,
   Value result = tensor::ExpandShapeOp::create(rewriter, loc, outType,
                                                forall.getResult(0), pixels);
   rewriter.replaceOp(conv, result);
+  if (filled)
+    filled->eraseIfUnused(rewriter, init);
   return success();
 }

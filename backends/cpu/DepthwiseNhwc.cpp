@@ -186,15 +186,17 @@ LogicalResult mlir::kiln::tileDepthwiseNhwc(
             [&](OpBuilder &b, Location loc, Value x0, ValueRange pxAcc) {
               IndexMath im{b, loc};
               SmallVector<Value> xs, accs;
+              Value seed = filled ? filled->seed(b, loc, vecType, ch, fullLanes)
+                                  : Value();
               for (int64_t j = 0; j < pixels; ++j) {
                 Value x = im.min(im.add(x0, im.cst(j)), lastPixel);
                 xs.push_back(x);
-                accs.push_back(
-                    filled ? filled->seed(b, loc, vecType, ch, fullLanes)
-                           : vector::TransferReadOp::create(
-                                 b, loc, vecType, pxAcc[0], ValueRange{x, ch},
-                                 zero, ArrayRef<bool>{fullLanes})
-                                 .getResult());
+                accs.push_back(seed ? seed
+                                    : vector::TransferReadOp::create(
+                                          b, loc, vecType, pxAcc[0],
+                                          ValueRange{x, ch}, zero,
+                                          ArrayRef<bool>{fullLanes})
+                                          .getResult());
               }
               SmallVector<Value> sums;
               if (!pad) {
@@ -237,5 +239,7 @@ LogicalResult mlir::kiln::tileDepthwiseNhwc(
   tensor::ParallelInsertSliceOp::create(rewriter, loc, channelLoop.getResult(0),
                                         shared, offsets, sizes, unit);
   rewriter.replaceOp(conv, forall.getResults());
+  if (filled)
+    filled->eraseIfUnused(rewriter, init);
   return success();
 }

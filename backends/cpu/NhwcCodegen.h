@@ -38,6 +38,8 @@ struct SeededInit {
   /// The accumulator of `type` for channels from `channel` on.
   Value seed(OpBuilder &b, Location loc, VectorType type, Value channel,
              bool inBounds) const;
+  /// Erases the fill or broadcast producing `init` once nothing reads it.
+  void eraseIfUnused(RewriterBase &rewriter, Value init) const;
 };
 std::optional<SeededInit> seededInit(Value init);
 

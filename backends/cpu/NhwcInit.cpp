@@ -47,3 +47,8 @@ Value SeededInit::seed(OpBuilder &b, Location loc, VectorType type,
                                         ValueRange{channel}, zero,
                                         ArrayRef<bool>{inBounds});
 }
+
+void SeededInit::eraseIfUnused(RewriterBase &rewriter, Value init) const {
+  if (init.use_empty())
+    rewriter.eraseOp(init.getDefiningOp());
+}
