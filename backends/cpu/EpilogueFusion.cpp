@@ -19,6 +19,11 @@
 // and the generic's result is replaced by %v: the accumulator buffer holds
 // the epilogue's values, the contraction's own result never reaches memory.
 //
+// The matcher takes any producer and the result dimension its kernel's
+// lanes run along: the NHWC convolution kernels (TileNhwcConvolutions.cpp)
+// use it with the channels, and apply the match with the same row-vector
+// code (applyEpilogue, EpilogueTiles.cpp) as storeTile below.
+//
 // Operands are addressed in absolute coordinates of the contraction's
 // result: the reshapes between the contraction and the generic (panel
 // views, NCHW <-> [N, C, H*W]) group the result's dimensions into linear
@@ -241,7 +246,7 @@ FailureOr<Epilogue> mlir::kiln::matchEpilogue(RewriterBase &rewriter,
   for (auto [g, group] : llvm::enumerate(epi.groups))
     if (llvm::is_contained(group.accDims, laneDim)) {
       if (group.accDims.back() != laneDim) {
-        why = "the result's N dimension is not innermost in its reshapes";
+        why = "the result's lane dimension is not innermost in its reshapes";
         return failure();
       }
       epi.nGroup = g;

@@ -131,35 +131,14 @@ void checkEpilogue(const EpilogueCase &t) {
   auto counters = mlir::kiln::report::counters();
   CHECK(counters["epilogues_fused"] == 1);
 
-  std::vector<double> want(t.batch * oh * ow * outC);
-  for (int64_t b = 0; b < t.batch; ++b)
-    for (int64_t y = 0; y < oh; ++y)
-      for (int64_t xo = 0; xo < ow; ++xo)
-        for (int64_t o = 0; o < outC; ++o) {
-          double acc = bias[o];
-          for (int64_t ky = 0; ky < t.k; ++ky)
-            for (int64_t kx = 0; kx < t.k; ++kx) {
-              int64_t iy = y * t.stride + ky - t.pad;
-              int64_t ix = xo * t.stride + kx - t.pad;
-              if (iy < 0 || iy >= t.h || ix < 0 || ix >= t.w)
-                continue;
-              const float *pixel = &x[((b * t.h + iy) * t.w + ix) * t.c];
-              if (t.depthwise) {
-                acc += double(pixel[o]) * w[(ky * t.k + kx) * t.c + o];
-                continue;
-              }
-              for (int64_t c = 0; c < t.c; ++c)
-                acc +=
-                    double(pixel[c]) * w[((ky * t.k + kx) * t.c + c) * t.f + o];
-            }
-          int64_t at = ((b * oh + y) * ow + xo) * outC + o;
-          if (t.residual)
-            acc += res[at];
-          acc = std::max(acc, 0.0);
-          if (t.clip)
-            acc = std::min(acc, 6.0);
-          want[at] = acc;
-        }
+  std::vector<double> want = nhwcConvReference(
+      {t.batch, t.h, t.w, t.c, t.k, t.f, t.stride, 1, t.pad, t.depthwise}, x,
+      w);
+  for (size_t at = 0; at < want.size(); ++at) {
+    double v = want[at] + bias[at % outC] + (t.residual ? res[at] : 0.0);
+    v = std::max(v, 0.0);
+    want[at] = t.clip ? std::min(v, 6.0) : v;
+  }
   for (int threads : {3, 1}) {
     std::vector<float> y(want.size(), -5.f);
     REQUIRE(artifact->run({x.data(), bias.data(), res.data()}, {y.data()},
