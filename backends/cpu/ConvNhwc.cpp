@@ -138,9 +138,9 @@ LogicalResult mlir::kiln::tileNhwcConvolution(RewriterBase &rewriter,
       rewriter, loc, input,
       SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
   // A fill or bias init: the first K block starts from its values instead.
-  std::optional<SeededInit> filled = seededInit(init);
+  std::optional<SeededInit> seeded = seededInit(init);
   Value flatInit = tensor::CollapseShapeOp::create(
-      rewriter, loc, filled ? filled->dest : init, pixels);
+      rewriter, loc, seeded ? seeded->dest : init, pixels);
 
   SmallVector<OpFoldResult> bounds = {
       rewriter.getIndexAttr(s.batch),
@@ -218,8 +218,8 @@ LogicalResult mlir::kiln::tileNhwcConvolution(RewriterBase &rewriter,
                       return accs;
                     };
                     SmallVector<Value> accs;
-                    if (filled) {
-                      // The first K block starts from the fill value.
+                    if (seeded) {
+                      // The first K block starts from the fill value or bias.
                       Value first = arith::CmpIOp::create(
                           b, loc, arith::CmpIPredicate::eq, block, c0);
                       auto init = scf::IfOp::create(
@@ -227,7 +227,7 @@ LogicalResult mlir::kiln::tileNhwcConvolution(RewriterBase &rewriter,
                           [&](OpBuilder &b, Location loc) {
                             Value channel =
                                 arith::AddIOp::create(b, loc, col0, col);
-                            Value seed = filled->seed(b, loc, rowType, channel,
+                            Value seed = seeded->seed(b, loc, rowType, channel,
                                                       fullColumns);
                             scf::YieldOp::create(b, loc,
                                                  SmallVector<Value>(mr, seed));
@@ -337,7 +337,7 @@ LogicalResult mlir::kiln::tileNhwcConvolution(RewriterBase &rewriter,
   Value result = tensor::ExpandShapeOp::create(rewriter, loc, outType,
                                                forall.getResult(0), pixels);
   rewriter.replaceOp(conv, result);
-  if (filled)
-    filled->eraseIfUnused(rewriter, init);
+  if (seeded)
+    seeded->eraseIfUnused(rewriter, init);
   return success();
 }

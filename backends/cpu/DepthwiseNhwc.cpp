@@ -86,9 +86,9 @@ LogicalResult mlir::kiln::tileDepthwiseNhwc(
   SmallVector<OpFoldResult> bounds = {rewriter.getIndexAttr(out[0]),
                                       rewriter.getIndexAttr(oh)};
   // A fill or bias init: the accumulators start from its values instead.
-  std::optional<SeededInit> filled = seededInit(init);
+  std::optional<SeededInit> seeded = seededInit(init);
   auto forall = scf::ForallOp::create(rewriter, loc, bounds,
-                                      ValueRange{filled ? filled->dest : init},
+                                      ValueRange{seeded ? seeded->dest : init},
                                       std::nullopt);
   rewriter.setInsertionPoint(forall.getTerminator());
   IndexMath im{rewriter, loc};
@@ -186,7 +186,7 @@ LogicalResult mlir::kiln::tileDepthwiseNhwc(
             [&](OpBuilder &b, Location loc, Value x0, ValueRange pxAcc) {
               IndexMath im{b, loc};
               SmallVector<Value> xs, accs;
-              Value seed = filled ? filled->seed(b, loc, vecType, ch, fullLanes)
+              Value seed = seeded ? seeded->seed(b, loc, vecType, ch, fullLanes)
                                   : Value();
               for (int64_t j = 0; j < pixels; ++j) {
                 Value x = im.min(im.add(x0, im.cst(j)), lastPixel);
@@ -239,7 +239,7 @@ LogicalResult mlir::kiln::tileDepthwiseNhwc(
   tensor::ParallelInsertSliceOp::create(rewriter, loc, channelLoop.getResult(0),
                                         shared, offsets, sizes, unit);
   rewriter.replaceOp(conv, forall.getResults());
-  if (filled)
-    filled->eraseIfUnused(rewriter, init);
+  if (seeded)
+    seeded->eraseIfUnused(rewriter, init);
   return success();
 }
