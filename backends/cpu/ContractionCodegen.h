@@ -7,8 +7,10 @@
 //   * TileContractions.cpp: the tile loops (thread-pool tiles, K blocks,
 //     register tiles);
 //   * MicroKernel.cpp: the register tile as a k loop of vector FMAs;
-//   * EpilogueFusion.cpp: an elementwise consumer applied to the register
-//     tiles before they are stored.
+//   * EpilogueFusion.cpp: matching an elementwise consumer and applying it
+//     to the register tiles before they are stored;
+//   * EpilogueTiles.cpp: the consumer's body on row vectors, shared with
+//     the NHWC convolution kernels (NhwcCodegen.h).
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_BACKENDS_CPU_CONTRACTIONCODEGEN_H
@@ -96,12 +98,34 @@ struct Epilogue {
   int64_t kSize = 0;              ///< the full reduction extent
 };
 
-/// Matches the single elementwise consumer of `op`'s result (through
-/// reshapes and panel slices) and prepares its operands (collapses inserted
-/// before `op`). On failure `why` says why, and nothing was changed.
+/// Matches the single elementwise consumer of `producer`'s result (through
+/// reshapes and panel slices) whose lanes run along result dimension
+/// `laneDim`, and prepares its operands (collapses inserted before
+/// `producer`). On failure `why` says why, and nothing was changed.
+FailureOr<Epilogue> matchEpilogue(RewriterBase &rewriter, Operation *producer,
+                                  unsigned laneDim, std::string &why);
+
+/// matchEpilogue for a tiled contraction: lanes along its N loop, applied on
+/// the last block of its K loop.
 FailureOr<Epilogue> matchEpilogue(RewriterBase &rewriter, linalg::LinalgOp op,
                                   const ContractionLoops &loops,
                                   std::string &why);
+
+/// The consumer's body on one row vector `acc` of the producer's result
+/// (EpilogueTiles.cpp): `coords` are the absolute result coordinates of its
+/// first lane, the lanes running along the epilogue's lane group. Operands
+/// along the lanes are read as vectors (masked past the end), the others
+/// broadcast.
+Value applyEpilogue(OpBuilder &b, Location loc, const Epilogue &epilogue,
+                    Value acc, ArrayRef<Value> coords, int64_t lanes);
+
+/// Logs (KILN_LOGS=fusion) that `epilogue` was fused into the kernel of the
+/// op at `anchor`, counts it in the report and moves the consumer's nodes
+/// into that kernel.
+void recordEpilogue(Location anchor, const Epilogue &epilogue);
+
+/// Logs why the op at `anchor` took no epilogue.
+void recordNoEpilogue(Location anchor, StringRef why);
 
 /// Writes the mr row vectors of a register tile; returns the new tensor.
 using StoreRows =

@@ -28,7 +28,9 @@
 //           vector.transfer_write %c_r
 //
 // Rows past the last pixel repeat the last valid row (as in MicroKernel.cpp);
-// columns past F are masked.
+// columns past F are masked. A fill or bias init seeds the first K block
+// (NhwcInit.cpp); a fused epilogue is applied to the rows on the last K
+// block before their store (EpilogueTiles.cpp).
 //
 //===----------------------------------------------------------------------===//
 #include "backends/cpu/NhwcCodegen.h"
@@ -41,13 +43,6 @@
 
 using namespace mlir;
 using namespace mlir::kiln;
-
-std::optional<FilledInit> mlir::kiln::filledInit(Value init) {
-  auto fill = init.getDefiningOp<linalg::FillOp>();
-  if (!fill || !fill.hasPureTensorSemantics())
-    return std::nullopt;
-  return FilledInit{fill.getInputs()[0], fill.getOutputs()[0]};
-}
 
 namespace {
 /// The filter [KH, KW, C, F] as panels [ceil(F/nr)][KH*KW*C][nr], zero past F.
@@ -79,10 +74,10 @@ struct ConvShape {
 };
 } // namespace
 
-LogicalResult
-mlir::kiln::tileNhwcConvolution(RewriterBase &rewriter,
-                                linalg::Conv2DNhwcHwcfOp conv,
-                                const ContractionTileSizes &tiles) {
+LogicalResult mlir::kiln::tileNhwcConvolution(RewriterBase &rewriter,
+                                              linalg::Conv2DNhwcHwcfOp conv,
+                                              const ContractionTileSizes &tiles,
+                                              const Epilogue *epilogue) {
   if (!conv.hasPureTensorSemantics() || !hasStaticF32Operands(conv))
     return failure();
   Value input = conv.getInputs()[0], init = conv.getOutputs()[0];
@@ -142,10 +137,10 @@ mlir::kiln::tileNhwcConvolution(RewriterBase &rewriter,
   Value imageRows = tensor::CollapseShapeOp::create(
       rewriter, loc, input,
       SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
-  // A filled init: the first K block starts from the fill value instead.
-  std::optional<FilledInit> filled = filledInit(init);
+  // A fill or bias init: the first K block starts from its values instead.
+  std::optional<SeededInit> seeded = seededInit(init);
   Value flatInit = tensor::CollapseShapeOp::create(
-      rewriter, loc, filled ? filled->dest : init, pixels);
+      rewriter, loc, seeded ? seeded->dest : init, pixels);
 
   SmallVector<OpFoldResult> bounds = {
       rewriter.getIndexAttr(s.batch),
@@ -223,17 +218,19 @@ mlir::kiln::tileNhwcConvolution(RewriterBase &rewriter,
                       return accs;
                     };
                     SmallVector<Value> accs;
-                    if (filled) {
-                      // The first K block starts from the fill value.
+                    if (seeded) {
+                      // The first K block starts from the fill value or bias.
                       Value first = arith::CmpIOp::create(
                           b, loc, arith::CmpIPredicate::eq, block, c0);
                       auto init = scf::IfOp::create(
                           b, loc, first,
                           [&](OpBuilder &b, Location loc) {
-                            Value splat = vector::BroadcastOp::create(
-                                b, loc, rowType, filled->value);
+                            Value channel =
+                                arith::AddIOp::create(b, loc, col0, col);
+                            Value seed = seeded->seed(b, loc, rowType, channel,
+                                                      fullColumns);
                             scf::YieldOp::create(b, loc,
-                                                 SmallVector<Value>(mr, splat));
+                                                 SmallVector<Value>(mr, seed));
                           },
                           [&](OpBuilder &b, Location loc) {
                             scf::YieldOp::create(b, loc, readAccs(b, loc));
@@ -285,10 +282,48 @@ mlir::kiln::tileNhwcConvolution(RewriterBase &rewriter,
                           scf::YieldOp::create(b, loc, cLoop.getResults());
                         });
                     // Repeated rows store the same values again.
-                    scf::YieldOp::create(b, loc,
-                                         writeRows(b, loc, panelAcc[0], rows,
-                                                   tapLoop.getResults(), col,
-                                                   fullColumns));
+                    auto store = [&](OpBuilder &b, Location loc,
+                                     ValueRange values) {
+                      return writeRows(b, loc, panelAcc[0], rows, values, col,
+                                       fullColumns);
+                    };
+                    if (!epilogue) {
+                      scf::YieldOp::create(b, loc,
+                                           store(b, loc, tapLoop.getResults()));
+                      return;
+                    }
+                    // The last K block stores the consumer's values.
+                    auto finish = [&](OpBuilder &b, Location loc) {
+                      IndexMath im{b, loc};
+                      Value channel = im.add(col0, col);
+                      SmallVector<Value> values;
+                      for (auto [row, acc] :
+                           llvm::zip_equal(rows, tapLoop.getResults())) {
+                        Value pixel = im.add(m0, row);
+                        Value coords[] = {batch, im.div(pixel, s.ow),
+                                          im.rem(pixel, s.ow), channel};
+                        values.push_back(
+                            applyEpilogue(b, loc, *epilogue, acc, coords, nr));
+                      }
+                      return store(b, loc, values);
+                    };
+                    if (numBlocks == 1) {
+                      scf::YieldOp::create(b, loc, finish(b, loc));
+                      return;
+                    }
+                    Value last =
+                        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                              block, im.cst(numBlocks - 1));
+                    auto stored = scf::IfOp::create(
+                        b, loc, last,
+                        [&](OpBuilder &b, Location loc) {
+                          scf::YieldOp::create(b, loc, finish(b, loc));
+                        },
+                        [&](OpBuilder &b, Location loc) {
+                          scf::YieldOp::create(
+                              b, loc, store(b, loc, tapLoop.getResults()));
+                        });
+                    scf::YieldOp::create(b, loc, stored.getResults());
                   });
               scf::YieldOp::create(b, loc, panelLoop.getResults());
             });
@@ -302,5 +337,7 @@ mlir::kiln::tileNhwcConvolution(RewriterBase &rewriter,
   Value result = tensor::ExpandShapeOp::create(rewriter, loc, outType,
                                                forall.getResult(0), pixels);
   rewriter.replaceOp(conv, result);
+  if (seeded)
+    seeded->eraseIfUnused(rewriter, init);
   return success();
 }

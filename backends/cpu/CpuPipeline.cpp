@@ -59,8 +59,9 @@ void mlir::kiln::buildCpuCodegenPipeline(OpPassManager &pm,
   // vectorized; the other contractions get a vectorizable loop order.
   if (options.optLevel > 0) {
     TileContractionsOptions tiles = tileOptions(options.target);
-    pm.addNestedPass<func::FuncOp>(createTileNhwcConvolutions(
-        TileNhwcConvolutionsOptions{tiles.vectorBits, tiles.registers}));
+    pm.addNestedPass<func::FuncOp>(
+        createTileNhwcConvolutions(TileNhwcConvolutionsOptions{
+            tiles.vectorBits, tiles.registers, tiles.fuseEpilogues}));
     pm.addNestedPass<func::FuncOp>(createTileContractions(tiles));
     addCleanup(pm);
   }

@@ -19,7 +19,9 @@
 // kernel reads its source, skips filter rows that fall into the top/bottom
 // padding, and blocks whose taps reach into the left/right padding take a
 // path with clamped reads replaced by zeros (the pad would cost a copy of
-// the input, as much memory traffic as the convolution itself).
+// the input, as much memory traffic as the convolution itself). A fill or
+// bias init seeds the accumulators (NhwcInit.cpp); a fused epilogue is
+// applied to them before the store (EpilogueTiles.cpp).
 //
 //===----------------------------------------------------------------------===//
 #include "backends/cpu/NhwcCodegen.h"
@@ -55,10 +57,9 @@ std::optional<ZeroPad> zeroPadOf(Value input) {
 }
 } // namespace
 
-LogicalResult
-mlir::kiln::tileDepthwiseNhwc(RewriterBase &rewriter,
-                              linalg::DepthwiseConv2DNhwcHwcOp conv,
-                              int64_t lanes, int64_t pixels) {
+LogicalResult mlir::kiln::tileDepthwiseNhwc(
+    RewriterBase &rewriter, linalg::DepthwiseConv2DNhwcHwcOp conv,
+    int64_t lanes, int64_t pixels, const Epilogue *epilogue) {
   if (!conv.hasPureTensorSemantics() || !hasStaticF32Operands(conv))
     return failure();
   Value input = conv.getInputs()[0], filter = conv.getInputs()[1];
@@ -84,10 +85,10 @@ mlir::kiln::tileDepthwiseNhwc(RewriterBase &rewriter,
   auto vecType = VectorType::get({lanes}, f32);
   SmallVector<OpFoldResult> bounds = {rewriter.getIndexAttr(out[0]),
                                       rewriter.getIndexAttr(oh)};
-  // A filled init: the accumulators start from the fill value instead.
-  std::optional<FilledInit> filled = filledInit(init);
+  // A fill or bias init: the accumulators start from its values instead.
+  std::optional<SeededInit> seeded = seededInit(init);
   auto forall = scf::ForallOp::create(rewriter, loc, bounds,
-                                      ValueRange{filled ? filled->dest : init},
+                                      ValueRange{seeded ? seeded->dest : init},
                                       std::nullopt);
   rewriter.setInsertionPoint(forall.getTerminator());
   IndexMath im{rewriter, loc};
@@ -185,17 +186,17 @@ mlir::kiln::tileDepthwiseNhwc(RewriterBase &rewriter,
             [&](OpBuilder &b, Location loc, Value x0, ValueRange pxAcc) {
               IndexMath im{b, loc};
               SmallVector<Value> xs, accs;
+              Value seed = seeded ? seeded->seed(b, loc, vecType, ch, fullLanes)
+                                  : Value();
               for (int64_t j = 0; j < pixels; ++j) {
                 Value x = im.min(im.add(x0, im.cst(j)), lastPixel);
                 xs.push_back(x);
-                accs.push_back(
-                    filled ? vector::BroadcastOp::create(b, loc, vecType,
-                                                         filled->value)
-                                 .getResult()
-                           : vector::TransferReadOp::create(
-                                 b, loc, vecType, pxAcc[0], ValueRange{x, ch},
-                                 zero, ArrayRef<bool>{fullLanes})
-                                 .getResult());
+                accs.push_back(seed ? seed
+                                    : vector::TransferReadOp::create(
+                                          b, loc, vecType, pxAcc[0],
+                                          ValueRange{x, ch}, zero,
+                                          ArrayRef<bool>{fullLanes})
+                                          .getResult());
               }
               SmallVector<Value> sums;
               if (!pad) {
@@ -222,6 +223,12 @@ mlir::kiln::tileDepthwiseNhwc(RewriterBase &rewriter,
                     });
                 sums.append(taps.getResults().begin(), taps.getResults().end());
               }
+              if (epilogue)
+                for (auto [j, x] : llvm::enumerate(xs)) {
+                  Value coords[] = {batch, oy, x, ch};
+                  sums[j] =
+                      applyEpilogue(b, loc, *epilogue, sums[j], coords, lanes);
+                }
               scf::YieldOp::create(
                   b, loc, writeRows(b, loc, pxAcc[0], xs, sums, ch, fullLanes));
             });
@@ -232,5 +239,7 @@ mlir::kiln::tileDepthwiseNhwc(RewriterBase &rewriter,
   tensor::ParallelInsertSliceOp::create(rewriter, loc, channelLoop.getResult(0),
                                         shared, offsets, sizes, unit);
   rewriter.replaceOp(conv, forall.getResults());
+  if (seeded)
+    seeded->eraseIfUnused(rewriter, init);
   return success();
 }

@@ -19,6 +19,11 @@
 // and the generic's result is replaced by %v: the accumulator buffer holds
 // the epilogue's values, the contraction's own result never reaches memory.
 //
+// The matcher takes any producer and the result dimension its kernel's
+// lanes run along: the NHWC convolution kernels (TileNhwcConvolutions.cpp)
+// use it with the channels, and apply the match with the same row-vector
+// code (applyEpilogue, EpilogueTiles.cpp) as storeTile below.
+//
 // Operands are addressed in absolute coordinates of the contraction's
 // result: the reshapes between the contraction and the generic (panel
 // views, NCHW <-> [N, C, H*W]) group the result's dimensions into linear
@@ -155,10 +160,17 @@ bool vectorizableBody(linalg::GenericOp consumer, std::string &why) {
 } // namespace
 
 FailureOr<Epilogue> mlir::kiln::matchEpilogue(RewriterBase &rewriter,
-                                              linalg::LinalgOp op,
-                                              const ContractionLoops &loops,
+                                              Operation *op, unsigned laneDim,
                                               std::string &why) {
-  auto accType = cast<RankedTensorType>(op->getResult(0).getType());
+  if (op->getNumResults() != 1) {
+    why = "it has several results";
+    return failure();
+  }
+  auto accType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!accType || !accType.hasStaticShape()) {
+    why = "its result is not a static tensor";
+    return failure();
+  }
   GroupState s;
   for (auto [d, size] : llvm::enumerate(accType.getShape())) {
     s.groups.push_back({{unsigned(d)}, size, size});
@@ -229,17 +241,12 @@ FailureOr<Epilogue> mlir::kiln::matchEpilogue(RewriterBase &rewriter,
   epi.resultInput = read->getOperandNumber();
   epi.groups = s.groups;
   epi.fullShape.assign(accType.getShape().begin(), accType.getShape().end());
-  int64_t kSize = op.getStaticLoopRanges()[loops.k];
-  epi.kSize = kSize;
-  // The N loop (lanes) must be the last dimension of its group, so a
-  // register tile's lanes are consecutive in the group's linear index.
-  AffineMap accMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
-  unsigned nDim =
-      *accMap.getResultPosition(getAffineDimExpr(loops.n, op.getContext()));
+  // The lane dimension must be the last of its group, so a register tile's
+  // lanes are consecutive in the group's linear index.
   for (auto [g, group] : llvm::enumerate(epi.groups))
-    if (llvm::is_contained(group.accDims, nDim)) {
-      if (group.accDims.back() != nDim) {
-        why = "the result's N dimension is not innermost in its reshapes";
+    if (llvm::is_contained(group.accDims, laneDim)) {
+      if (group.accDims.back() != laneDim) {
+        why = "the result's lane dimension is not innermost in its reshapes";
         return failure();
       }
       epi.nGroup = g;
@@ -314,10 +321,24 @@ FailureOr<Epilogue> mlir::kiln::matchEpilogue(RewriterBase &rewriter,
     Value x = input->get();
     if (plan->collapse.size() !=
         size_t(cast<ShapedType>(x.getType()).getRank()))
-      x = tensor::CollapseShapeOp::create(rewriter, op.getLoc(), x,
+      x = tensor::CollapseShapeOp::create(rewriter, op->getLoc(), x,
                                           plan->collapse);
     epi.operands.push_back({x, plan->groups});
   }
+  return epi;
+}
+
+FailureOr<Epilogue> mlir::kiln::matchEpilogue(RewriterBase &rewriter,
+                                              linalg::LinalgOp op,
+                                              const ContractionLoops &loops,
+                                              std::string &why) {
+  AffineMap accMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  unsigned nDim =
+      *accMap.getResultPosition(getAffineDimExpr(loops.n, op.getContext()));
+  FailureOr<Epilogue> epi =
+      matchEpilogue(rewriter, op.getOperation(), nDim, why);
+  if (succeeded(epi))
+    epi->kSize = op.getStaticLoopRanges()[loops.k];
   return epi;
 }
 
@@ -348,39 +369,6 @@ SmallVector<Value> absoluteOffsets(OpBuilder &b, Location loc, Value tile,
   return offsets;
 }
 
-/// The consumer's body on vector<nr> operands.
-Value vectorBody(OpBuilder &b, Location loc, linalg::GenericOp consumer,
-                 ArrayRef<Value> inputs, int64_t nr) {
-  Block *body = consumer.getBody();
-  IRMapping mapping;
-  for (auto [arg, value] : llvm::zip(body->getArguments(), inputs))
-    mapping.map(arg, value);
-  auto vectorOf = [&](Type t) { return VectorType::get({nr}, t); };
-  auto lookup = [&](Value v) {
-    if (Value mapped = mapping.lookupOrNull(v))
-      return mapped;
-    // A scalar from above the consumer.
-    Value splat = vector::BroadcastOp::create(b, loc, vectorOf(v.getType()), v);
-    mapping.map(v, splat);
-    return splat;
-  };
-  for (Operation &op : body->without_terminator()) {
-    if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
-      auto type = vectorOf(constant.getType());
-      mapping.map(
-          constant.getResult(),
-          arith::ConstantOp::create(
-              b, loc, type, SplatElementsAttr::get(type, constant.getValue())));
-      continue;
-    }
-    for (Value operand : op.getOperands())
-      (void)lookup(operand);
-    Operation *clone = b.clone(op, mapping);
-    for (Value result : clone->getResults())
-      result.setType(vectorOf(result.getType()));
-  }
-  return lookup(body->getTerminator()->getOperand(0));
-}
 } // namespace
 
 Value mlir::kiln::storeTile(RewriterBase &rewriter, Location loc,
@@ -415,58 +403,11 @@ Value mlir::kiln::storeTile(RewriterBase &rewriter, Location loc,
 
   auto compute = [&](OpBuilder &b, Location loc) {
     SmallVector<Value> offsets = absoluteOffsets(b, loc, acc, true);
-    // The linear index of each group at row `row` of the tile.
-    auto linear = [&](const Epilogue::Group &group, Value row) {
-      Value index = arith::ConstantIndexOp::create(b, loc, 0);
-      for (unsigned d : group.accDims) {
-        Value at = offsets[d];
-        if (d == mDim)
-          at = arith::AddIOp::create(b, loc, at, row);
-        Value size =
-            arith::ConstantIndexOp::create(b, loc, epilogue->fullShape[d]);
-        index = arith::AddIOp::create(
-            b, loc, arith::MulIOp::create(b, loc, index, size), at);
-      }
-      return index;
-    };
     SmallVector<Value> results;
     for (auto [row, c] : llvm::zip_equal(rows, accs)) {
-      SmallVector<Value> inputs;
-      for (auto [i, operand] : llvm::enumerate(epilogue->operands)) {
-        if (i == epilogue->resultInput) {
-          inputs.push_back(c);
-          continue;
-        }
-        SmallVector<Value> indices;
-        bool alongN = false;
-        for (unsigned g : operand.groups) {
-          indices.push_back(linear(epilogue->groups[g], row));
-          alongN |= g == epilogue->nGroup;
-        }
-        auto xType = cast<RankedTensorType>(operand.value.getType());
-        Type element = xType.getElementType();
-        auto rowType = VectorType::get({nr}, element);
-        if (!alongN) {
-          Value scalar =
-              tensor::ExtractOp::create(b, loc, operand.value, indices);
-          inputs.push_back(
-              vector::BroadcastOp::create(b, loc, rowType, scalar));
-          continue;
-        }
-        const Epilogue::Group &n = epilogue->groups[epilogue->nGroup];
-        bool inBounds = n.valid == n.size &&
-                        epilogue->fullShape[n.accDims.back()] % nr == 0;
-        Value padding = arith::ConstantOp::create(
-            b, loc, element, cast<TypedAttr>(b.getZeroAttr(element)));
-        unsigned nPos = llvm::find(operand.groups, epilogue->nGroup) -
-                        operand.groups.begin();
-        AffineMap along = AffineMap::get(
-            xType.getRank(), 0, getAffineDimExpr(nPos, b.getContext()));
-        inputs.push_back(vector::TransferReadOp::create(
-            b, loc, rowType, operand.value, indices, padding, along,
-            ArrayRef<bool>{inBounds}));
-      }
-      results.push_back(vectorBody(b, loc, epilogue->consumer, inputs, nr));
+      SmallVector<Value> coords(offsets);
+      coords[mDim] = arith::AddIOp::create(b, loc, coords[mDim], row);
+      results.push_back(applyEpilogue(b, loc, *epilogue, c, coords, nr));
     }
     return results;
   };

@@ -5,7 +5,10 @@
 //     read in place, the filter prepacked into nr-lane panels) in the
 //     register tiles of kiln-tile-contractions;
 //   * DepthwiseNhwc.cpp: depthwise_conv_2d_nhwc_hwc vectorized along the
-//     channels.
+//     channels;
+//   * NhwcInit.cpp: accumulators seeded from a fill or bias init.
+// Both kernels apply a matched epilogue (EpilogueTiles.cpp) to their row
+// vectors before the final store.
 // Both build their loop nests on tensors (scf.forall over thread-pool tiles,
 // scf.for inside) with vector transfers and FMAs.
 //
@@ -23,13 +26,22 @@
 
 namespace mlir::kiln {
 
-/// When `init` is a linalg.fill: the fill value and the tensor it fills (the
-/// kernels start their accumulators from the value and write into that
-/// tensor, so the fill itself goes away).
-struct FilledInit {
-  Value value, dest;
+/// An init the kernels start their accumulators from without reading it
+/// (NhwcInit.cpp): a linalg.fill (its value in every lane) or a
+/// linalg.broadcast of a per-channel vector (a bias) along batch, rows and
+/// columns (its lanes at the channel offset). The kernels write into `dest`,
+/// the tensor filled, so the fill or broadcast goes away.
+struct SeededInit {
+  Value fillValue;  ///< set for a fill
+  Value perChannel; ///< set for a broadcast: tensor<C>
+  Value dest;
+  /// The accumulator of `type` for channels from `channel` on.
+  Value seed(OpBuilder &b, Location loc, VectorType type, Value channel,
+             bool inBounds) const;
+  /// Erases the fill or broadcast producing `init` once nothing reads it.
+  void eraseIfUnused(RewriterBase &rewriter, Value init) const;
 };
-std::optional<FilledInit> filledInit(Value init);
+std::optional<SeededInit> seededInit(Value init);
 
 /// Writes `vectors[i]` into the 2-D tensor `dest` at (`rows[i]`, `col`), in
 /// order (a repeated row is written again with the same values); returns
@@ -68,18 +80,26 @@ struct IndexMath {
   }
 };
 
+/// True when the kernels below take `op` (the checks they start with).
+bool isTileableNhwcConvolution(Operation *op);
+
 /// Rewrites a static f32 conv_2d_nhwc_hwcf with a constant filter into the
 /// direct-convolution loop nest. Fails (op untouched) on anything else.
+/// With `epilogue` (matched on the conv, lanes along the filters), the last
+/// K block stores the consumer's values.
 LogicalResult tileNhwcConvolution(RewriterBase &rewriter,
                                   linalg::Conv2DNhwcHwcfOp conv,
-                                  const ContractionTileSizes &tiles);
+                                  const ContractionTileSizes &tiles,
+                                  const Epilogue *epilogue = nullptr);
 
 /// Rewrites a static f32 depthwise_conv_2d_nhwc_hwc into rows of `lanes`-wide
 /// channel vectors, `pixels` output pixels per register block. Fails (op
-/// untouched) on anything else.
+/// untouched) on anything else. With `epilogue` (lanes along the channels),
+/// the stores hold the consumer's values.
 LogicalResult tileDepthwiseNhwc(RewriterBase &rewriter,
                                 linalg::DepthwiseConv2DNhwcHwcOp conv,
-                                int64_t lanes, int64_t pixels);
+                                int64_t lanes, int64_t pixels,
+                                const Epilogue *epilogue = nullptr);
 
 } // namespace mlir::kiln
 

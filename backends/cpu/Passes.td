@@ -144,7 +144,7 @@ def TileContractions : Pass<"kiln-tile-contractions", "func::FuncOp"> {
 
 def TileNhwcConvolutions : Pass<"kiln-tile-nhwc-convolutions", "func::FuncOp"> {
   let summary = "Direct NHWC convolutions and depthwise convolutions as vector "
-                "FMA loops";
+                "FMA loops, with their elementwise epilogues";
   let description = [{
     Static f32 `linalg.conv_2d_nhwc_hwcf` with a constant filter becomes a
     direct convolution in the register tiles of kiln-tile-contractions
@@ -159,9 +159,20 @@ def TileNhwcConvolutions : Pass<"kiln-tile-nhwc-convolutions", "func::FuncOp"> {
     of channels accumulated over the taps with FMAs; a zero `tensor.pad`
     producer is not read, its source is, with border checks. A
     `linalg.fill` init is replaced by starting the accumulators from its
-    value. Edges: rows/pixels past the end repeat the last valid one,
-    columns/channels past the end are masked. Other element types, dynamic
-    shapes and non-constant filters are left alone.
+    value, a `linalg.broadcast` of a per-channel bias by starting them from
+    the bias vector (neither is materialized). Edges: rows/pixels past the
+    end repeat the last valid one, columns/channels past the end are masked.
+    Other element types, dynamic shapes and non-constant filters are left
+    alone.
+
+    Epilogues (`fuse-epilogues`, on by default): when the convolution's
+    result has one use, an all-parallel `linalg.generic` as matched by
+    kiln-tile-contractions (identity map on the result, broadcast maps on the
+    other operands, which are computed before the convolution, a body of
+    scalar arith/math ops: bias, ReLU, Clip, residual add), both kernels
+    apply its body to their row vectors (channels in the lanes) before the
+    final store: the direct convolution on its last K block, the depthwise
+    one after the taps. The generic is replaced by the kernel's result.
 
     Before:
     ```mlir
@@ -188,12 +199,37 @@ def TileNhwcConvolutions : Pass<"kiln-tile-nhwc-convolutions", "func::FuncOp"> {
                 %s = vector.broadcast %a : f32 to vector<32xf32>
                 %f = vector.fma %s, %b, %acc0 : vector<32xf32>   // x8
     ```
+
+    Before (depthwise with a bias init and a Clip(0, 6) consumer):
+    ```mlir
+    %bb = linalg.broadcast ins(%bias : tensor<32xf32>)
+        outs(%e : tensor<1x8x8x32xf32>) dimensions = [0, 1, 2]
+    %y = linalg.depthwise_conv_2d_nhwc_hwc ... outs(%bb) -> tensor<1x8x8x32xf32>
+    %z = linalg.generic {indexing_maps = [#id, #id], ...} ins(%y ...) {
+      %lo = arith.maximumf %in, %c0 : f32
+      %hi = arith.minimumf %lo, %c6 : f32
+      linalg.yield %hi : f32
+    }
+    ```
+    After (per block of pixels and channel vector; %z is the forall's result):
+    ```mlir
+    %r = scf.forall (%b, %oy) in (1, 8) shared_outs(%o = %e) ... {
+      scf.for %c ... {
+        scf.for %x ... {
+          %acc0 = vector.transfer_read %bias[%c], %f0 : vector<16xf32>
+          %s = scf.for %kh ... { scf.for %kw ... { vector.fma ... } }
+          %lo = arith.maximumf %s#0, %zeros : vector<16xf32>
+          %hi = arith.minimumf %lo, %sixes : vector<16xf32>
+          vector.transfer_write %hi, %row[%x0, %c] ...
+    ```
   }];
   let options = [
     Option<"vectorBits", "vector-bits", "int64_t", "512",
            "Width of one vector register in bits">,
     Option<"registers", "registers", "int64_t", "32",
            "Number of vector registers">,
+    Option<"fuseEpilogues", "fuse-epilogues", "bool", "true",
+           "Apply a single elementwise consumer in the kernels">,
   ];
   let dependentDialects = ["scf::SCFDialect", "vector::VectorDialect",
                            "tensor::TensorDialect", "arith::ArithDialect"];

@@ -18,8 +18,6 @@
 #include "backends/cpu/TileSizes.h"
 
 #include "compiler/logging/Logging.h"
-#include "compiler/logging/Report.h"
-#include "dialects/kiln/NodeLocation.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -185,19 +183,6 @@ void cleanUp(func::FuncOp func) {
   (void)applyPatternsGreedily(func, std::move(patterns));
 }
 
-/// The names of the ONNX nodes a location carries.
-void nodeNames(Location loc, std::vector<std::string> &names) {
-  if (auto name = dyn_cast<NameLoc>(loc)) {
-    if (!llvm::is_contained(names, name.getName().str()))
-      names.push_back(name.getName().str());
-  } else if (auto fusedLoc = dyn_cast<FusedLoc>(loc)) {
-    for (Location inner : fusedLoc.getLocations())
-      nodeNames(inner, names);
-  } else if (auto callSite = dyn_cast<CallSiteLoc>(loc)) {
-    nodeNames(callSite.getCallee(), names);
-  }
-}
-
 /// The epilogue of `op` if its result's one use is an elementwise generic
 /// the register tiles can apply; logs the decision and counts it.
 std::optional<Epilogue> fuseEpilogue(RewriterBase &rewriter,
@@ -206,18 +191,10 @@ std::optional<Epilogue> fuseEpilogue(RewriterBase &rewriter,
   std::string why;
   FailureOr<Epilogue> epilogue = matchEpilogue(rewriter, op, loops, why);
   if (failed(epilogue)) {
-    KILN_LOG("fusion", Debug) << "no epilogue for " << onnxNodeName(op.getLoc())
-                              << ": " << why << "\n";
+    recordNoEpilogue(op.getLoc(), why);
     return std::nullopt;
   }
-  std::vector<std::string> anchor, consumer;
-  nodeNames(op.getLoc(), anchor);
-  nodeNames(epilogue->consumer.getLoc(), consumer);
-  KILN_LOG("fusion", Info) << "epilogue " << llvm::join(consumer, ", ")
-                           << " fused into " << onnxNodeName(op.getLoc())
-                           << "\n";
-  report::count("epilogues_fused");
-  report::foldKernel(anchor, consumer);
+  recordEpilogue(op.getLoc(), *epilogue);
   return std::move(*epilogue);
 }
 

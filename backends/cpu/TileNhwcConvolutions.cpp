@@ -23,6 +23,16 @@ namespace mlir::kiln {
 using namespace mlir;
 using namespace mlir::kiln;
 
+bool mlir::kiln::isTileableNhwcConvolution(Operation *op) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp || !linalgOp.hasPureTensorSemantics() ||
+      !hasStaticF32Operands(op))
+    return false;
+  if (auto conv = dyn_cast<linalg::Conv2DNhwcHwcfOp>(op))
+    return bool(conv.getInputs()[1].getDefiningOp<arith::ConstantOp>());
+  return isa<linalg::DepthwiseConv2DNhwcHwcOp>(op);
+}
+
 namespace {
 struct TileNhwcConvolutions
     : public kiln::impl::TileNhwcConvolutionsBase<TileNhwcConvolutions> {
@@ -38,16 +48,37 @@ struct TileNhwcConvolutions
         convs.push_back(op);
     });
     for (Operation *op : convs) {
+      // The consumer applied in the kernel: lanes along the channels.
+      std::optional<Epilogue> epilogue;
+      if (fuseEpilogues && isTileableNhwcConvolution(op)) {
+        std::string why;
+        FailureOr<Epilogue> matched =
+            matchEpilogue(rewriter, op, /*laneDim=*/3, why);
+        if (succeeded(matched))
+          epilogue = std::move(*matched);
+        else
+          recordNoEpilogue(op->getLoc(), why);
+      }
+      const Epilogue *fused = epilogue ? &*epilogue : nullptr;
       LogicalResult done = failure();
+      Location loc = op->getLoc();
+      StringRef name = op->getName().getStringRef();
       if (auto conv = dyn_cast<linalg::Conv2DNhwcHwcfOp>(op))
-        done = tileNhwcConvolution(rewriter, conv, tiles);
+        done = tileNhwcConvolution(rewriter, conv, tiles, fused);
       else
         done = tileDepthwiseNhwc(rewriter,
                                  cast<linalg::DepthwiseConv2DNhwcHwcOp>(op),
-                                 lanes, tiles.mr);
+                                 lanes, tiles.mr, fused);
       KILN_LOG("codegen", Info)
-          << (succeeded(done) ? "tiled " : "left untiled ") << op->getName()
-          << " at " << op->getLoc() << "\n";
+          << (succeeded(done) ? "tiled " : "left untiled ") << name << " at "
+          << loc << "\n";
+      if (failed(done) || !epilogue)
+        continue;
+      // The kernel's stores hold the consumer's values.
+      linalg::GenericOp consumer = epilogue->consumer;
+      Value result = consumer.getDpsInputs()[epilogue->resultInput];
+      recordEpilogue(loc, *epilogue);
+      rewriter.replaceOp(consumer, result);
     }
   }
 };

@@ -11,7 +11,10 @@
 //   - an all-parallel linalg.generic whose only user is a linalg.generic
 //     joins that consumer's kernel;
 //   - a linalg.fill/linalg.broadcast whose only user takes it as its init
-//     (a contraction's zero or bias) joins that user's kernel.
+//     (a contraction's zero or bias) joins that user's kernel;
+//   - a bias broadcast shared by NHWC convolutions as their init joins the
+//     first one's kernel (the NHWC kernels read the bias, not the
+//     broadcast).
 // Reshapes and slices are views, not kernels. Each kernel is named
 // `<index>:<op>` after its last (anchor) op, e.g. `3:conv_2d_nchw_fchw`.
 // The CPU backend decides later which elementwise consumers it applies in
@@ -66,8 +69,34 @@ bool isKernel(Operation *op) {
   return isa<linalg::LinalgOp, LoopLikeOpInterface>(op);
 }
 
+/// The first of the NHWC convolutions whose inits are all of the uses of
+/// `op`, a per-channel bias broadcast over [N, H, W]: the CPU backend's
+/// NHWC kernels start their accumulators from the bias vector instead
+/// (backends/cpu/NhwcInit.cpp), so the broadcast is never a kernel of its
+/// own, however many convolutions share it.
+Operation *seededNhwcConvolution(Operation *op) {
+  auto broadcast = dyn_cast<linalg::BroadcastOp>(op);
+  if (!broadcast || broadcast.getDimensions() != ArrayRef<int64_t>{0, 1, 2} ||
+      op->use_empty())
+    return nullptr;
+  Operation *first = nullptr;
+  for (OpOperand &use : op->getResult(0).getUses()) {
+    Operation *user = use.getOwner();
+    auto conv = dyn_cast<linalg::LinalgOp>(user);
+    if (!isa<linalg::Conv2DNhwcHwcfOp, linalg::DepthwiseConv2DNhwcHwcOp>(
+            user) ||
+        !conv.isDpsInit(&use) || user->getBlock() != op->getBlock())
+      return nullptr;
+    if (!first || user->isBeforeInBlock(first))
+      first = user;
+  }
+  return first;
+}
+
 /// The op whose kernel `op` is folded into, or null if it anchors its own.
 Operation *foldedInto(Operation *op) {
+  if (Operation *conv = seededNhwcConvolution(op))
+    return conv;
   if (!op->hasOneUse() || op->getNumResults() != 1)
     return nullptr;
   OpOperand &use = *op->getResult(0).getUses().begin();

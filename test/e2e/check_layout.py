@@ -2,9 +2,11 @@
 """Compiles a model at -O2 with --report and KILN_LOGS=layout and checks the
 layout passes: the cost model chose NHWC for at least one chain, at most
 MAX_CONVERSIONS layout conversions are left (the report's
-layout_conversions), and the log names exactly that many.
+layout_conversions), and the log names exactly that many. With EPILOGUES,
+the report's epilogues_fused must be exactly that (elementwise consumers the
+NHWC and contraction kernels applied in their register tiles).
 
-    check_layout.py KILN MODEL.onnx WORK_DIR MAX_CONVERSIONS
+    check_layout.py KILN MODEL.onnx WORK_DIR MAX_CONVERSIONS [EPILOGUES]
 """
 import json
 import os
@@ -13,6 +15,7 @@ import subprocess
 import sys
 
 kiln, model, work, most = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+epilogues = int(sys.argv[5]) if len(sys.argv) > 5 else None
 os.makedirs(work, exist_ok=True)
 report_path = os.path.join(work, "report.json")
 env = dict(os.environ, KILN_LOGS="layout")
@@ -41,6 +44,11 @@ if got is None or got > most:
     failures.append(f"layout_conversions {got} > {most}")
 if got != len(left):
     failures.append(f"report says {got} conversions, the log names {len(left)}")
+if epilogues is not None:
+    fused = report.get("epilogues_fused")
+    print(f"check_layout: epilogues_fused = {fused} (want {epilogues})")
+    if fused != epilogues:
+        failures.append(f"epilogues_fused {fused} != {epilogues}")
 if failures:
     sys.exit("check_layout: FAIL: " + "; ".join(failures))
 print("check_layout: PASS")

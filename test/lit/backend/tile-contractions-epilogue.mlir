@@ -1,6 +1,8 @@
 // RUN: kiln-opt %s --kiln-tile-contractions --split-input-file | FileCheck %s
-// RUN: env KILN_LOGS=+fusion kiln-opt %s --kiln-tile-contractions --split-input-file -o /dev/null 2>&1 | FileCheck %s --check-prefix=LOG
+// RUN: env KILN_LOGS=+fusion kiln-opt %s --kiln-tile-contractions --split-input-file --mlir-disable-threading -o /dev/null 2>&1 | FileCheck %s --check-prefix=LOG
 // RUN: kiln-opt %s --kiln-tile-contractions="fuse-epilogues=false" --split-input-file | FileCheck %s --check-prefix=OFF
+// (LOG runs on one thread: the log lines of functions tiled in parallel
+// can interleave mid-line.)
 
 // Bias per column and ReLU on a matmul with two K blocks (300 = 256 + 44):
 // one branch per register tile on the last K block; there the bias row is

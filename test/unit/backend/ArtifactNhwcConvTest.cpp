@@ -109,29 +109,10 @@ void checkNhwc(const NhwcCase &t) {
       "nhwc", inputs, {{"y", KILN_DTYPE_F32, {t.batch, oh, ow, outC}}}};
   auto artifact = compileAndLoad(convSource(t, w), spec);
 
-  std::vector<double> want(t.batch * oh * ow * outC, 0.0);
-  for (int64_t b = 0; b < t.batch; ++b)
-    for (int64_t y = 0; y < oh; ++y)
-      for (int64_t xo = 0; xo < ow; ++xo)
-        for (int64_t o = 0; o < outC; ++o) {
-          double acc = 0;
-          for (int64_t ky = 0; ky < t.k; ++ky)
-            for (int64_t kx = 0; kx < t.k; ++kx) {
-              int64_t iy = y * t.stride + ky * t.dilation - t.pad;
-              int64_t ix = xo * t.stride + kx * t.dilation - t.pad;
-              if (iy < 0 || iy >= t.h || ix < 0 || ix >= t.w)
-                continue;
-              const float *pixel = &x[((b * t.h + iy) * t.w + ix) * t.c];
-              if (t.depthwise) {
-                acc += double(pixel[o]) * w[(ky * t.k + kx) * t.c + o];
-                continue;
-              }
-              for (int64_t c = 0; c < t.c; ++c)
-                acc +=
-                    double(pixel[c]) * w[((ky * t.k + kx) * t.c + c) * t.f + o];
-            }
-          want[((b * oh + y) * ow + xo) * outC + o] = acc;
-        }
+  std::vector<double> want =
+      nhwcConvReference({t.batch, t.h, t.w, t.c, t.k, t.f, t.stride, t.dilation,
+                         t.pad, t.depthwise},
+                        x, w);
   for (int threads : {3, 1}) {
     std::vector<float> y(want.size(), -5.f);
     std::vector<const void *> in = {x.data()};

@@ -187,6 +187,38 @@ std::vector<std::string> kiln_test::dynamicSymbols(const std::string &path,
   return names;
 }
 
+std::vector<double>
+kiln_test::nhwcConvReference(const NhwcConvShape &s,
+                             const std::vector<float> &x,
+                             const std::vector<float> &filter) {
+  int64_t oh = s.outH(), ow = s.outW(), outC = s.outC();
+  std::vector<double> y(s.batch * oh * ow * outC, 0.0);
+  for (int64_t b = 0; b < s.batch; ++b)
+    for (int64_t oy = 0; oy < oh; ++oy)
+      for (int64_t ox = 0; ox < ow; ++ox)
+        for (int64_t o = 0; o < outC; ++o) {
+          double acc = 0;
+          for (int64_t ky = 0; ky < s.k; ++ky)
+            for (int64_t kx = 0; kx < s.k; ++kx) {
+              int64_t iy = oy * s.stride + ky * s.dilation - s.pad;
+              int64_t ix = ox * s.stride + kx * s.dilation - s.pad;
+              if (iy < 0 || iy >= s.h || ix < 0 || ix >= s.w)
+                continue;
+              const float *pixel = &x[((b * s.h + iy) * s.w + ix) * s.c];
+              const float *taps =
+                  &filter[(ky * s.k + kx) * s.c * (s.depthwise ? 1 : s.f)];
+              if (s.depthwise) {
+                acc += double(pixel[o]) * taps[o];
+                continue;
+              }
+              for (int64_t c = 0; c < s.c; ++c)
+                acc += double(pixel[c]) * taps[c * s.f + o];
+            }
+          y[((b * oh + oy) * ow + ox) * outC + o] = acc;
+        }
+  return y;
+}
+
 std::vector<float> kiln_test::randomFloats(size_t count, unsigned seed,
                                            float lo, float hi) {
   std::mt19937 rng(seed);

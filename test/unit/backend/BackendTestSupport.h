@@ -78,6 +78,27 @@ std::string runLLVMTool(const std::string &tool, const std::string &args);
 std::vector<std::string> dynamicSymbols(const std::string &path,
                                         const std::string &flag);
 
+/// The geometry of an NHWC convolution for the references below: square
+/// filter, the same stride and dilation in both directions, `pad` zeros on
+/// every side. `f` filters (unused when depthwise: one per channel).
+struct NhwcConvShape {
+  int64_t batch, h, w, c, k, f, stride, dilation, pad;
+  bool depthwise;
+  int64_t outH() const {
+    return (h + 2 * pad - dilation * (k - 1) - 1) / stride + 1;
+  }
+  int64_t outW() const {
+    return (w + 2 * pad - dilation * (k - 1) - 1) / stride + 1;
+  }
+  int64_t outC() const { return depthwise ? c : f; }
+};
+
+/// `x` [N, H, W, C] convolved with `filter` ([KH, KW, C, F], or [KH, KW, C]
+/// when depthwise) in double precision: [N, OH, OW, F or C].
+std::vector<double> nhwcConvReference(const NhwcConvShape &s,
+                                      const std::vector<float> &x,
+                                      const std::vector<float> &filter);
+
 /// Deterministic pseudo-random floats in [lo, hi).
 std::vector<float> randomFloats(size_t count, unsigned seed, float lo = -1,
                                 float hi = 1);
