@@ -1,5 +1,5 @@
 // RUN: kiln-opt %s -kiln-fuse-normalization -split-input-file | FileCheck %s
-// RUN: env KILN_LOGS=fusion kiln-opt %s -kiln-fuse-normalization -split-input-file -o /dev/null 2>&1 | FileCheck %s --check-prefix=LOG
+// RUN: env KILN_LOGS=fusion kiln-opt --mlir-disable-threading %s -kiln-fuse-normalization -split-input-file -o /dev/null 2>&1 | FileCheck %s --check-prefix=LOG
 
 // The opset-14 export of nn.LayerNorm(40): Pow by 2, Div, then the weight
 // and the bias.

@@ -1,5 +1,5 @@
 // RUN: kiln-opt %s -kiln-conv-layout=layout=nhwc -kiln-sink-transposes -kiln-fold-weights | FileCheck %s
-// RUN: env KILN_LOGS=layout kiln-opt %s -kiln-conv-layout=layout=nhwc -kiln-sink-transposes -kiln-fold-weights -o /dev/null 2>&1 | FileCheck %s --check-prefix=LOG
+// RUN: env KILN_LOGS=layout kiln-opt --mlir-disable-threading %s -kiln-conv-layout=layout=nhwc -kiln-sink-transposes -kiln-fold-weights -o /dev/null 2>&1 | FileCheck %s --check-prefix=LOG
 
 // A residual block as ResNet has them (conv, relu, conv, residual add, relu,
 // max pool, global average pool, flatten) through the three layout passes:

@@ -1,7 +1,7 @@
 // RUN: kiln-opt %s -split-input-file -kiln-conv-layout | FileCheck %s
 // RUN: kiln-opt %s -split-input-file -kiln-conv-layout=layout=nhwc | FileCheck %s --check-prefix=NHWC
 // RUN: kiln-opt %s -split-input-file -kiln-conv-layout=layout=nchw | FileCheck %s --check-prefix=NCHW
-// RUN: env KILN_LOGS=layout kiln-opt %s -split-input-file -kiln-conv-layout -o /dev/null 2>&1 | FileCheck %s --check-prefix=LOG
+// RUN: env KILN_LOGS=layout kiln-opt --mlir-disable-threading %s -split-input-file -kiln-conv-layout -o /dev/null 2>&1 | FileCheck %s --check-prefix=LOG
 // RUN: not kiln-opt %s -split-input-file -kiln-conv-layout=layout=nhcw -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD
 
 // BAD: kiln-conv-layout: layout must be auto, nchw or nhwc, got 'nhcw'

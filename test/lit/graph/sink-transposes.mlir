@@ -1,5 +1,5 @@
 // RUN: kiln-opt %s -split-input-file -kiln-sink-transposes | FileCheck %s
-// RUN: env KILN_LOGS=layout kiln-opt %s -split-input-file -kiln-sink-transposes -o /dev/null 2>&1 | FileCheck %s --check-prefix=LOG
+// RUN: env KILN_LOGS=layout kiln-opt --mlir-disable-threading %s -split-input-file -kiln-sink-transposes -o /dev/null 2>&1 | FileCheck %s --check-prefix=LOG
 
 // A conversion back to NCHW, an activation, the conversion to NHWC of the
 // next conv: the relu runs on NHWC data and both conversions vanish.

@@ -1,5 +1,5 @@
 // RUN: kiln-opt %s -split-input-file -kiln-concat-in-place | FileCheck %s
-// RUN: env KILN_LOGS=+fusion kiln-opt %s -split-input-file -kiln-concat-in-place -o /dev/null 2>&1 | FileCheck %s --check-prefix=LOG
+// RUN: env KILN_LOGS=+fusion kiln-opt --mlir-disable-threading %s -split-input-file -kiln-concat-in-place -o /dev/null 2>&1 | FileCheck %s --check-prefix=LOG
 // RUN: kiln-opt %s -split-input-file -kiln-concat-in-place -eliminate-empty-tensors -one-shot-bufferize="bufferize-function-boundaries" -cse -canonicalize | FileCheck %s --check-prefix=BUF
 
 // Two matmuls concatenated along columns: each is computed straight into its

@@ -1,4 +1,4 @@
-// RUN: env KILN_LOGS=lowering kiln-opt %s -kiln-report-kernels 2>&1 | FileCheck %s
+// RUN: env KILN_LOGS=lowering kiln-opt --mlir-disable-threading %s -kiln-report-kernels 2>&1 | FileCheck %s
 
 // A bias broadcast shared by two NHWC convolutions as their init is no
 // kernel of its own (the NHWC kernels start from the bias vector): it joins

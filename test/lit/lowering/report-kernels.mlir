@@ -1,4 +1,4 @@
-// RUN: env KILN_LOGS=lowering kiln-opt %s -kiln-report-kernels 2>&1 | FileCheck %s
+// RUN: env KILN_LOGS=lowering kiln-opt --mlir-disable-threading %s -kiln-report-kernels 2>&1 | FileCheck %s
 
 // The IR is unchanged; the kernels are logged (and recorded for --report)
 // with the ONNX nodes of their ops, in program order of their anchors.
