@@ -38,3 +38,10 @@ awk 'NR == FNR { if (FNR > 1) { v = $2; for (i = 3; i <= NF; i++) v = v ", " $i;
 echo
 echo "The training domain (ai.onnx.preview.training): \`Adagrad\`, \`Adam\`,"
 echo "\`Momentum\`, \`Gradient\`."
+echo
+echo "String tensors are taken by \`Cast\`/\`CastLike\` (to and from numbers),"
+echo "\`StringNormalizer\`, and the ops that only move elements (\`Identity\`,"
+echo "\`Reshape\`, \`Flatten\`, \`Squeeze\`, \`Unsqueeze\`, \`Transpose\`, \`Concat\`,"
+echo "\`Split\`, \`Slice\`, \`Gather\`, \`GatherElements\`, \`GatherND\`, \`Expand\`,"
+echo "\`Tile\`, \`Compress\`, \`DepthToSpace\`, \`SpaceToDepth\`, \`Shape\`, \`Size\`);"
+echo "any other op given a string input fails to import, naming it."

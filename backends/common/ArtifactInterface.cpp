@@ -170,9 +170,9 @@ llvm::Constant *InterfaceBuilder::descriptor(const ArtifactSpec &spec,
 static bool isKnownDtype(int32_t dtype) {
   return llvm::is_contained({KILN_DTYPE_F32, KILN_DTYPE_U8, KILN_DTYPE_I8,
                              KILN_DTYPE_U16, KILN_DTYPE_I16, KILN_DTYPE_I32,
-                             KILN_DTYPE_I64, KILN_DTYPE_BOOL, KILN_DTYPE_F16,
-                             KILN_DTYPE_F64, KILN_DTYPE_U32, KILN_DTYPE_U64,
-                             KILN_DTYPE_BF16},
+                             KILN_DTYPE_I64, KILN_DTYPE_STRING, KILN_DTYPE_BOOL,
+                             KILN_DTYPE_F16, KILN_DTYPE_F64, KILN_DTYPE_U32,
+                             KILN_DTYPE_U64, KILN_DTYPE_BF16},
                             kiln_dtype(dtype));
 }
 

@@ -13,8 +13,9 @@ namespace mlir::kiln {
 /// `ptr __kiln_alloc(ptr runtime, i64 bytes)` calls
 /// `runtime->alloc(runtime->context, bytes)`, and
 /// `void __kiln_fail(ptr runtime, ptr message)` calls
-/// `runtime->fail(runtime->context, message)`. Only models with run-time
-/// shapes use them, and those need the runtime's callbacks.
+/// `runtime->fail(runtime->context, message)`, and `__kiln_<kernel>(ptr
+/// runtime, ...)` calls `runtime-><kernel>(runtime->context, ...)` for the
+/// string kernels. Only models with run-time shapes or strings use them.
 void defineRuntimeCalls(llvm::Module &module);
 
 } // namespace mlir::kiln

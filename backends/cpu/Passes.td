@@ -658,8 +658,12 @@ def RuntimeServices : Pass<"kiln-runtime-services", "ModuleOp"> {
     - every `cf.assert` becomes a branch that, when the condition is false,
       calls `@__kiln_fail(runtime, message)` and returns from the entry: the
       run ends with that message as its error instead of aborting.
+    - every call of a declaration marked `kiln.string_kernel = "K"` (the
+      string ops, see kiln-lower-to-linalg) becomes a call of
+      `@__kiln_K(runtime, ...)` with each memref operand passed as its
+      aligned data address (i64); the unused declaration is erased.
 
-    The artifact writer (backends/common) defines both declarations through
+    The artifact writer (backends/common) defines these declarations through
     the callbacks of `kiln_runtime_callbacks`.
 
     Before:
@@ -678,6 +682,16 @@ def RuntimeServices : Pass<"kiln-runtime-services", "ModuleOp"> {
       %bytes = ... %n * 4 ...
       %raw = call @__kiln_alloc(%runtime, %bytes) : (memref<0xi8>, i64) -> memref<0xi8>
       %b = memref.view %raw[%c0][%n] : memref<0xi8> to memref<?xf32>
+    ```
+    A string kernel call, before and after:
+    ```mlir
+    call @__kiln_string_call_0(%c1_i32, %src, %dst, %c12_i64) : (i32, memref<12xf32>, memref<12xi64>, i64) -> ()
+    ```
+    ```mlir
+    %p = memref.extract_aligned_pointer_as_index %src : memref<12xf32> -> index
+    %a = arith.index_cast %p : index to i64
+    ...
+    call @__kiln_strings_from_numbers(%runtime, %c1_i32, %a, %b, %c12_i64) : (memref<0xi8>, i32, i64, i64, i64) -> ()
     ```
   }];
   let options = [

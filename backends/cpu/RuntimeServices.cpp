@@ -2,8 +2,9 @@
 //
 // Generated code allocates nothing itself and never aborts: run-time sized
 // buffers come from the runtime's per-session scratch, and a failed check
-// ends the run with an error the runtime reports. Both go through the
-// `kiln.runtime` argument of the entry (kiln_runtime_callbacks).
+// ends the run with an error the runtime reports. String kernels (calls of
+// declarations marked `kiln.string_kernel`) are the runtime's too. All go
+// through the `kiln.runtime` argument of the entry (kiln_runtime_callbacks).
 //
 //===----------------------------------------------------------------------===//
 #include "backends/cpu/Passes.h"
@@ -14,6 +15,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Interfaces/DataLayoutInterfaces.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace mlir::kiln {
 #define GEN_PASS_DEF_RUNTIMESERVICES
@@ -112,6 +114,37 @@ void replaceAssert(cf::AssertOp check, Value runtime, func::FuncOp failFn,
   check.erase();
 }
 
+/// `call @__kiln_string_call_N(%a, %buf : memref<..>, ...)` of a declaration
+/// marked `kiln.string_kernel = "K"` becomes `call @__kiln_K(%runtime, %a,
+/// %ptr, ...)`, each buffer passed as its aligned data address (i64).
+LogicalResult replaceStringCall(func::CallOp call, func::FuncOp callee,
+                                Value runtime) {
+  ModuleOp module = call->getParentOfType<ModuleOp>();
+  OpBuilder b(call);
+  Location loc = call.getLoc();
+  SmallVector<Value> operands{runtime};
+  for (Value v : call.getOperands()) {
+    if (auto type = dyn_cast<MemRefType>(v.getType())) {
+      if (!type.getLayout().isIdentity())
+        return call.emitError("kiln-runtime-services: a string kernel "
+                              "operand of non-dense type ")
+               << type;
+      Value address = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, v);
+      v = arith::IndexCastOp::create(b, loc, b.getI64Type(), address);
+    }
+    operands.push_back(v);
+  }
+  auto kernel = callee->getAttrOfType<StringAttr>("kiln.string_kernel");
+  func::FuncOp fn = declare(module, ("__kiln_" + kernel.getValue()).str(),
+                            FunctionType::get(call.getContext(),
+                                              ValueRange(operands).getTypes(),
+                                              call.getResultTypes()));
+  auto replacement = func::CallOp::create(b, loc, fn, operands);
+  call.replaceAllUsesWith(replacement.getResults());
+  call.erase();
+  return success();
+}
+
 struct RuntimeServicesPass
     : public kiln::impl::RuntimeServicesBase<RuntimeServicesPass> {
   using Base::Base;
@@ -128,7 +161,22 @@ struct RuntimeServicesPass
         allocs.push_back(alloc);
     });
     func.walk([&](cf::AssertOp check) { checks.push_back(check); });
-    if (allocs.empty() && checks.empty())
+    SmallVector<std::pair<func::CallOp, func::FuncOp>> stringCalls;
+    WalkResult walk = module.walk([&](func::CallOp call) {
+      auto callee = module.lookupSymbol<func::FuncOp>(call.getCallee());
+      if (!callee || !callee->hasAttr("kiln.string_kernel"))
+        return WalkResult::advance();
+      if (call->getParentOfType<func::FuncOp>() != func) {
+        call.emitError("kiln-runtime-services: a string kernel call outside "
+                       "the entry function");
+        return WalkResult::interrupt();
+      }
+      stringCalls.push_back({call, callee});
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      return signalPassFailure();
+    if (allocs.empty() && checks.empty() && stringCalls.empty())
       return;
     Value runtime = runtimeArgument(func);
     if (!runtime || func.getNumResults() != 0) {
@@ -148,6 +196,15 @@ struct RuntimeServicesPass
         if (failed(replaceAlloc(alloc, runtime, allocFn, layout)))
           return signalPassFailure();
     }
+    for (auto [call, callee] : stringCalls)
+      if (failed(replaceStringCall(call, callee, runtime)))
+        return signalPassFailure();
+    llvm::SetVector<Operation *> callees;
+    for (auto &entry : stringCalls)
+      callees.insert(entry.second);
+    for (Operation *callee : callees)
+      if (SymbolTable::symbolKnownUseEmpty(callee, module))
+        callee->erase();
     if (!checks.empty()) {
       for (cf::AssertOp check : checks)
         if (check->getParentRegion() != &func.getBody()) {

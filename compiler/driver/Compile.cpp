@@ -16,6 +16,7 @@
 #include "compiler/import/onnx/OnnxImporter.h"
 #include "compiler/logging/Logging.h"
 #include "compiler/logging/Report.h"
+#include "dialects/kiln/KilnTypes.h"
 #include "kiln/abi.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -76,6 +77,8 @@ private:
 };
 
 int32_t dtypeOf(Type t) {
+  if (isa<StringType>(t))
+    return KILN_DTYPE_STRING;
   if (t.isF32())
     return KILN_DTYPE_F32;
   if (t.isF64())

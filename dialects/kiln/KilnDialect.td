@@ -13,13 +13,15 @@ def Kiln_Dialect : Dialect {
     slice bounds, pads) is an attribute here, resolved by the importer.
 
     Element types follow ONNX: signless integers for signed ONNX types,
-    `uiN` for unsigned ONNX types, `i1` for bool.
+    `uiN` for unsigned ONNX types, `i1` for bool, `!kiln.string` for
+    strings.
 
     Every op infers its result type (InferTypeOpInterface), so the verifier
     checks shapes and the importer never spells a result type.
   }];
   let cppNamespace = "::mlir::kiln";
   let hasConstantMaterializer = 1;
+  let useDefaultTypePrinterParser = 1;
 }
 
 #endif // KILN_DIALECT_TD

@@ -12,5 +12,6 @@ include "dialects/kiln/ReductionOps.td"
 include "dialects/kiln/DataMovementOps.td"
 include "dialects/kiln/IndexingOps.td"
 include "dialects/kiln/AttentionOps.td"
+include "dialects/kiln/StringOps.td"
 
 #endif // KILN_OPS_TD

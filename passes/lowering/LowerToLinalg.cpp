@@ -13,11 +13,13 @@
 
 #include "dialects/kiln/KilnOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Func/Transforms/FuncConversions.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -43,6 +45,7 @@ void mlir::kiln::populateKilnToLinalgPatterns(RewritePatternSet &patterns,
   populateKilnIndexingToLinalgPatterns(patterns, typeConverter);
   populateKilnAttentionToLinalgPatterns(patterns, typeConverter);
   populateKilnDynamicShapeToLinalgPatterns(patterns, typeConverter);
+  populateKilnStringToLinalgPatterns(patterns, typeConverter);
 }
 
 namespace {
@@ -58,10 +61,11 @@ struct LowerToLinalgPass
     target.addIllegalDialect<KilnDialect>();
     // scf is legal so patterns may emit loops where linalg cannot express
     // the op (scatters, top-k, the attention recurrence).
-    target.addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect,
-                           arith::ArithDialect, math::MathDialect,
-                           scf::SCFDialect, vector::VectorDialect,
-                           cf::ControlFlowDialect>();
+    target.addLegalDialect<
+        linalg::LinalgDialect, tensor::TensorDialect, arith::ArithDialect,
+        math::MathDialect, scf::SCFDialect, vector::VectorDialect,
+        cf::ControlFlowDialect, bufferization::BufferizationDialect,
+        memref::MemRefDialect>();
     // Functions, calls and returns are legal once no uiN is left in them.
     target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp op) {
       return typeConverter.isSignatureLegal(op.getFunctionType()) &&

@@ -1,6 +1,7 @@
 //===- LoweringUtils.cpp - Shared pieces of the kiln -> linalg lowering ---===//
 #include "passes/lowering/LoweringUtils.h"
 
+#include "dialects/kiln/KilnTypes.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -15,6 +16,10 @@ KilnTypeConverter::KilnTypeConverter() {
     if (type.isUnsigned())
       return IntegerType::get(type.getContext(), type.getWidth());
     return type;
+  });
+  // A string element is the address of its text (abi.h).
+  addConversion([](StringType type) -> Type {
+    return IntegerType::get(type.getContext(), 64);
   });
   addConversion([this](RankedTensorType type) -> Type {
     Type element = convertType(type.getElementType());

@@ -15,7 +15,11 @@ def LowerToLinalg : Pass<"kiln-lower-to-linalg", "ModuleOp"> {
 
     Unsigned ONNX integers (`uiN`) become signless `iN` everywhere, function
     signatures included; the signedness survives in the choice of ops
-    (arith.divui, cmpi ult, uitofp, extui, maxui, ...).
+    (arith.divui, cmpi ult, uitofp, extui, maxui, ...). `!kiln.string`
+    becomes i64 (each element the text's address), and the string ops
+    become calls of the runtime's string kernels on buffers
+    (`bufferization.to_buffer`, `memref.alloc`, `func.call` of a private
+    `__kiln_string_call_N` marked `kiln.string_kernel`, `to_tensor`).
 
     Broadcast operands have their unit dims collapsed away, so all indexing
     maps of elementwise generics are projected permutations. f16/bf16
@@ -68,7 +72,9 @@ def LowerToLinalg : Pass<"kiln-lower-to-linalg", "ModuleOp"> {
     "::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect",
     "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
     "::mlir::func::FuncDialect", "::mlir::scf::SCFDialect",
-    "::mlir::vector::VectorDialect", "::mlir::cf::ControlFlowDialect"
+    "::mlir::vector::VectorDialect", "::mlir::cf::ControlFlowDialect",
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::memref::MemRefDialect"
   ];
 }
 

@@ -36,6 +36,9 @@ void populateKilnDynamicShapeToLinalgPatterns(RewritePatternSet &patterns,
                                               TypeConverter &typeConverter);
 void populateKilnAttentionToLinalgPatterns(RewritePatternSet &patterns,
                                            TypeConverter &typeConverter);
+/// String ops: calls of the runtime's string kernels (Strings.cpp).
+void populateKilnStringToLinalgPatterns(RewritePatternSet &patterns,
+                                        TypeConverter &typeConverter);
 
 /// All of the above.
 void populateKilnToLinalgPatterns(RewritePatternSet &patterns,

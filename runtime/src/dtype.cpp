@@ -22,6 +22,8 @@ extern "C" const char *kiln_dtype_name(kiln_dtype dtype) {
     return "int64";
   case KILN_DTYPE_BOOL:
     return "bool";
+  case KILN_DTYPE_STRING:
+    return "string";
   case KILN_DTYPE_F16:
     return "float16";
   case KILN_DTYPE_F64:
@@ -57,6 +59,8 @@ extern "C" size_t kiln_dtype_size(kiln_dtype dtype) {
   case KILN_DTYPE_F64:
   case KILN_DTYPE_U64:
     return 8;
+  case KILN_DTYPE_STRING:
+    return sizeof(const char *);
   case KILN_DTYPE_UNDEFINED:
     break;
   }

@@ -4,6 +4,7 @@
 #include "model.h"
 #include "scratch.h"
 #include "status.h"
+#include "string_kernels.h"
 #include "tensor.h"
 #include "thread_pool.h"
 
@@ -36,11 +37,7 @@ struct kiln_session {
   ~kiln_session() { freeAligned(arena); }
 };
 
-namespace {
-
-constexpr unsigned kMaxThreads = ThreadPool::kMaxThreads;
-
-void *scratchAlloc(void *context, uint64_t bytes) {
+void *kiln::rt::scratchAlloc(void *context, uint64_t bytes) {
   auto *session = static_cast<kiln_session *>(context);
   void *data = session->scratch.allocate(bytes);
   if (!data) {
@@ -54,11 +51,15 @@ void *scratchAlloc(void *context, uint64_t bytes) {
   return data;
 }
 
-void checkFailed(void *context, const char *message) {
+void kiln::rt::checkFailed(void *context, const char *message) {
   auto *session = static_cast<kiln_session *>(context);
   if (session->runError.empty())
     session->runError = message ? message : "a run-time check failed";
 }
+
+namespace {
+
+constexpr unsigned kMaxThreads = ThreadPool::kMaxThreads;
 
 bool isDynamic(const kiln_tensor_desc &desc) {
   return std::any_of(desc.shape, desc.shape + desc.rank,
@@ -197,6 +198,9 @@ extern "C" kiln_status kiln_session_create(const kiln_model *model,
     session->callbacks.context = session.get();
     session->callbacks.alloc = &scratchAlloc;
     session->callbacks.fail = &checkFailed;
+    session->callbacks.strings_from_numbers = &stringsFromNumbers;
+    session->callbacks.strings_to_numbers = &stringsToNumbers;
+    session->callbacks.normalize_strings = &normalizeStrings;
     *out = session.release();
     return KILN_OK;
   } catch (const std::bad_alloc &) {
@@ -265,10 +269,16 @@ kiln_session_run(kiln_session *session, const kiln_named_tensor *inputs,
     }
     for (size_t i = 0; i < num_outputs; ++i) {
       const kiln_tensor_desc &desc = descriptor.outputs[i];
-      if (!isDynamic(desc))
-        continue;
-      kiln_status status =
-          takeDynamicOutput(desc, session->dynamicRecords[i], &outputs[i]);
+      kiln_status status = KILN_OK;
+      if (isDynamic(desc))
+        status =
+            takeDynamicOutput(desc, session->dynamicRecords[i], &outputs[i]);
+      // A string output points into the inputs, the weights or the run's
+      // scratch; the caller's tensor gets its own copy of the text.
+      if (status == KILN_OK && desc.dtype == KILN_DTYPE_STRING)
+        status = kiln_tensor_set_strings(
+            outputs[i], static_cast<const char *const *>(outputs[i]->data),
+            kiln_tensor_num_elements(outputs[i]));
       if (status != KILN_OK) {
         destroyOutputs(outputs, num_outputs);
         return status;

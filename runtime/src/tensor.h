@@ -4,6 +4,7 @@
 
 #include "kiln/runtime.h"
 
+#include <memory>
 #include <vector>
 
 struct kiln_tensor {
@@ -12,6 +13,9 @@ struct kiln_tensor {
   void *data = nullptr;
   size_t bytes = 0; // dense size: product(shape) * element size
   bool owned = false;
+  // The text of a string tensor's elements when the tensor owns it
+  // (kiln_tensor_set_strings, and every output of a run).
+  std::unique_ptr<char[]> strings;
 };
 
 namespace kiln::rt {

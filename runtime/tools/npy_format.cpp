@@ -3,6 +3,7 @@
 // https://numpy.org/doc/stable/reference/generated/numpy.lib.format.html
 #include "tensor_io.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -196,6 +197,7 @@ const char *descrFor(kiln_dtype dtype) {
     return "<u8";
   case KILN_DTYPE_BOOL:
     return "|b1";
+  case KILN_DTYPE_STRING: // encodeNpy writes '<U<width>'
   case KILN_DTYPE_UNDEFINED:
     break;
   }
@@ -262,8 +264,50 @@ Tensor readNpy(const std::string &path) {
   return parseNpy(bytes.data(), bytes.size(), "'" + path + "'");
 }
 
+// A string tensor as numpy's fixed-width '<U' array: each element is its
+// UTF-8 text decoded to code points (a byte that is not valid UTF-8 becomes
+// U+FFFD), padded with zeros to the longest.
+std::vector<uint32_t> utf32Elements(const Tensor &tensor, size_t &width) {
+  std::vector<std::vector<uint32_t>> decoded;
+  width = 1;
+  for (size_t i = 0; i < tensor.numElements(); ++i) {
+    std::string s = tensor.string(i);
+    std::vector<uint32_t> cps;
+    for (size_t k = 0; k < s.size();) {
+      auto c = static_cast<unsigned char>(s[k]);
+      size_t len = c < 0x80         ? 1
+                   : (c >> 5) == 6  ? 2
+                   : (c >> 4) == 14 ? 3
+                   : (c >> 3) == 30 ? 4
+                                    : 0;
+      uint32_t cp = len <= 1 ? c : c & (0x7f >> len);
+      bool valid = len > 0 && k + len <= s.size();
+      for (size_t j = 1; valid && j < len; ++j) {
+        auto next = static_cast<unsigned char>(s[k + j]);
+        valid = (next & 0xc0) == 0x80;
+        cp = cp << 6 | (next & 0x3f);
+      }
+      cps.push_back(valid ? cp : 0xfffd);
+      k += valid ? len : 1;
+    }
+    width = std::max(width, cps.size());
+    decoded.push_back(std::move(cps));
+  }
+  std::vector<uint32_t> out(decoded.size() * width, 0);
+  for (size_t i = 0; i < decoded.size(); ++i)
+    std::copy(decoded[i].begin(), decoded[i].end(), out.begin() + i * width);
+  return out;
+}
+
 std::vector<uint8_t> encodeNpy(const Tensor &tensor) {
-  std::string dict = std::string("{'descr': '") + descrFor(tensor.dtype()) +
+  bool strings = tensor.dtype() == KILN_DTYPE_STRING;
+  size_t width = 0;
+  std::vector<uint32_t> text;
+  if (strings)
+    text = utf32Elements(tensor, width);
+  std::string descr =
+      strings ? "<U" + std::to_string(width) : descrFor(tensor.dtype());
+  std::string dict = std::string("{'descr': '") + descr +
                      "', 'fortran_order': False, 'shape': (";
   std::vector<int64_t> shape = tensor.shape();
   for (size_t i = 0; i < shape.size(); ++i)
@@ -288,6 +332,11 @@ std::vector<uint8_t> encodeNpy(const Tensor &tensor) {
   for (size_t i = 0; i < lengthBytes; ++i)
     bytes.push_back(static_cast<uint8_t>(headerLength >> (8 * i)));
   bytes.insert(bytes.end(), dict.begin(), dict.end());
+  if (strings) {
+    auto *payload = reinterpret_cast<const uint8_t *>(text.data());
+    bytes.insert(bytes.end(), payload, payload + text.size() * 4);
+    return bytes;
+  }
   auto *payload = static_cast<const uint8_t *>(tensor.data());
   bytes.insert(bytes.end(), payload, payload + tensor.sizeBytes());
   return bytes;

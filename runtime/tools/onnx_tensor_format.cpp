@@ -106,6 +106,7 @@ struct RawTensor {
   std::vector<double> doubles;
   std::vector<uint64_t> uint64s;
   std::string name;
+  std::vector<std::string> strings;
   const uint8_t *raw = nullptr;
   size_t rawSize = 0;
   bool hasRaw = false, hasStrings = false, external = false;
@@ -166,10 +167,14 @@ RawTensor readFields(WireReader &reader) {
       readRepeated(reader, wireType, kVarint, tensor.uint64s,
                    [](WireReader &r) { return r.varint(); });
       break;
-    case kStringData:
-      reader.skip(wireType);
+    case kStringData: {
+      requireWireType(kLengthDelimited);
+      WireReader text = reader.lengthDelimited();
+      tensor.strings.emplace_back(reinterpret_cast<const char *>(text.data()),
+                                  text.size());
       tensor.hasStrings = true;
       break;
+    }
     case kName: {
       requireWireType(kLengthDelimited);
       WireReader text = reader.lengthDelimited();
@@ -220,8 +225,6 @@ const char *onnxTypeName(int64_t type) {
 }
 
 kiln_dtype checkedDtype(int64_t type, const std::string &what) {
-  if (type == kOnnxString)
-    throw Error(what + ": string tensors are not supported");
   if (type <= 0 || type > 64 ||
       kiln_dtype_size(static_cast<kiln_dtype>(type)) == 0)
     throw Error(what + ": unsupported ONNX data type " + std::to_string(type) +
@@ -267,6 +270,7 @@ void fillTyped(Tensor &tensor, const RawTensor &raw) {
       out[i] = raw.int32s[i] != 0;
     return;
   }
+  case KILN_DTYPE_STRING: // built from string_data in buildTensor
   case KILN_DTYPE_UNDEFINED:
     break;
   }
@@ -330,8 +334,11 @@ bool looksLikeSequenceOrOptional(const uint8_t *data, size_t size,
 NamedTensor buildTensor(const RawTensor &raw, const std::string &what) {
   std::string where =
       raw.name.empty() ? what : what + " (tensor '" + raw.name + "')";
-  if (raw.hasStrings)
-    throw Error(where + ": string tensors are not supported");
+  if (raw.hasStrings && raw.dataType != kOnnxString)
+    throw Error(where + ": string_data in a tensor of data type " +
+                (kiln_dtype_size(static_cast<kiln_dtype>(raw.dataType))
+                     ? kiln_dtype_name(static_cast<kiln_dtype>(raw.dataType))
+                     : onnxTypeName(raw.dataType)));
   if (raw.external)
     throw Error(where + ": tensors with external data are not supported");
   if (raw.dataType == 0)
@@ -353,6 +360,20 @@ NamedTensor buildTensor(const RawTensor &raw, const std::string &what) {
                             std::to_string(elements) + "-element tensor";
   // Sizes are checked before allocating, so a corrupt shape cannot request
   // gigabytes.
+  if (dtype == KILN_DTYPE_STRING) {
+    if (raw.hasRaw)
+      throw Error(where + ": a string tensor with raw_data (strings are "
+                          "read from string_data)");
+    if (raw.strings.size() != elements)
+      throw Error(where + ": string_data has " +
+                  std::to_string(raw.strings.size()) + " values, a " +
+                  description + " needs " + std::to_string(elements));
+    for (const std::string &s : raw.strings)
+      if (s.find('\0') != std::string::npos)
+        throw Error(where + ": a string holds a NUL byte (Kiln's strings "
+                            "are NUL-terminated)");
+    return {raw.name, Tensor::strings(raw.dims, raw.strings)};
+  }
   if (raw.hasRaw) {
     if (raw.rawSize != elements * elementSize)
       throw Error(where + ": raw_data has " + std::to_string(raw.rawSize) +

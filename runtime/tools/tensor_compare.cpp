@@ -23,8 +23,16 @@ Comparison compareTensors(const Tensor &actual, const Tensor &expected,
         "shape " + shapeText(actual) + ", expected " + shapeText(expected);
     return result;
   }
-  const double infinity = std::numeric_limits<double>::infinity();
   size_t count = actual.numElements();
+  if (actual.dtype() == KILN_DTYPE_STRING) {
+    // Strings compare exactly.
+    for (size_t i = 0; i < count; ++i)
+      if (actual.string(i) != expected.string(i) && result.mismatches++ == 0)
+        result.firstMismatch = i;
+    result.pass = result.mismatches == 0;
+    return result;
+  }
+  const double infinity = std::numeric_limits<double>::infinity();
   for (size_t i = 0; i < count; ++i) {
     double a = elementAt(actual, i), e = elementAt(expected, i);
     bool mismatch;
@@ -51,6 +59,15 @@ std::string describe(const Comparison &comparison, const Tensor &actual,
   std::string verdict = comparison.pass ? "PASS" : "FAIL";
   if (!comparison.problem.empty())
     return verdict + " (" + comparison.problem + ")";
+  if (actual.dtype() == KILN_DTYPE_STRING) {
+    if (!comparison.mismatches)
+      return verdict + " (strings equal)";
+    size_t i = comparison.firstMismatch;
+    return verdict + " (" + std::to_string(comparison.mismatches) + " of " +
+           std::to_string(actual.numElements()) +
+           " strings differ, first at index " + std::to_string(i) + ": \"" +
+           actual.string(i) + "\", expected \"" + expected.string(i) + "\")";
+  }
   char buffer[256];
   std::snprintf(buffer, sizeof buffer,
                 " (max abs error %.6g, max rel error %.6g",

@@ -2,6 +2,7 @@
 
 #include "float16.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -42,6 +43,7 @@ double elementAt(const Tensor &tensor, size_t index) {
     return static_cast<double>(static_cast<const int64_t *>(data)[index]);
   case KILN_DTYPE_U64:
     return static_cast<double>(static_cast<const uint64_t *>(data)[index]);
+  case KILN_DTYPE_STRING:
   case KILN_DTYPE_UNDEFINED:
     break;
   }
@@ -65,6 +67,14 @@ static std::string number(double value) {
 std::string summarize(const Tensor &tensor) {
   std::string text =
       std::string(kiln_dtype_name(tensor.dtype())) + " " + shapeText(tensor);
+  if (tensor.dtype() == KILN_DTYPE_STRING) {
+    // The first few strings, quoted.
+    size_t count = tensor.numElements(), shown = std::min<size_t>(count, 8);
+    text += " [";
+    for (size_t i = 0; i < shown; ++i)
+      text += (i ? ", \"" : "\"") + tensor.string(i) + "\"";
+    return text + (shown < count ? ", ...]" : "]");
+  }
   size_t count = tensor.numElements(), nans = 0;
   double lowest = std::numeric_limits<double>::infinity();
   double highest = -lowest, sum = 0;
@@ -89,6 +99,14 @@ std::string summarize(const Tensor &tensor) {
 
 Tensor randomTensor(kiln_dtype dtype, const std::vector<int64_t> &shape,
                     std::mt19937_64 &rng) {
+  if (dtype == KILN_DTYPE_STRING) {
+    // Decimal numbers, so models that parse their strings get valid input.
+    Tensor sized = Tensor::create(dtype, shape);
+    std::vector<std::string> strings(sized.numElements());
+    for (std::string &s : strings)
+      s = std::to_string(static_cast<int>(rng() % 1000) - 500);
+    return Tensor::strings(shape, strings);
+  }
   Tensor tensor = Tensor::create(dtype, shape);
   size_t count = tensor.numElements();
   void *data = tensor.data();
@@ -132,6 +150,7 @@ Tensor randomTensor(kiln_dtype dtype, const std::vector<int64_t> &shape,
     case KILN_DTYPE_U64:
       static_cast<uint64_t *>(data)[i] = small;
       break;
+    case KILN_DTYPE_STRING:
     case KILN_DTYPE_UNDEFINED:
       break;
     }

@@ -115,7 +115,9 @@ GraphImporter::inputType(const onnx::ValueInfoProto &vi) {
     return fail(fmt::format("input '{}' is not a tensor (sequences, maps and "
                             "optionals are not supported)",
                             vi.name()));
-  Type elementType = elementTypeFor(&ctx, tt.elem_type());
+  Type elementType = tt.elem_type() == onnx::TensorProto::STRING
+                         ? kiln::StringType::get(&ctx)
+                         : elementTypeFor(&ctx, tt.elem_type());
   if (!elementType)
     return fail(fmt::format("input '{}' has unsupported element type {}",
                             vi.name(), onnxTypeName(tt.elem_type())));
@@ -204,6 +206,14 @@ llvm::Error GraphImporter::importNode(const onnx::NodeProto &node, size_t index,
     auto v = lookup(in, b);
     if (!v)
       return fail(fmt::format("{} {}", llvm::toString(v.takeError()), where()));
+    if (auto t = dyn_cast<RankedTensorType>(v->getType());
+        t && isa<kiln::StringType>(t.getElementType()) &&
+        !stringInputAllowed(node.op_type()))
+      return fail(fmt::format(
+          "unsupported ONNX op '{}' (opset {}) at node '{}': input '{}' is "
+          "a string tensor (strings are supported by Cast, CastLike, "
+          "StringNormalizer and ops that only move elements)",
+          node.op_type(), nodeOpset, name, in));
     inputs.push_back(*v);
   }
 

@@ -125,12 +125,13 @@ Results importClip(NodeContext &c) {
 
 Results importCast(NodeContext &c) {
   int64_t to = c.attrInt("to", 0);
-  Type type = elementTypeFor(c.ctx(), (int32_t)to);
+  Type type = to == onnx::TensorProto::STRING
+                  ? k::StringType::get(c.ctx())
+                  : elementTypeFor(c.ctx(), (int32_t)to);
   if (!type)
     return c.unsupported(
         fmt::format("cast to {} is not supported", onnxTypeName((int32_t)to)));
-  return one(
-      c.make<k::CastOp>(c.input(0), {c.named("to", TypeAttr::get(type))}));
+  return castTo(c, c.input(0), type);
 }
 
 Results importConstant(NodeContext &c) {
@@ -231,4 +232,5 @@ void mlir::kiln::onnx_import::registerElementwiseHandlers(
   t["Constant"] = importConstant;
   t["Identity"] = importIdentity;
   registerMathHandlers(t);
+  registerStringHandlers(t);
 }

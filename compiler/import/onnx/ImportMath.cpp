@@ -83,8 +83,7 @@ Results importIsInf(NodeContext &c) {
 Results importCastLike(NodeContext &c) {
   if (!c.hasInput(0) || !c.hasInput(1))
     return c.fail("needs two inputs");
-  Type to = c.type(c.input(1)).getElementType();
-  return one(c.make<k::CastOp>(c.input(0), {c.named("to", TypeAttr::get(to))}));
+  return castTo(c, c.input(0), c.type(c.input(1)).getElementType());
 }
 } // namespace
 

@@ -198,6 +198,12 @@ void registerReductionHandlers(llvm::StringMap<OpHandler> &table);
 void registerActivationHandlers(llvm::StringMap<OpHandler> &table);
 void registerIndexingHandlers(llvm::StringMap<OpHandler> &table);
 void registerMathHandlers(llvm::StringMap<OpHandler> &table);
+void registerStringHandlers(llvm::StringMap<OpHandler> &table);
+
+/// ImportStrings.cpp: whether op `opType` may take a string tensor, and a
+/// cast of `input` to element type `to` (strings included).
+bool stringInputAllowed(llvm::StringRef opType);
+Results castTo(NodeContext &c, Value input, mlir::Type to);
 /// The sequence ops (ImportSequence.cpp): the only handlers that read
 /// sequence inputs.
 void registerSequenceHandlers(llvm::StringMap<OpHandler> &table);

@@ -21,7 +21,7 @@ extern "C" {
 #endif
 
 #define KILN_ARTIFACT_MAGIC 0x4E4C494Bu /* "KILN" little-endian */
-#define KILN_ABI_VERSION 2u
+#define KILN_ABI_VERSION 3u
 #define KILN_ARTIFACT_SYMBOL "kiln_artifact"
 /* Alignment of the arena, of every buffer planned in it, and of weights. */
 #define KILN_ALIGNMENT 64
@@ -36,6 +36,7 @@ typedef enum kiln_dtype {
   KILN_DTYPE_I16 = 5,
   KILN_DTYPE_I32 = 6,
   KILN_DTYPE_I64 = 7,
+  KILN_DTYPE_STRING = 8, /* elements are `const char *`, see below */
   KILN_DTYPE_BOOL = 9,
   KILN_DTYPE_F16 = 10,
   KILN_DTYPE_F64 = 11,
@@ -43,6 +44,12 @@ typedef enum kiln_dtype {
   KILN_DTYPE_U64 = 13,
   KILN_DTYPE_BF16 = 16
 } kiln_dtype;
+
+/* A string tensor (KILN_DTYPE_STRING) holds one `const char *` per element,
+ * pointing to NUL-terminated UTF-8 text; a NULL element reads as "". The
+ * pointers in an input tensor must stay valid during the run. Strings that a
+ * run creates live in memory from kiln_runtime_callbacks.alloc; the runtime
+ * copies every string of an output into storage the output tensor owns. */
 
 /* One model input or output: dense, row-major, no padding.
  *
@@ -82,6 +89,34 @@ typedef struct kiln_runtime_callbacks {
    * extent, ...): `message` names the node and the condition. The entry
    * point returns right after; the run then fails with the message. */
   void (*fail)(void *context, const char *message);
+
+  /* String kernels (ABI 3): generated code only moves string pointers; the
+   * runtime formats, parses and edits the text. Each one is called with
+   * `context`; new strings come from `alloc`. */
+  /* Formats n numbers of `dtype` (a kiln_dtype) at src into dst: the
+   * shortest decimal that reads back as the same value for floating types
+   * ("0.039187793", "1e-05", "nan", "inf", "-inf"), plain decimal for
+   * integers, "1"/"0" for bool. */
+  void (*strings_from_numbers)(void *context, int32_t dtype, const void *src,
+                               const char **dst, int64_t n);
+  /* Parses n strings into numbers of `dtype` at dst (leading/trailing
+   * spaces and a '+' sign allowed; "nan", "inf", "-INF", ... for floating
+   * types). On a string that is not such a number it calls fail with a
+   * message that starts with `what` and returns nonzero. */
+  int32_t (*strings_to_numbers)(void *context, int32_t dtype,
+                                const char *const *src, void *dst, int64_t n,
+                                const char *what);
+  /* ONNX StringNormalizer over the n strings at src: drops the stopwords
+   * (num_stopwords NUL-terminated strings packed back to back, compared
+   * exactly if case_sensitive, else ignoring case), changes the case of the
+   * rest (case_action 0 none, 1 lower, 2 upper; ASCII and the Unicode
+   * letters of UTF-8 text) and writes them in order to dst. Returns the
+   * count written; when every string is dropped it writes one "" and returns
+   * 1 (dst has room for max(n, 1)). */
+  int64_t (*normalize_strings)(void *context, const char *const *src, int64_t n,
+                               const char **dst, int32_t case_action,
+                               int32_t case_sensitive, const char *stopwords,
+                               int64_t num_stopwords);
 } kiln_runtime_callbacks;
 
 /* Runs the model. inputs/outputs hold one data pointer per tensor, in

@@ -58,6 +58,12 @@ const int64_t *kiln_tensor_shape(const kiln_tensor *tensor);
 size_t kiln_tensor_num_elements(const kiln_tensor *tensor);
 size_t kiln_tensor_size_bytes(const kiln_tensor *tensor);
 void *kiln_tensor_data(kiln_tensor *tensor);
+/* String tensors (KILN_DTYPE_STRING): copies `count` NUL-terminated strings
+ * (NULL reads as "") into storage the tensor owns and points its elements at
+ * the copies; count must equal the element count. Elements are then read as
+ * ((const char *const *)kiln_tensor_data(t))[i]. */
+kiln_status kiln_tensor_set_strings(kiln_tensor *tensor,
+                                    const char *const *strings, size_t count);
 
 /* ---- Models: a loaded artifact. ---- */
 typedef struct kiln_model kiln_model;
@@ -95,9 +101,8 @@ typedef struct kiln_named_tensor {
  * tensor for the i-th model output (descriptor order), owned by the caller;
  * num_outputs must equal the model's output count. */
 kiln_status kiln_session_run(kiln_session *session,
-                             const kiln_named_tensor *inputs,
-                             size_t num_inputs, kiln_tensor **outputs,
-                             size_t num_outputs);
+                             const kiln_named_tensor *inputs, size_t num_inputs,
+                             kiln_tensor **outputs, size_t num_outputs);
 
 #ifdef __cplusplus
 }

@@ -86,6 +86,23 @@ public:
   void *data() const { return kiln_tensor_data(tensor_); }
   template <typename T> T *data() const { return static_cast<T *>(data()); }
 
+  // A string tensor owning copies of `strings` (one per element, row-major).
+  static Tensor strings(const std::vector<int64_t> &shape,
+                        const std::vector<std::string> &strings) {
+    Tensor tensor = create(KILN_DTYPE_STRING, shape);
+    std::vector<const char *> pointers;
+    for (const std::string &s : strings)
+      pointers.push_back(s.c_str());
+    detail::check(kiln_tensor_set_strings(tensor.get(), pointers.data(),
+                                          pointers.size()));
+    return tensor;
+  }
+  // Element i of a string tensor ("" for a NULL element).
+  std::string string(size_t i) const {
+    const char *s = data<const char *>()[i];
+    return s ? s : "";
+  }
+
 private:
   kiln_tensor *tensor_ = nullptr;
 };

@@ -43,3 +43,40 @@ func.func @main(%n: index) {
   "test.use"(%b) : (memref<?xf32>) -> ()
   return
 }
+
+// -----
+
+// A string kernel call: the per-site declaration is replaced by the
+// runtime's kernel, called with the runtime first and each buffer as its
+// aligned data address; the declaration goes away.
+// CHECK-NOT:   @__kiln_string_call_0
+// CHECK:       func.func private @__kiln_strings_from_numbers(memref<0xi8>, i32, i64, i64, i64)
+// CHECK-LABEL: func.func @main
+// CHECK-SAME:    (%[[SRC:.+]]: memref<6xf32>, %[[DST:.+]]: memref<6xi64>, %[[RT:.+]]: memref<0xi8> {kiln.runtime})
+// CHECK:       %[[P0:.+]] = memref.extract_aligned_pointer_as_index %[[SRC]] : memref<6xf32> -> index
+// CHECK:       %[[A0:.+]] = arith.index_cast %[[P0]] : index to i64
+// CHECK:       %[[P1:.+]] = memref.extract_aligned_pointer_as_index %[[DST]] : memref<6xi64> -> index
+// CHECK:       %[[A1:.+]] = arith.index_cast %[[P1]] : index to i64
+// CHECK:       call @__kiln_strings_from_numbers(%[[RT]], %{{.+}}, %[[A0]], %[[A1]], %{{.+}}) : (memref<0xi8>, i32, i64, i64, i64) -> ()
+func.func private @__kiln_string_call_0(i32, memref<6xf32>, memref<6xi64>, i64) attributes {kiln.string_kernel = "strings_from_numbers"}
+func.func @main(%src: memref<6xf32>, %dst: memref<6xi64>, %runtime: memref<0xi8> {kiln.runtime}) {
+  %c1 = arith.constant 1 : i32
+  %n = arith.constant 6 : i64
+  call @__kiln_string_call_0(%c1, %src, %dst, %n) : (i32, memref<6xf32>, memref<6xi64>, i64) -> ()
+  return
+}
+
+// -----
+
+// A string kernel call outside the entry has no runtime to call.
+func.func private @__kiln_string_call_0(i32, memref<6xf32>, memref<6xi64>, i64) attributes {kiln.string_kernel = "strings_from_numbers"}
+func.func @helper(%src: memref<6xf32>, %dst: memref<6xi64>) {
+  %c1 = arith.constant 1 : i32
+  %n = arith.constant 6 : i64
+  // expected-error @+1 {{kiln-runtime-services: a string kernel call outside the entry function}}
+  call @__kiln_string_call_0(%c1, %src, %dst, %n) : (i32, memref<6xf32>, memref<6xi64>, i64) -> ()
+  return
+}
+func.func @main(%runtime: memref<0xi8> {kiln.runtime}) {
+  return
+}

@@ -164,6 +164,41 @@ TEST_CASE("a sequence inside the graph imports as its tensors") {
                               "3 tensors at node 'se' (SequenceErase)");
 }
 
+TEST_CASE("string tensors import for string ops and data movement") {
+  ModelBuilder b(10);
+  b.input("x", onnx::TensorProto::STRING, {1, 4}).output("z");
+  b.node("Transpose", "t", {"x"}, {"y"});
+  onnx::NodeProto &norm = b.node("StringNormalizer", "n", {"y"}, {"z"});
+  auto *action = norm.add_attribute();
+  action->set_name("case_change_action");
+  action->set_type(onnx::AttributeProto::STRING);
+  action->set_s("LOWER");
+  auto *stop = norm.add_attribute();
+  stop->set_name("stopwords");
+  stop->set_type(onnx::AttributeProto::STRINGS);
+  stop->add_strings("a");
+  // Transposed to [4, 1]: StringNormalizer takes [C] or [1, C].
+  CHECK(importError(b) == "input X must be [C] or [1, C], not a tensor of "
+                          "rank 2 with a first dim != 1 at node 'n' "
+                          "(StringNormalizer)");
+  b.graph().mutable_node(0)->set_op_type("Identity");
+  std::string ir;
+  REQUIRE(importError(b, {}, &ir) == "");
+  CHECK(ir.find("kiln.normalize_strings %arg0 {case_action = \"LOWER\", "
+                "case_sensitive = false, stopwords = [\"a\"]} : "
+                "tensor<1x4x!kiln.string> -> tensor<1x?x!kiln.string>") !=
+        std::string::npos);
+
+  // Ops that would compute on the text's addresses reject strings.
+  ModelBuilder math(10);
+  math.input("x", onnx::TensorProto::STRING, {3}).output("y");
+  math.node("Relu", "r", {"x"}, {"y"});
+  CHECK(importError(math) ==
+        "unsupported ONNX op 'Relu' (opset 10) at node 'r': input 'x' is a "
+        "string tensor (strings are supported by Cast, CastLike, "
+        "StringNormalizer and ops that only move elements)");
+}
+
 TEST_CASE("a run-time Reshape shape imports with ? result dims") {
   ModelBuilder b;
   b.input("x", onnx::TensorProto::FLOAT, {2, 3})

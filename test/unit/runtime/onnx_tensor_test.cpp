@@ -122,10 +122,13 @@ TEST_CASE("reads ONNX's own test data", "[onnx_pb]") {
       kiln::io::readTensorFile(testFile("test_add_uint8", "input_0.pb")).tensor;
   CHECK(bytes.dtype() == KILN_DTYPE_U8);
 
-  std::string strings = testFile("test_cast_FLOAT_to_STRING", "output_0.pb");
-  CHECK_THROWS_WITH(
-      kiln::io::readOnnxTensor(strings),
-      "'" + strings + "' (tensor 'output'): string tensors are not supported");
+  Tensor strings = kiln::io::readOnnxTensor(
+                       testFile("test_cast_FLOAT_to_STRING", "output_0.pb"))
+                       .tensor;
+  CHECK(strings.dtype() == KILN_DTYPE_STRING);
+  CHECK(strings.shape() == std::vector<int64_t>{3, 4});
+  CHECK(strings.string(0) == "0.9767611");
+  CHECK(strings.string(3) == "0.039187793");
 }
 
 TEST_CASE("sequence and optional .pb files are named as such", "[onnx_pb]") {
@@ -255,9 +258,22 @@ TEST_CASE("malformed TensorProtos are errors", "[onnx_pb]") {
   CHECK(parseError({}) ==
         "'t.pb': TensorProto has no data_type (is this a .pb tensor file?)");
   ProtoWriter strings;
-  strings.packedVarints(1, {1}).varintField(2, 8).stringField(6, "hi");
+  strings.packedVarints(1, {2}).varintField(2, 8).stringField(6, "hi");
   CHECK(parseError(strings.bytes) ==
-        "'t.pb': string tensors are not supported");
+        "'t.pb': string_data has 1 values, a string 2-element tensor needs 2");
+  ProtoWriter rawStrings;
+  rawStrings.packedVarints(1, {1}).varintField(2, 8).stringField(9, "hi");
+  CHECK(parseError(rawStrings.bytes) ==
+        "'t.pb': a string tensor with raw_data (strings are read from "
+        "string_data)");
+  ProtoWriter nul;
+  nul.packedVarints(1, {1}).varintField(2, 8).bytesField(6, {'a', 0, 'b'});
+  CHECK(parseError(nul.bytes) == "'t.pb': a string holds a NUL byte (Kiln's "
+                                 "strings are NUL-terminated)");
+  ProtoWriter mixed;
+  mixed.packedVarints(1, {1}).varintField(2, 1).stringField(6, "hi");
+  CHECK(parseError(mixed.bytes) ==
+        "'t.pb': string_data in a tensor of data type float32");
   ProtoWriter complex;
   complex.packedVarints(1, {1}).varintField(2, 14);
   CHECK(parseError(complex.bytes) ==

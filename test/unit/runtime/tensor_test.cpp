@@ -13,20 +13,27 @@ TEST_CASE("dtype names and sizes", "[tensor]") {
     size_t size;
   };
   const Row rows[] = {
-      {KILN_DTYPE_F32, "float32", 4},   {KILN_DTYPE_F16, "float16", 2},
-      {KILN_DTYPE_BF16, "bfloat16", 2}, {KILN_DTYPE_F64, "float64", 8},
-      {KILN_DTYPE_I8, "int8", 1},       {KILN_DTYPE_U8, "uint8", 1},
-      {KILN_DTYPE_I16, "int16", 2},     {KILN_DTYPE_U16, "uint16", 2},
-      {KILN_DTYPE_I32, "int32", 4},     {KILN_DTYPE_U32, "uint32", 4},
-      {KILN_DTYPE_I64, "int64", 8},     {KILN_DTYPE_U64, "uint64", 8},
+      {KILN_DTYPE_F32, "float32", 4},
+      {KILN_DTYPE_F16, "float16", 2},
+      {KILN_DTYPE_BF16, "bfloat16", 2},
+      {KILN_DTYPE_F64, "float64", 8},
+      {KILN_DTYPE_I8, "int8", 1},
+      {KILN_DTYPE_U8, "uint8", 1},
+      {KILN_DTYPE_I16, "int16", 2},
+      {KILN_DTYPE_U16, "uint16", 2},
+      {KILN_DTYPE_I32, "int32", 4},
+      {KILN_DTYPE_U32, "uint32", 4},
+      {KILN_DTYPE_I64, "int64", 8},
+      {KILN_DTYPE_U64, "uint64", 8},
       {KILN_DTYPE_BOOL, "bool", 1},
+      {KILN_DTYPE_STRING, "string", sizeof(const char *)},
   };
   for (const Row &row : rows) {
     CHECK(std::string(kiln_dtype_name(row.dtype)) == row.name);
     CHECK(kiln_dtype_size(row.dtype) == row.size);
   }
   CHECK(kiln_dtype_size(KILN_DTYPE_UNDEFINED) == 0);
-  CHECK(kiln_dtype_size(static_cast<kiln_dtype>(8)) == 0); // ONNX string
+  CHECK(kiln_dtype_size(static_cast<kiln_dtype>(14)) == 0); // complex64
   CHECK(kiln_runtime_abi_version() == KILN_ABI_VERSION);
 }
 
