@@ -118,7 +118,14 @@ LogicalResult tileContraction(RewriterBase &rewriter, linalg::LinalgOp op,
   int64_t nUnit = loops.nOuter ? 1 : tiles.nr;
   int64_t nSize = bounds[nTiled];
   int64_t mr = std::min(tiles.mr, mSize), nr = std::min(nUnit, nSize);
+  // As many M tiles as MC asks for, of equal height (a multiple of mr): the
+  // pool splits the tiles into equal runs per thread, so a short last tile
+  // (M = 197 with MC = 128: 128 + 69) would leave one thread idle for a
+  // third of the op.
   int64_t mc = std::max<int64_t>(mr, std::min(tiles.mc, mSize) / mr * mr);
+  int64_t mTiles = llvm::divideCeil(mSize, mc);
+  mc =
+      std::min<int64_t>(mc, llvm::alignTo(llvm::divideCeil(mSize, mTiles), mr));
   int64_t nc =
       loops.nOuter ? std::max<int64_t>(1, tiles.nc / tiles.nr) : tiles.nc;
   nc = std::max<int64_t>(nr, std::min(nc, nSize) / nr * nr);

@@ -128,3 +128,18 @@ func.func @transposed_result(%a: tensor<8x4xf32>, %b: tensor<4x16xf32>, %c: tens
   } -> tensor<16x8xf32>
   return %y : tensor<16x8xf32>
 }
+
+// -----
+
+// M = 197 needs two thread-pool tiles of MC = 128 rows; they get equal
+// heights (104 + 93, multiples of the 8-row register tile) instead of
+// 128 + 69, so the two threads get the same work.
+// CHECK-LABEL: func.func @balanced_rows
+// CHECK: scf.forall (%{{.+}}, %{{.+}}) = (0, 0) to (197, 32) step (104, 32)
+func.func @balanced_rows(%a: tensor<197x64xf32>, %b: tensor<64x32xf32>) -> tensor<197x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<197x32xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<197x32xf32>) -> tensor<197x32xf32>
+  %y = linalg.matmul ins(%a, %b : tensor<197x64xf32>, tensor<64x32xf32>) outs(%f : tensor<197x32xf32>) -> tensor<197x32xf32>
+  return %y : tensor<197x32xf32>
+}
