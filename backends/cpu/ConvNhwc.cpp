@@ -45,6 +45,59 @@ using namespace mlir;
 using namespace mlir::kiln;
 
 namespace {
+/// How an NHWC convolution's work is cut: register tiles of `mr` pixels,
+/// thread-pool tasks of `mc` pixels (a multiple of mr) by `pc` filter panels.
+struct NhwcSplit {
+  int64_t mr, mc, pc;
+};
+
+/// The pool runs a task range as equal contiguous runs, one per thread, so
+/// tasks should cost the same and be many (about kMinTasks: with 4 tasks
+/// on 2 threads one late thread doubles the time). The register tile takes
+/// the height in [mr - 2, mr] that costs least counting the rows computed
+/// twice past the last pixel (7x7 = 49 pixels: 7 tiles of 7, not 7 of 8
+/// with 7 rows computed twice). Pixel tiles are as
+/// many as MC asks for, rounded up to a divisor of the row-tile count, so
+/// all have the same height. Below kMinTasks the filter panels are split
+/// first (every task still reads each weight once per pixel tile), then the
+/// pixels. Panel groups divide the panel count, so they are equal too.
+NhwcSplit splitNhwcWork(int64_t m, int64_t panels, int64_t batch,
+                        const ContractionTileSizes &tiles) {
+  constexpr int64_t kMinTasks = 8;
+  // A k step of an h-row tile issues h broadcasts, 2 B loads and 2h FMAs,
+  // and rows past the last pixel repeat it: cost ~ rows computed x (h+2)/h.
+  auto cost = [&](int64_t h) {
+    return static_cast<double>(llvm::alignTo(m, h)) * (h + 2) / h;
+  };
+  int64_t mr = std::min(tiles.mr, m);
+  for (int64_t h = mr - 1; h >= std::max<int64_t>(1, tiles.mr - 2); --h)
+    if (cost(h) < cost(mr))
+      mr = h;
+  int64_t rowTiles = llvm::divideCeil(m, mr);
+  // The smallest divisor of rowTiles that is at least `want`.
+  auto divisorAtLeast = [&](int64_t want) {
+    int64_t d = std::clamp<int64_t>(want, 1, rowTiles);
+    while (rowTiles % d)
+      ++d;
+    return d;
+  };
+  int64_t mTiles = divisorAtLeast(llvm::divideCeil(m, std::max(tiles.mc, mr)));
+  // Panel groups of equal size too: pc divides the panel count.
+  auto divisorAtMost = [&](int64_t want) {
+    int64_t d = std::clamp<int64_t>(want, 1, panels);
+    while (panels % d)
+      --d;
+    return d;
+  };
+  int64_t pc = divisorAtMost(tiles.nc / tiles.nr);
+  auto tasks = [&] { return batch * mTiles * (panels / pc); };
+  while (tasks() < kMinTasks && pc > 1)
+    pc = divisorAtMost(pc - 1);
+  while (tasks() < kMinTasks && mTiles < rowTiles)
+    mTiles = divisorAtLeast(mTiles + 1);
+  return {mr, rowTiles / mTiles * mr, pc};
+}
+
 /// The filter [KH, KW, C, F] as panels [ceil(F/nr)][KH*KW*C][nr], zero past F.
 Value packFilter(OpBuilder &b, Location loc, arith::ConstantOp filter,
                  int64_t nr) {
@@ -108,20 +161,8 @@ LogicalResult mlir::kiln::tileNhwcConvolution(RewriterBase &rewriter,
   int64_t run = rowRuns ? s.kw * s.c : s.c;
   int64_t m = s.oh * s.ow, taps = rowRuns ? s.kh : s.kh * s.kw;
   int64_t panels = llvm::divideCeil(s.f, nr);
-  int64_t mr = std::min(tiles.mr, m);
-  // As many thread-pool tiles of about MC pixels as MC gives, balanced (196
-  // pixels: 104 + 92 rather than 128 + 68), in whole register tiles.
-  // Small convolutions (14x14, 7x7) get more, smaller row tiles until
-  // there are about kMinTasks: with 4 tiles on 2 threads one late thread
-  // doubles the time.
-  constexpr int64_t kMinTasks = 8;
-  int64_t pc = std::min(std::max<int64_t>(1, tiles.nc / nr), panels);
-  int64_t tasksPerRowTile = s.batch * llvm::divideCeil(panels, pc);
-  int64_t mTiles =
-      std::max(llvm::divideCeil(m, std::max(tiles.mc, mr)),
-               std::min(llvm::divideCeil(kMinTasks, tasksPerRowTile),
-                        llvm::divideCeil(m, mr)));
-  int64_t mc = llvm::alignTo(llvm::divideCeil(m, mTiles), mr);
+  NhwcSplit work = splitNhwcWork(m, panels, s.batch, tiles);
+  int64_t mr = work.mr, mc = work.mc, pc = work.pc;
   // K blocks of about KC: several whole runs, or one run split in `split`
   // chunks (a 3x3 filter over 256 channels: runs of 768 in 3 chunks).
   int64_t tapBlock = std::clamp<int64_t>(tiles.kc / run, 1, taps);

@@ -10,15 +10,16 @@
 // accumulated with FMAs. The init is a zero fill: the first K block starts
 // from the fill value (scf.if) and the result goes into the fill's tensor.
 // 40 filters: the columns past F are masked (no in_bounds on the result
-// transfers). 64 pixels and one panel tile: 8 thread-pool tiles of one
-// register tile each (at least 8 tasks).
+// transfers). 64 pixels (8 register tiles) and two panels: for at least 8
+// equal tasks the panels split first (one per task), then the pixels into
+// 4 tiles of 16.
 // CHECK-LABEL: func.func @conv3x3
 // CHECK-NOT: vector.gather
 // CHECK: %[[EMPTY:.+]] = tensor.empty() : tensor<1x8x8x40xf32>
 // CHECK: %[[PACKED:.+]] = arith.constant dense_resource<packed_filter> : tensor<2x144x32xf32>
 // CHECK: %[[ROWS:.+]] = tensor.collapse_shape %arg0 {{\[}}[0], [1], [2, 3]] : tensor<1x10x10x16xf32> into tensor<1x10x160xf32>
 // CHECK: tensor.collapse_shape %[[EMPTY]] {{\[}}[0], [1, 2], [3]] : tensor<1x8x8x40xf32> into tensor<1x64x40xf32>
-// CHECK: scf.forall ({{.+}}) in (1, 8, 1) shared_outs
+// CHECK: scf.forall ({{.+}}) in (1, 4, 2) shared_outs
 // CHECK: tensor.extract_slice {{.+}} : tensor<1x64x40xf32> to tensor<?x?xf32>
 // CHECK: scf.for %[[BLOCK:.+]] = %{{.+}} to %c1{{.*}} step %c1
 // CHECK: scf.for
@@ -62,14 +63,16 @@ func.func @conv3x3(%x: tensor<1x10x10x16xf32>) -> tensor<1x8x8x40xf32> {
 
 // Stride 2 and a tensor.pad producer: the padded tensor is read in place.
 // 64 filters fill two panels exactly, so every result transfer is in bounds;
-// 56x56 = 3136 pixels give 25 thread-pool tiles of 128 rows, 2 panels per
-// tile (128 columns = 4 panels, capped at 2), and runs of 3 x 64 = 192
-// floats give K blocks of one filter row (256 / 192).
+// 56x56 = 3136 pixels = 392 register tiles: the 25 thread-pool tiles of
+// 128 rows MC asks for become 28 of 112 (a divisor of 392, so every task is
+// the same size), 2 panels per tile (128 columns = 4 panels, capped at 2),
+// and runs of 3 x 64 = 192 floats give K blocks of one filter row
+// (256 / 192).
 // CHECK-LABEL: func.func @padded_stride2
 // CHECK: %[[PAD:.+]] = tensor.pad
 // CHECK: arith.constant dense_resource<packed_filter> : tensor<2x576x32xf32>
 // CHECK: %[[PROWS:.+]] = tensor.collapse_shape %[[PAD]] {{\[}}[0], [1], [2, 3]] : tensor<1x114x114x64xf32> into tensor<1x114x7296xf32>
-// CHECK: scf.forall ({{.+}}) in (1, 25, 1)
+// CHECK: scf.forall ({{.+}}) in (1, 28, 1)
 // CHECK: scf.for %{{.+}} = %{{.+}} to %c3{{.*}} step %c1
 // CHECK: vector.transfer_read {{.+}} {in_bounds = [true]} : tensor<?x?xf32>, vector<32xf32>
 // CHECK: tensor.extract %[[PROWS]][{{.+}}] : tensor<1x114x7296xf32>
@@ -244,4 +247,25 @@ func.func @depthwise_padded_one(%x: tensor<1x8x40x32xf32>, %w: tensor<3x3x32xf32
   %y = linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
       ins(%p, %w : tensor<1x10x42x32xf32>, tensor<3x3x32xf32>) outs(%c : tensor<1x8x40x32xf32>) -> tensor<1x8x40x32xf32>
   return %y : tensor<1x8x40x32xf32>
+}
+
+// -----
+
+// 7x7 = 49 pixels: register tiles of 7 rows (7 tiles, none computing a
+// pixel twice; 8-row tiles would compute 56), and 14 equal tasks: the two
+// panels apart, the 7 row tiles apart (a divisor of 7, so no short tile).
+// CHECK-LABEL: func.func @seven_by_seven
+// CHECK: scf.forall ({{.+}}) in (1, 7, 2) shared_outs
+// CHECK: scf.for %{{.+}} iter_args({{.+}}) -> (vector<32xf32>, vector<32xf32>, vector<32xf32>, vector<32xf32>, vector<32xf32>, vector<32xf32>, vector<32xf32>)
+// CHECK-COUNT-7: vector.fma
+// CHECK-NOT: vector.fma
+// CHECK: vector.transfer_write
+func.func @seven_by_seven(%x: tensor<1x9x9x32xf32>) -> tensor<1x7x7x64xf32> {
+  %w = arith.constant dense<0.5> : tensor<3x3x32x64xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x7x7x64xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x7x7x64xf32>) -> tensor<1x7x7x64xf32>
+  %y = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<1x9x9x32xf32>, tensor<3x3x32x64xf32>) outs(%f : tensor<1x7x7x64xf32>) -> tensor<1x7x7x64xf32>
+  return %y : tensor<1x7x7x64xf32>
 }
