@@ -135,6 +135,73 @@ private:
   size_t pos_ = 0;
 };
 
+uint32_t readLittleEndian(const uint8_t *bytes, int count) {
+  uint32_t value = 0;
+  for (int i = count - 1; i >= 0; --i)
+    value = value << 8 | bytes[i];
+  return value;
+}
+
+void appendUtf8(std::string &out, uint32_t cp) {
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xc0 | cp >> 6);
+    out += static_cast<char>(0x80 | (cp & 0x3f));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xe0 | cp >> 12);
+    out += static_cast<char>(0x80 | (cp >> 6 & 0x3f));
+    out += static_cast<char>(0x80 | (cp & 0x3f));
+  } else {
+    out += static_cast<char>(0xf0 | cp >> 18);
+    out += static_cast<char>(0x80 | (cp >> 12 & 0x3f));
+    out += static_cast<char>(0x80 | (cp >> 6 & 0x3f));
+    out += static_cast<char>(0x80 | (cp & 0x3f));
+  }
+}
+
+// numpy's fixed-width unicode ('<U<width>': UTF-32 code points, zero
+// padded) as a string tensor of UTF-8 text.
+Tensor parseUnicode(const NpyHeader &header, const uint8_t *payload,
+                    size_t size, const std::string &what) {
+  const std::string &descr = header.descr;
+  size_t width = 0;
+  for (size_t i = 2; i < descr.size(); ++i) {
+    if (descr[i] < '0' || descr[i] > '9' || width > (1u << 24))
+      throw Error(what + ": unsupported .npy dtype '" + descr + "'");
+    width = width * 10 + static_cast<size_t>(descr[i] - '0');
+  }
+  if (width == 0)
+    throw Error(what + ": unsupported .npy dtype '" + descr + "'");
+  if (header.fortranOrder && header.shape.size() > 1)
+    throw Error(what + ": Fortran-order .npy files are not supported");
+  size_t elements = 1;
+  for (int64_t dim : header.shape) {
+    auto d = static_cast<size_t>(dim);
+    if (d != 0 && elements > SIZE_MAX / (4 * width) / d)
+      throw Error(what + ": .npy shape is too large");
+    elements *= d;
+  }
+  size_t expected = elements * 4 * width;
+  if (size != expected)
+    throw Error(what + ": " + (size < expected ? "truncated" : "oversized") +
+                " .npy data: the shape needs " + std::to_string(expected) +
+                " bytes, the file has " + std::to_string(size));
+  std::vector<std::string> strings(elements);
+  for (size_t i = 0; i < elements; ++i)
+    for (size_t j = 0; j < width; ++j) {
+      auto cp = static_cast<uint32_t>(
+          readLittleEndian(payload + (i * width + j) * 4, 4));
+      if (cp == 0)
+        break; // numpy pads with zeros
+      if (cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+        throw Error(what + ": element " + std::to_string(i) +
+                    " holds an invalid code point");
+      appendUtf8(strings[i], cp);
+    }
+  return Tensor::strings(header.shape, strings);
+}
+
 kiln_dtype dtypeFromDescr(const std::string &descr, const std::string &what) {
   if (descr.size() >= 3) {
     char order = descr[0], kind = descr[1];
@@ -204,13 +271,6 @@ const char *descrFor(kiln_dtype dtype) {
   throw Error("cannot write dtype " + std::to_string(dtype) + " to .npy");
 }
 
-uint32_t readLittleEndian(const uint8_t *bytes, int count) {
-  uint32_t value = 0;
-  for (int i = count - 1; i >= 0; --i)
-    value = value << 8 | bytes[i];
-  return value;
-}
-
 } // namespace
 
 Tensor parseNpy(const uint8_t *data, size_t size, const std::string &what) {
@@ -233,6 +293,11 @@ Tensor parseNpy(const uint8_t *data, size_t size, const std::string &what) {
   std::string text(reinterpret_cast<const char *>(data + headerStart),
                    headerLength);
   NpyHeader header = HeaderParser(text, what).parse();
+  if (header.descr.size() > 2 &&
+      (header.descr[0] == '<' || header.descr[0] == '=') &&
+      header.descr[1] == 'U')
+    return parseUnicode(header, data + headerStart + headerLength,
+                        size - headerStart - headerLength, what);
   kiln_dtype dtype = dtypeFromDescr(header.descr, what);
   if (header.fortranOrder && header.shape.size() > 1)
     throw Error(what + ": Fortran-order .npy files are not supported");

@@ -192,3 +192,28 @@ TEST_CASE("corrupted npy headers never crash", "[npy]") {
   }
   SUCCEED();
 }
+
+TEST_CASE("string tensors round trip as numpy's '<U' arrays", "[npy]") {
+  Tensor strings = Tensor::strings(
+      {2, 2}, {"monday", "", "tu\xc3\xa9sday", "\xf0\x9f\x94\xa5"});
+  std::vector<uint8_t> bytes = kiln::io::encodeNpy(strings);
+  std::string header(bytes.begin() + 10, bytes.begin() + 60);
+  // The longest element, "tuésday", is 7 code points (8 bytes of UTF-8).
+  CHECK(header.find("'descr': '<U7'") != std::string::npos);
+  Tensor back = kiln::io::parseNpy(bytes.data(), bytes.size(), "'t.npy'");
+  CHECK(back.dtype() == KILN_DTYPE_STRING);
+  CHECK(back.shape() == std::vector<int64_t>{2, 2});
+  for (size_t i = 0; i < 4; ++i)
+    CHECK(back.string(i) == strings.string(i));
+
+  std::vector<uint8_t> surrogate = {0x00, 0xd8, 0, 0};
+  CHECK(parseError(npyFile("{'descr': '<U1', 'fortran_order': False, "
+                           "'shape': (1,), }",
+                           surrogate)) ==
+        "'t.npy': element 0 holds an invalid code point");
+  CHECK(parseError(npyFile("{'descr': '<U2', 'fortran_order': False, "
+                           "'shape': (1,), }",
+                           surrogate)) ==
+        "'t.npy': truncated .npy data: the shape needs 8 bytes, the file has "
+        "4");
+}
