@@ -22,7 +22,8 @@ struct NamedTensor {
 std::vector<uint8_t> readFileBytes(const std::string &path);
 
 // .npy format versions 1-3, little-endian, C order, dtypes f2/f4/f8,
-// i1-i8, u1-u8, b1, and U<n> (unicode, as a string tensor). `what` names the source in messages.
+// i1-i8, u1-u8, b1, and U<n> (unicode, as a string tensor). `what` names the
+// source in messages.
 Tensor parseNpy(const uint8_t *data, size_t size, const std::string &what);
 Tensor readNpy(const std::string &path);
 // The .npy encoding of `tensor`. bfloat16 has no numpy type code: it is
