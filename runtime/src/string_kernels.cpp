@@ -5,6 +5,7 @@
 #include "string_kernels.h"
 
 #include "../tools/float16.h"
+#include "../tools/utf8.h"
 #include "kiln/runtime.h"
 #include "status.h"
 #include "tensor.h"
@@ -247,49 +248,12 @@ locale_t utf8Locale() {
   return locale;
 }
 
-size_t decodeUtf8(std::string_view s, size_t i, char32_t &cp) {
-  auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
-  unsigned char c = byte(i);
-  size_t len = c < 0x80         ? 1
-               : (c >> 5) == 6  ? 2
-               : (c >> 4) == 14 ? 3
-               : (c >> 3) == 30 ? 4
-                                : 0;
-  if (len == 0 || i + len > s.size())
-    return 0;
-  cp = len == 1 ? c : c & (0x7f >> len);
-  for (size_t k = 1; k < len; ++k) {
-    if ((byte(i + k) & 0xc0) != 0x80)
-      return 0;
-    cp = cp << 6 | (byte(i + k) & 0x3f);
-  }
-  return len;
-}
-
-void encodeUtf8(std::string &out, char32_t cp) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xc0 | cp >> 6);
-    out += static_cast<char>(0x80 | (cp & 0x3f));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xe0 | cp >> 12);
-    out += static_cast<char>(0x80 | (cp >> 6 & 0x3f));
-    out += static_cast<char>(0x80 | (cp & 0x3f));
-  } else {
-    out += static_cast<char>(0xf0 | cp >> 18);
-    out += static_cast<char>(0x80 | (cp >> 12 & 0x3f));
-    out += static_cast<char>(0x80 | (cp >> 6 & 0x3f));
-    out += static_cast<char>(0x80 | (cp & 0x3f));
-  }
-}
-
 // action: 1 lower, 2 upper.
 void appendCased(std::string &out, std::string_view s, int action) {
   locale_t locale = utf8Locale();
   for (size_t i = 0; i < s.size();) {
     char32_t cp;
-    size_t len = decodeUtf8(s, i, cp);
+    size_t len = kiln::io::decodeUtf8(s, i, cp);
     if (len == 0) {
       out += s[i++];
       continue;
@@ -298,7 +262,7 @@ void appendCased(std::string &out, std::string_view s, int action) {
       cp = action == 1 ? towlower_l(cp, locale) : towupper_l(cp, locale);
     else if (cp < 0x80)
       cp = action == 1 ? std::tolower(cp) : std::toupper(cp);
-    encodeUtf8(out, cp);
+    kiln::io::appendUtf8(out, cp);
     i += len;
   }
 }

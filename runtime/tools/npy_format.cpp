@@ -2,6 +2,7 @@
 // describing dtype, order and shape, then the raw C-order data.
 // https://numpy.org/doc/stable/reference/generated/numpy.lib.format.html
 #include "tensor_io.h"
+#include "utf8.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -142,24 +143,6 @@ uint32_t readLittleEndian(const uint8_t *bytes, int count) {
   return value;
 }
 
-void appendUtf8(std::string &out, uint32_t cp) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xc0 | cp >> 6);
-    out += static_cast<char>(0x80 | (cp & 0x3f));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xe0 | cp >> 12);
-    out += static_cast<char>(0x80 | (cp >> 6 & 0x3f));
-    out += static_cast<char>(0x80 | (cp & 0x3f));
-  } else {
-    out += static_cast<char>(0xf0 | cp >> 18);
-    out += static_cast<char>(0x80 | (cp >> 12 & 0x3f));
-    out += static_cast<char>(0x80 | (cp >> 6 & 0x3f));
-    out += static_cast<char>(0x80 | (cp & 0x3f));
-  }
-}
-
 // numpy's fixed-width unicode ('<U<width>': UTF-32 code points, zero
 // padded) as a string tensor of UTF-8 text.
 Tensor parseUnicode(const NpyHeader &header, const uint8_t *payload,
@@ -197,7 +180,7 @@ Tensor parseUnicode(const NpyHeader &header, const uint8_t *payload,
       if (cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
         throw Error(what + ": element " + std::to_string(i) +
                     " holds an invalid code point");
-      appendUtf8(strings[i], cp);
+      appendUtf8(strings[i], static_cast<char32_t>(cp));
     }
   return Tensor::strings(header.shape, strings);
 }
@@ -339,21 +322,10 @@ std::vector<uint32_t> utf32Elements(const Tensor &tensor, size_t &width) {
     std::string s = tensor.string(i);
     std::vector<uint32_t> cps;
     for (size_t k = 0; k < s.size();) {
-      auto c = static_cast<unsigned char>(s[k]);
-      size_t len = c < 0x80         ? 1
-                   : (c >> 5) == 6  ? 2
-                   : (c >> 4) == 14 ? 3
-                   : (c >> 3) == 30 ? 4
-                                    : 0;
-      uint32_t cp = len <= 1 ? c : c & (0x7f >> len);
-      bool valid = len > 0 && k + len <= s.size();
-      for (size_t j = 1; valid && j < len; ++j) {
-        auto next = static_cast<unsigned char>(s[k + j]);
-        valid = (next & 0xc0) == 0x80;
-        cp = cp << 6 | (next & 0x3f);
-      }
-      cps.push_back(valid ? cp : 0xfffd);
-      k += valid ? len : 1;
+      char32_t cp = 0;
+      size_t len = decodeUtf8(s, k, cp);
+      cps.push_back(len ? static_cast<uint32_t>(cp) : 0xfffd);
+      k += len ? len : 1;
     }
     width = std::max(width, cps.size());
     decoded.push_back(std::move(cps));
