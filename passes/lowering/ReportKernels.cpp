@@ -6,8 +6,10 @@
 // contractions and fused attention carry all their nodes' locations).
 //
 // A kernel is a top-level loop nest of the lowered function: a linalg op or
-// an scf loop (attention, scatter, top-k). Ops the CPU backend folds into
-// another are grouped with it, as its elementwise fusion does:
+// an scf loop (attention, scatter, top-k), or a call of one of the runtime's
+// string kernels (named after the kernel, e.g. `0:normalize_strings`). Ops the
+// CPU backend folds into another are grouped with it, as its elementwise fusion
+// does:
 //   - an all-parallel linalg.generic whose only user is a linalg.generic
 //     joins that consumer's kernel;
 //   - a linalg.fill/linalg.broadcast whose only user takes it as its init
@@ -65,8 +67,21 @@ bool isAllParallelGeneric(Operation *op) {
   return generic && generic.getNumLoops() == generic.getNumParallelLoops();
 }
 
+/// The runtime string kernel a call runs (Strings.cpp), or "".
+StringRef stringKernelOf(Operation *op) {
+  auto call = dyn_cast<func::CallOp>(op);
+  if (!call)
+    return "";
+  auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+      call, call.getCalleeAttr());
+  auto kernel = callee ? callee->getAttrOfType<StringAttr>("kiln.string_kernel")
+                       : StringAttr();
+  return kernel ? kernel.getValue() : "";
+}
+
 bool isKernel(Operation *op) {
-  return isa<linalg::LinalgOp, LoopLikeOpInterface>(op);
+  return isa<linalg::LinalgOp, LoopLikeOpInterface>(op) ||
+         !stringKernelOf(op).empty();
 }
 
 /// The first of the NHWC convolutions whose inits are all of the uses of
@@ -149,8 +164,11 @@ struct ReportKernelsPass
                 collectNodeNames(nested->getLoc(), names);
             });
           }
+          StringRef stringKernel = stringKernelOf(a);
           std::string name =
-              std::to_string(index++) + ":" + a->getName().stripDialect().str();
+              std::to_string(index++) + ":" +
+              (stringKernel.empty() ? a->getName().stripDialect().str()
+                                    : stringKernel.str());
           KILN_LOG("lowering", Info)
               << name << " <- " << llvm::join(names.getArrayRef(), ", ")
               << "\n";
