@@ -27,6 +27,8 @@ struct TensorSpec {
 struct ArtifactSpec {
   std::string modelName;
   std::vector<TensorSpec> inputs, outputs;
+  /// Floating-point operations of one run in contractions (0: unknown).
+  uint64_t flops = 0;
 };
 
 /// Writes the artifact for `llvmDialectModule` to `outputPath`.

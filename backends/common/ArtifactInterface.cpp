@@ -144,9 +144,9 @@ llvm::Constant *InterfaceBuilder::descriptor(const ArtifactSpec &spec,
                                              uint64_t arenaSize,
                                              uint64_t weightsSize,
                                              llvm::Function *entry) {
-  auto *descTy = llvm::StructType::get(ctx, {i32Ty, i32Ty, ptrTy, ptrTy, ptrTy,
-                                             ptrTy, ptrTy, i32Ty, i32Ty, ptrTy,
-                                             ptrTy, i64Ty, i64Ty, ptrTy});
+  auto *descTy = llvm::StructType::get(
+      ctx, {i32Ty, i32Ty, ptrTy, ptrTy, ptrTy, ptrTy, ptrTy, i32Ty, i32Ty,
+            ptrTy, ptrTy, i64Ty, i64Ty, ptrTy, i64Ty});
   llvm::Constant *fields[] = {
       llvm::ConstantInt::get(i32Ty, KILN_ARTIFACT_MAGIC),
       llvm::ConstantInt::get(i32Ty, KILN_ABI_VERSION),
@@ -161,7 +161,8 @@ llvm::Constant *InterfaceBuilder::descriptor(const ArtifactSpec &spec,
       tensorDescs(spec.outputs, "output"),
       llvm::ConstantInt::get(i64Ty, arenaSize),
       llvm::ConstantInt::get(i64Ty, weightsSize),
-      entry};
+      entry,
+      llvm::ConstantInt::get(i64Ty, spec.flops)};
   return internalConstant(llvm::ConstantStruct::get(descTy, fields),
                           "kiln_descriptor", 8);
 }

@@ -11,6 +11,7 @@
 
 #include "backends/common/Artifact.h"
 #include "compiler/driver/Diagnostics.h"
+#include "compiler/driver/Flops.h"
 #include "compiler/driver/InitAll.h"
 #include "compiler/driver/Pipeline.h"
 #include "compiler/import/onnx/OnnxImporter.h"
@@ -262,6 +263,8 @@ int mlir::kiln::compileModel(const CompileOptions &options) {
       return 1;
     }
     timer.done(stage.name);
+    if (stage.build == buildLoweringPipeline)
+      spec->flops = countContractionFlops(*module);
     if (stage.artifact && logs::artifactEnabled(stage.artifact))
       module->print(logs::artifactStream(stage.artifact), dumpFlags());
     if (options.autotune && stage.build == buildLoweringPipeline &&

@@ -162,6 +162,10 @@ int inspectArtifact(const std::string &path) {
   fmt::print("target:    {} (cpu {})\n", d->target_triple, d->target_cpu);
   fmt::print("arena:     {:.2f} MB\n", d->arena_size / 1e6);
   fmt::print("weights:   {:.2f} MB\n", d->weights_size / 1e6);
+  if (d->flops)
+    fmt::print("compute:   {:.3f} GFLOP per run ({} FLOP in matmuls and "
+               "convolutions)\n",
+               d->flops / 1e9, d->flops);
   auto list = [](const char *title, const kiln_tensor_desc *t, uint32_t n) {
     fmt::print("{}\n", title);
     for (uint32_t i = 0; i < n; ++i) {

@@ -69,6 +69,10 @@ int bench(const RunnerOptions &options) {
   std::printf("latency: median %s ms, min %s ms\n",
               formatMilliseconds(median).c_str(),
               formatMilliseconds(times.front()).c_str());
+  // The compiler's count of the contractions' work, when it made one.
+  if (uint64_t flops = model.descriptor().flops; flops && median > 0)
+    std::printf("compute: %.2f GFLOP per run, %.1f GFLOP/s at the median\n",
+                double(flops) * 1e-9, double(flops) * 1e-6 / median);
   std::printf("peak RSS: %.1f MB\n", peakRssMegabytes());
   std::fflush(stdout);
   return 0;

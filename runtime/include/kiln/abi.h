@@ -142,6 +142,9 @@ typedef struct kiln_artifact_descriptor {
   uint64_t arena_size;   /* bytes */
   uint64_t weights_size; /* bytes embedded read-only in the artifact */
   kiln_entry_fn entry;
+  /* Floating-point operations of one run in its matmuls and convolutions
+   * (2 per multiply-add, as benchmarks count GFLOP); 0 if unknown. ABI 3. */
+  uint64_t flops;
 } kiln_artifact_descriptor;
 
 typedef const kiln_artifact_descriptor *(*kiln_artifact_fn)(void);
