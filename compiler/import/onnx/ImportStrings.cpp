@@ -1,5 +1,4 @@
-//===- ImportStrings.cpp - ONNX string ops
-//---------------------------------===//
+//===- ImportStrings.cpp - ONNX string ops --------------------------------===//
 //
 // String tensors import as `tensor<...x!kiln.string>`. Casts between strings
 // and numbers become kiln.cast_to_string / kiln.cast_from_string, and
@@ -50,9 +49,11 @@ Results mlir::kiln::onnx_import::castTo(NodeContext &c, Value input, Type to) {
     op = k::CastFromStringOp::create(c.b, c.loc, resultType, input);
   if (failed(mlir::verify(op))) {
     op->erase();
-    return c.unsupported(
-        fmt::format("a cast between string and {} is not supported",
-                    toString ? "this input type" : "this output type"));
+    std::string number;
+    llvm::raw_string_ostream(number) << (toString ? from : to);
+    return c.unsupported(fmt::format("a cast {} string {} {} is not supported",
+                                     toString ? "to" : "from",
+                                     toString ? "from" : "to", number));
   }
   return SmallVector<Value>{op->getResult(0)};
 }

@@ -127,7 +127,8 @@ std::string mlir::kiln::onnx_import::onnxTypeName(int32_t onnxType) {
   if (onnx::TensorProto::DataType_IsValid(onnxType))
     return onnx::TensorProto::DataType_Name(
         (onnx::TensorProto::DataType)onnxType);
-  return fmt::format("type {}", onnxType);
+  // Newer than the onnx.proto Kiln is built with (float8, int4, ...).
+  return fmt::format("{} (unknown to this build's onnx.proto)", onnxType);
 }
 
 FailureOr<ElementsAttr>
