@@ -6,6 +6,8 @@ using namespace mlir::kiln;
 
 LogicalResult NormalizeStringsOp::verify() {
   auto in = getInput().getType(), out = getResult().getType();
+  if (!in.hasStaticShape())
+    return emitOpError("takes a string tensor of static shape");
   if (in.getRank() != out.getRank() || in.getRank() < 1 || in.getRank() > 2)
     return emitOpError("takes a [C] or [1, C] string tensor and returns one "
                        "of the same rank");
@@ -25,6 +27,8 @@ LogicalResult NormalizeStringsOp::verify() {
 
 static LogicalResult verifyStringCast(Operation *op, RankedTensorType in,
                                       RankedTensorType out, Type number) {
+  if (!in.hasStaticShape())
+    return op->emitOpError("takes a tensor of static shape");
   if (in.getShape() != out.getShape())
     return op->emitOpError("result shape differs from the input's");
   if (!number.isIntOrFloat() ||

@@ -167,6 +167,8 @@ struct CastToStringLowering : OpConversionPattern<CastToStringOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     auto type = op.getInput().getType();
+    if (!type.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "run-time sized input");
     Value src =
         readBuffer(rewriter, loc, flatten(rewriter, loc, adaptor.getInput()));
     int64_t n = type.getNumElements();
@@ -186,6 +188,8 @@ struct CastFromStringLowering : OpConversionPattern<CastFromStringOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     auto type = op.getResult().getType();
+    if (!type.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "run-time sized input");
     int64_t n = type.getNumElements();
     Type element = getTypeConverter()->convertType(type.getElementType());
     Value src =
@@ -214,6 +218,8 @@ struct NormalizeStringsLowering : OpConversionPattern<NormalizeStringsOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     auto inType = op.getInput().getType();
+    if (!inType.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "run-time sized input");
     auto resultType = cast<RankedTensorType>(
         getTypeConverter()->convertType(op.getResult().getType()));
     int64_t n = inType.getNumElements();

@@ -14,6 +14,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <cwctype>
 #include <limits>
@@ -143,8 +144,21 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-// Parses a whole floating-point string; out-of-range values saturate as a
-// conversion to the type would (to +-inf, or to a signed zero).
+// strtod in the "C" locale, whatever locale the embedding program set.
+locale_t cLocale() {
+  static locale_t locale = newlocale(LC_NUMERIC_MASK, "C", nullptr);
+  return locale;
+}
+float strtoC(const char *text, float) {
+  return strtof_l(text, nullptr, cLocale());
+}
+double strtoC(const char *text, double) {
+  return strtod_l(text, nullptr, cLocale());
+}
+
+// Parses a whole floating-point string, correctly rounded to T; values out
+// of T's range saturate as strtod does (to +-inf, or to the nearest
+// subnormal or signed zero).
 template <typename T> bool parseFloat(std::string_view s, T &value) {
   if (s.size() > 1 && s[0] == '+' && s[1] != '-')
     s.remove_prefix(1);
@@ -152,13 +166,8 @@ template <typename T> bool parseFloat(std::string_view s, T &value) {
   if (ptr != s.data() + s.size())
     return false;
   if (ec == std::errc::result_out_of_range) {
-    bool negative = !s.empty() && s[0] == '-';
-    size_t e = s.find_first_of("eE");
-    bool tiny =
-        e != std::string_view::npos && e + 1 < s.size() && s[e + 1] == '-';
-    value = tiny ? T(0) : std::numeric_limits<T>::infinity();
-    if (negative)
-      value = -value;
+    // from_chars leaves `value` alone then; strtod knows the direction.
+    value = strtoC(std::string(s).c_str(), T());
     return true;
   }
   return ec == std::errc();
@@ -179,12 +188,9 @@ bool parseNumber(std::string_view s, int32_t dtype, char *dst) {
   s = trim(s);
   switch (dtype) {
   case KILN_DTYPE_F32: {
-    // Through double, so float32 subnormals and overflow round as a
-    // conversion does.
-    double d;
-    if (!parseFloat(s, d))
+    float v;
+    if (!parseFloat(s, v))
       return false;
-    auto v = static_cast<float>(d);
     std::memcpy(dst, &v, 4);
     return true;
   }
@@ -197,10 +203,9 @@ bool parseNumber(std::string_view s, int32_t dtype, char *dst) {
   }
   case KILN_DTYPE_F16:
   case KILN_DTYPE_BF16: {
-    double d;
-    if (!parseFloat(s, d))
+    float v;
+    if (!parseFloat(s, v))
       return false;
-    auto v = static_cast<float>(d);
     uint16_t bits = dtype == KILN_DTYPE_F16 ? kiln::io::floatToHalf(v)
                                             : kiln::io::floatToBfloat16(v);
     std::memcpy(dst, &bits, 2);

@@ -224,9 +224,15 @@ const char *onnxTypeName(int64_t type) {
   return "unknown";
 }
 
+// Whether ONNX data type `type` has a kiln_dtype of the same number (checked
+// before any cast: kiln_dtype cannot hold arbitrary values).
+bool isKilnDtype(int64_t type) {
+  return (type >= KILN_DTYPE_F32 && type <= KILN_DTYPE_U64) ||
+         type == KILN_DTYPE_BF16;
+}
+
 kiln_dtype checkedDtype(int64_t type, const std::string &what) {
-  if (type <= 0 || type > 64 ||
-      kiln_dtype_size(static_cast<kiln_dtype>(type)) == 0)
+  if (!isKilnDtype(type))
     throw Error(what + ": unsupported ONNX data type " + std::to_string(type) +
                 " (" + onnxTypeName(type) + ")");
   return static_cast<kiln_dtype>(type);
@@ -336,7 +342,7 @@ NamedTensor buildTensor(const RawTensor &raw, const std::string &what) {
       raw.name.empty() ? what : what + " (tensor '" + raw.name + "')";
   if (raw.hasStrings && raw.dataType != kOnnxString)
     throw Error(where + ": string_data in a tensor of data type " +
-                (kiln_dtype_size(static_cast<kiln_dtype>(raw.dataType))
+                (isKilnDtype(raw.dataType)
                      ? kiln_dtype_name(static_cast<kiln_dtype>(raw.dataType))
                      : onnxTypeName(raw.dataType)));
   if (raw.external)

@@ -10,8 +10,9 @@
 namespace kiln::io {
 
 // The code point starting at s[i] and its length in bytes, or 0 when the
-// bytes there are not valid UTF-8 (a stray continuation byte, a truncated
-// sequence).
+// bytes there are not well-formed UTF-8: a stray continuation byte, a
+// truncated sequence, an overlong form (C0 80 for U+0000), a surrogate
+// (ED A0 80) or a value past U+10FFFF.
 inline size_t decodeUtf8(std::string_view s, size_t i, char32_t &cp) {
   auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
   unsigned char c = byte(i);
@@ -22,12 +23,18 @@ inline size_t decodeUtf8(std::string_view s, size_t i, char32_t &cp) {
                                 : 0;
   if (len == 0 || i + len > s.size())
     return 0;
-  cp = len == 1 ? c : c & (0x7f >> len);
+  char32_t value = len == 1 ? c : c & (0x7f >> len);
   for (size_t k = 1; k < len; ++k) {
     if ((byte(i + k) & 0xc0) != 0x80)
       return 0;
-    cp = cp << 6 | (byte(i + k) & 0x3f);
+    value = value << 6 | (byte(i + k) & 0x3f);
   }
+  // The smallest value each length may encode.
+  static constexpr char32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
+  if (value < kMin[len] || value > 0x10ffff ||
+      (value >= 0xd800 && value <= 0xdfff))
+    return 0;
+  cp = value;
   return len;
 }
 

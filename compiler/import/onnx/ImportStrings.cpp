@@ -34,6 +34,16 @@ bool mlir::kiln::onnx_import::stringInputAllowed(llvm::StringRef opType) {
   return allowed.contains(opType);
 }
 
+/// The string kernels take element counts known at compile time; a string
+/// tensor of run-time extent comes only from StringNormalizer without a
+/// declared output shape.
+static Results runTimeSized(NodeContext &c, const char *op) {
+  return c.unsupported(fmt::format(
+      "{} of a string tensor whose size is computed at run time (declare "
+      "the shape of the StringNormalizer output that feeds it)",
+      op));
+}
+
 Results mlir::kiln::onnx_import::castTo(NodeContext &c, Value input, Type to) {
   Type from = c.type(input).getElementType();
   bool fromString = isa<k::StringType>(from), toString = isa<k::StringType>(to);
@@ -41,6 +51,8 @@ Results mlir::kiln::onnx_import::castTo(NodeContext &c, Value input, Type to) {
     return one(c.make<k::CastOp>(input, {c.named("to", TypeAttr::get(to))}));
   if (fromString && toString)
     return SmallVector<Value>{input};
+  if (!c.type(input).hasStaticShape())
+    return runTimeSized(c, "Cast");
   auto resultType = c.type(input).clone(to);
   Operation *op;
   if (toString)
@@ -66,6 +78,8 @@ Results importStringNormalizer(NodeContext &c) {
   auto type = c.type(x);
   if (!isa<k::StringType>(type.getElementType()))
     return c.fail("input X must be a string tensor");
+  if (!type.hasStaticShape())
+    return runTimeSized(c, "StringNormalizer");
   if (type.getRank() < 1 || type.getRank() > 2 ||
       (type.getRank() == 2 && type.getDimSize(0) != 1))
     return c.fail(fmt::format(

@@ -58,3 +58,19 @@ func.func @not_strings(%x: tensor<3xf32>) -> tensor<3xf32> {
   %0 = kiln.cast_from_string %x : tensor<3xf32> -> tensor<3xf32>
   return %0 : tensor<3xf32>
 }
+
+// -----
+
+func.func @dynamic_input(%x: tensor<?x!kiln.string>) -> tensor<?xf32> {
+  // expected-error @+1 {{takes a tensor of static shape}}
+  %0 = kiln.cast_from_string %x : tensor<?x!kiln.string> -> tensor<?xf32>
+  return %0 : tensor<?xf32>
+}
+
+// -----
+
+func.func @dynamic_normalize(%x: tensor<?x!kiln.string>) -> tensor<?x!kiln.string> {
+  // expected-error @+1 {{takes a string tensor of static shape}}
+  %0 = kiln.normalize_strings %x {case_action = "NONE", case_sensitive = true, stopwords = []} : tensor<?x!kiln.string> -> tensor<?x!kiln.string>
+  return %0 : tensor<?x!kiln.string>
+}

@@ -189,6 +189,19 @@ TEST_CASE("string tensors import for string ops and data movement") {
                 "tensor<1x4x!kiln.string> -> tensor<1x?x!kiln.string>") !=
         std::string::npos);
 
+  // A StringNormalizer with no declared output shape has a run-time
+  // extent; the string kernels need static sizes, so a second one (or a
+  // Cast) after it is refused by name.
+  ModelBuilder twice = b;
+  twice.graph().mutable_output(0)->set_name("w");
+  onnx::NodeProto &again = twice.node("StringNormalizer", "n2", {"z"}, {"w"});
+  again.add_attribute()->CopyFrom(norm.attribute(0));
+  CHECK(importError(twice) ==
+        "unsupported ONNX op 'StringNormalizer' (opset 10) at node 'n2': "
+        "StringNormalizer of a string tensor whose size is computed at run "
+        "time (declare the shape of the StringNormalizer output that feeds "
+        "it)");
+
   // Ops that would compute on the text's addresses reject strings.
   ModelBuilder math(10);
   math.input("x", onnx::TensorProto::STRING, {3}).output("y");

@@ -5,7 +5,10 @@
 #include "test_support.h"
 
 #include "kiln/runtime.hpp"
+#include "utf8.h"
 
+#include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -95,4 +98,42 @@ TEST_CASE("kiln_tensor_set_strings copies and checks", "[strings]") {
         KILN_ERROR_INVALID_ARGUMENT);
   CHECK(std::string(kiln_last_error()) ==
         "kiln_tensor_set_strings: the tensor is float32, not string");
+}
+
+TEST_CASE("out-of-range numbers saturate the way strtod does", "[strings]") {
+  kiln::Model model(fixturePath("string_kernels"));
+  kiln::Session session(model, 1);
+  std::string tiny = "0." + std::string(400, '0') + "1";
+  std::string huge = "1" + std::string(400, '0') + "e-10";
+  std::vector<kiln::Tensor> out = run(session, {tiny, huge, "1e-45"});
+  CHECK(out[0].data<float>()[0] == 0.0f);
+  CHECK(std::isinf(out[0].data<float>()[1]));
+  CHECK(out[0].data<float>()[1] > 0);
+  // 1e-45 rounds to the smallest float32 subnormal, doubled.
+  CHECK(out[0].data<float>()[2] ==
+        2 * std::numeric_limits<float>::denorm_min());
+}
+
+TEST_CASE("only well-formed UTF-8 decodes to code points", "[strings]") {
+  // The case mapping and the .npy writer copy bytes that do not decode
+  // (length 0) unchanged, one at a time.
+  auto decode = [](std::string_view s) {
+    char32_t cp = 0;
+    size_t len = kiln::io::decodeUtf8(s, 0, cp);
+    return std::make_pair(len, len ? cp : U'\0');
+  };
+  CHECK(decode("a") == std::make_pair(size_t(1), U'a'));
+  CHECK(decode("\xC3\xA9") == std::make_pair(size_t(2), U'\u00e9'));
+  CHECK(decode("\xF0\x9F\x94\xA5") == std::make_pair(size_t(4), U'\U0001F525'));
+  CHECK(decode("\xC0\x80").first == 0);         // overlong U+0000
+  CHECK(decode("\xC1\x81").first == 0);         // overlong 'A'
+  CHECK(decode("\xE0\x80\xAF").first == 0);     // overlong '/'
+  CHECK(decode("\xED\xA0\x80").first == 0);     // surrogate U+D800
+  CHECK(decode("\xF4\x90\x80\x80").first == 0); // past U+10FFFF
+  CHECK(decode("\xF5\x80\x80\x80").first == 0); // lead byte F5
+  CHECK(decode("\x80").first == 0);             // stray continuation
+  CHECK(decode("\xC3").first == 0);             // truncated
+  std::string out;
+  kiln::io::appendUtf8(out, U'\U0001F525');
+  CHECK(out == "\xF0\x9F\x94\xA5");
 }
