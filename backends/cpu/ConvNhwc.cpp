@@ -58,7 +58,8 @@ struct NhwcSplit {
 /// twice past the last pixel (7x7 = 49 pixels: 7 tiles of 7, not 7 of 8
 /// with 7 rows computed twice). Pixel tiles are as
 /// many as MC asks for, rounded up to a divisor of the row-tile count, so
-/// all have the same height. Below kMinTasks the filter panels are split
+/// all have the same height (unless that divisor is more than twice as
+/// many tiles). Below kMinTasks the filter panels are split
 /// first (every task still reads each weight once per pixel tile), then the
 /// pixels. Panel groups divide the panel count, so they are equal too.
 NhwcSplit splitNhwcWork(int64_t m, int64_t panels, int64_t batch,
@@ -74,12 +75,16 @@ NhwcSplit splitNhwcWork(int64_t m, int64_t panels, int64_t batch,
     if (cost(h) < cost(mr))
       mr = h;
   int64_t rowTiles = llvm::divideCeil(m, mr);
-  // The smallest divisor of rowTiles that is at least `want`.
+  // The smallest divisor of rowTiles that is at least `want`; `want` itself
+  // (tiles one row tile apart in height) when the next divisor is more than
+  // twice as many tiles (2813 = 29 x 97 row tiles must not become 2813
+  // tasks of one row tile, each streaming all the filters).
   auto divisorAtLeast = [&](int64_t want) {
-    int64_t d = std::clamp<int64_t>(want, 1, rowTiles);
+    want = std::clamp<int64_t>(want, 1, rowTiles);
+    int64_t d = want;
     while (rowTiles % d)
       ++d;
-    return d;
+    return d > 2 * want ? want : d;
   };
   int64_t mTiles = divisorAtLeast(llvm::divideCeil(m, std::max(tiles.mc, mr)));
   // Panel groups of equal size too: pc divides the panel count.
@@ -95,7 +100,7 @@ NhwcSplit splitNhwcWork(int64_t m, int64_t panels, int64_t batch,
     pc = divisorAtMost(pc - 1);
   while (tasks() < kMinTasks && mTiles < rowTiles)
     mTiles = divisorAtLeast(mTiles + 1);
-  return {mr, rowTiles / mTiles * mr, pc};
+  return {mr, llvm::divideCeil(rowTiles, mTiles) * mr, pc};
 }
 
 /// The filter [KH, KW, C, F] as panels [ceil(F/nr)][KH*KW*C][nr], zero past F.

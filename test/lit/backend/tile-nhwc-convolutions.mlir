@@ -269,3 +269,20 @@ func.func @seven_by_seven(%x: tensor<1x9x9x32xf32>) -> tensor<1x7x7x64xf32> {
       ins(%x, %w : tensor<1x9x9x32xf32>, tensor<3x3x32x64xf32>) outs(%f : tensor<1x7x7x64xf32>) -> tensor<1x7x7x64xf32>
   return %y : tensor<1x7x7x64xf32>
 }
+
+// -----
+
+// 150x150 = 22500 pixels = 2813 (29 x 97) row tiles: no divisor near the 176
+// tiles MC asks for, so the tiles are 128 pixels with a shorter last one
+// rather than 2813 tasks of 8 pixels each streaming all the filters.
+// CHECK-LABEL: func.func @odd_rows
+// CHECK: scf.forall ({{.+}}) in (1, 176, 1) shared_outs
+func.func @odd_rows(%x: tensor<1x152x152x8xf32>) -> tensor<1x150x150x32xf32> {
+  %w = arith.constant dense<0.5> : tensor<3x3x8x32xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x150x150x32xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x150x150x32xf32>) -> tensor<1x150x150x32xf32>
+  %y = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<1x152x152x8xf32>, tensor<3x3x8x32xf32>) outs(%f : tensor<1x150x150x32xf32>) -> tensor<1x150x150x32xf32>
+  return %y : tensor<1x150x150x32xf32>
+}
