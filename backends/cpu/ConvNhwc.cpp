@@ -58,10 +58,10 @@ struct NhwcSplit {
 /// twice past the last pixel (7x7 = 49 pixels: 7 tiles of 7, not 7 of 8
 /// with 7 rows computed twice). Pixel tiles are as
 /// many as MC asks for, rounded up to a divisor of the row-tile count, so
-/// all have the same height (unless that divisor is more than twice as
-/// many tiles). Below kMinTasks the filter panels are split
-/// first (every task still reads each weight once per pixel tile), then the
-/// pixels. Panel groups divide the panel count, so they are equal too.
+/// all have the same height (unless that divisor is far more tiles). Below
+/// kMinTasks the filter panels are split first (every task still reads each
+/// weight once per pixel tile), then the pixels. Panel groups divide the panel
+/// count, so they are equal too.
 NhwcSplit splitNhwcWork(int64_t m, int64_t panels, int64_t batch,
                         const ContractionTileSizes &tiles) {
   constexpr int64_t kMinTasks = 8;
@@ -76,15 +76,16 @@ NhwcSplit splitNhwcWork(int64_t m, int64_t panels, int64_t batch,
       mr = h;
   int64_t rowTiles = llvm::divideCeil(m, mr);
   // The smallest divisor of rowTiles that is at least `want`; `want` itself
-  // (tiles one row tile apart in height) when the next divisor is more than
-  // twice as many tiles (2813 = 29 x 97 row tiles must not become 2813
-  // tasks of one row tile, each streaming all the filters).
+  // (tiles one row tile apart in height) when that divisor is more than
+  // twice as many tiles and 8 more (2813 = 29 x 97 row tiles must not become
+  // 2813 tasks of one row tile, each streaming all the filters; 25 row tiles
+  // still become 5 tiles rather than 2).
   auto divisorAtLeast = [&](int64_t want) {
     want = std::clamp<int64_t>(want, 1, rowTiles);
     int64_t d = want;
     while (rowTiles % d)
       ++d;
-    return d > 2 * want ? want : d;
+    return d > std::max(2 * want, want + 8) ? want : d;
   };
   int64_t mTiles = divisorAtLeast(llvm::divideCeil(m, std::max(tiles.mc, mr)));
   // Panel groups of equal size too: pc divides the panel count.
