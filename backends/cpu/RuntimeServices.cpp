@@ -15,7 +15,6 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Interfaces/DataLayoutInterfaces.h"
-#include "llvm/ADT/SetVector.h"
 
 namespace mlir::kiln {
 #define GEN_PASS_DEF_RUNTIMESERVICES
@@ -116,7 +115,8 @@ void replaceAssert(cf::AssertOp check, Value runtime, func::FuncOp failFn,
 
 /// `call @__kiln_string_call_N(%a, %buf : memref<..>, ...)` of a declaration
 /// marked `kiln.string_kernel = "K"` becomes `call @__kiln_K(%runtime, %a,
-/// %ptr, ...)`, each buffer passed as its aligned data address (i64).
+/// %ptr, ...)`, each buffer passed as its aligned data address (i64); the
+/// declaration goes once unused.
 LogicalResult replaceStringCall(func::CallOp call, func::FuncOp callee,
                                 Value runtime) {
   ModuleOp module = call->getParentOfType<ModuleOp>();
@@ -142,6 +142,9 @@ LogicalResult replaceStringCall(func::CallOp call, func::FuncOp callee,
   auto replacement = func::CallOp::create(b, loc, fn, operands);
   call.replaceAllUsesWith(replacement.getResults());
   call.erase();
+  // Each call site has a declaration of its own.
+  if (SymbolTable::symbolKnownUseEmpty(callee, module))
+    callee.erase();
   return success();
 }
 
@@ -199,12 +202,6 @@ struct RuntimeServicesPass
     for (auto [call, callee] : stringCalls)
       if (failed(replaceStringCall(call, callee, runtime)))
         return signalPassFailure();
-    llvm::SetVector<Operation *> callees;
-    for (auto &entry : stringCalls)
-      callees.insert(entry.second);
-    for (Operation *callee : callees)
-      if (SymbolTable::symbolKnownUseEmpty(callee, module))
-        callee->erase();
     if (!checks.empty()) {
       for (cf::AssertOp check : checks)
         if (check->getParentRegion() != &func.getBody()) {

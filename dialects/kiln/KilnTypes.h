@@ -8,4 +8,12 @@
 #define GET_TYPEDEF_CLASSES
 #include "dialects/kiln/KilnTypes.h.inc"
 
+namespace mlir::kiln {
+/// The runtime ABI's dtype code (kiln_dtype in kiln/abi.h, ONNX's
+/// TensorProto numbering) of a kiln element type: signless iN is signed,
+/// uiN unsigned, i1 bool, !kiln.string string; 0 (undefined) for any other
+/// type.
+int32_t abiDtypeOf(Type type);
+} // namespace mlir::kiln
+
 #endif // KILN_DIALECTS_KILN_KILNTYPES_H

@@ -105,59 +105,16 @@ Value i64(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIntOp::create(b, loc, v, 64);
 }
 
-/// The ABI's dtype code (ONNX TensorProto numbering) of a kiln element type.
-int32_t abiDtype(Type t) {
-  if (t.isF32())
-    return 1;
-  if (t.isF64())
-    return 11;
-  if (t.isF16())
-    return 10;
-  if (t.isBF16())
-    return 16;
-  if (t.isInteger(1))
-    return 9;
-  auto i = cast<IntegerType>(t);
-  bool u = i.isUnsigned();
-  switch (i.getWidth()) {
-  case 8:
-    return u ? 2 : 3;
-  case 16:
-    return u ? 4 : 5;
-  case 32:
-    return u ? 12 : 6;
-  default:
-    return u ? 13 : 7;
-  }
-}
-
-/// One group of all `rank` dims, to collapse to 1-D or expand from it.
-SmallVector<ReassociationIndices> allDims(int64_t rank) {
-  SmallVector<ReassociationIndices> all(1);
-  for (int64_t d = 0; d < rank; ++d)
-    all[0].push_back(d);
-  return all;
-}
-
 /// The data of `tensor` flattened to 1-D (a view, no copy).
 Value flatten(OpBuilder &b, Location loc, Value tensor) {
   auto type = cast<RankedTensorType>(tensor.getType());
-  if (type.getRank() == 1)
-    return tensor;
-  auto flat =
-      RankedTensorType::get({type.getNumElements()}, type.getElementType());
-  return tensor::CollapseShapeOp::create(b, loc, flat, tensor,
-                                         allDims(type.getRank()));
+  return createReshape(b, loc, tensor, {type.getNumElements()});
 }
 
 /// The 1-D buffer `flat` as a tensor of `shape` (a view, no copy).
 Value unflatten(OpBuilder &b, Location loc, Value flat,
                 ArrayRef<int64_t> shape) {
-  Value t = asTensor(b, loc, flat);
-  if (shape.size() == 1)
-    return t;
-  auto type = RankedTensorType::get(shape, getElementType(t));
-  return tensor::ExpandShapeOp::create(b, loc, type, t, allDims(shape.size()));
+  return createReshape(b, loc, asTensor(b, loc, flat), shape);
 }
 
 struct CastToStringLowering : OpConversionPattern<CastToStringOp> {
@@ -174,7 +131,7 @@ struct CastToStringLowering : OpConversionPattern<CastToStringOp> {
     int64_t n = type.getNumElements();
     Value dst = newBuffer(rewriter, loc, {n}, rewriter.getI64Type());
     callKernel(rewriter, op, "strings_from_numbers",
-               {i32(rewriter, loc, abiDtype(type.getElementType())), src, dst,
+               {i32(rewriter, loc, abiDtypeOf(type.getElementType())), src, dst,
                 i64(rewriter, loc, n)});
     rewriter.replaceOp(op, unflatten(rewriter, loc, dst, type.getShape()));
     return success();
@@ -199,7 +156,7 @@ struct CastFromStringLowering : OpConversionPattern<CastFromStringOp> {
     std::string what = node.empty() ? "Cast" : "node '" + node + "': Cast";
     Value status = callKernel(
         rewriter, op, "strings_to_numbers",
-        {i32(rewriter, loc, abiDtype(type.getElementType())), src, dst,
+        {i32(rewriter, loc, abiDtypeOf(type.getElementType())), src, dst,
          i64(rewriter, loc, n), textBuffer(rewriter, loc, {what})},
         {rewriter.getI32Type()});
     // The kernel has reported which string failed; the check ends the run.

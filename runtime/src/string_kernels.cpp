@@ -76,41 +76,35 @@ void appendShortest16(std::string &out, uint16_t bits, float value,
   }
 }
 
-template <typename T> void appendInteger(std::string &out, const void *src) {
+// An element of type T at p (tensor data carries no alignment promise for
+// the byte pointer arithmetic here).
+template <typename T> T load(const char *p) {
   T value;
-  std::memcpy(&value, src, sizeof value);
+  std::memcpy(&value, p, sizeof value);
+  return value;
+}
+
+template <typename T> void appendInteger(std::string &out, const char *p) {
   char buf[32];
-  auto result = std::to_chars(buf, buf + sizeof buf, value);
+  auto result = std::to_chars(buf, buf + sizeof buf, load<T>(p));
   out.append(buf, result.ptr);
 }
 
 void appendNumber(std::string &out, int32_t dtype, const char *p) {
   switch (dtype) {
-  case KILN_DTYPE_F32: {
-    float v;
-    std::memcpy(&v, p, 4);
-    appendShortest(out, v);
-    return;
-  }
-  case KILN_DTYPE_F64: {
-    double v;
-    std::memcpy(&v, p, 8);
-    appendShortest(out, v);
-    return;
-  }
+  case KILN_DTYPE_F32:
+    return appendShortest(out, load<float>(p));
+  case KILN_DTYPE_F64:
+    return appendShortest(out, load<double>(p));
   case KILN_DTYPE_F16: {
-    uint16_t bits;
-    std::memcpy(&bits, p, 2);
-    appendShortest16(out, bits, kiln::io::halfToFloat(bits),
-                     kiln::io::floatToHalf);
-    return;
+    auto bits = load<uint16_t>(p);
+    return appendShortest16(out, bits, kiln::io::halfToFloat(bits),
+                            kiln::io::floatToHalf);
   }
   case KILN_DTYPE_BF16: {
-    uint16_t bits;
-    std::memcpy(&bits, p, 2);
-    appendShortest16(out, bits, kiln::io::bfloat16ToFloat(bits),
-                     kiln::io::floatToBfloat16);
-    return;
+    auto bits = load<uint16_t>(p);
+    return appendShortest16(out, bits, kiln::io::bfloat16ToFloat(bits),
+                            kiln::io::floatToBfloat16);
   }
   case KILN_DTYPE_BOOL:
     out += *p ? "1" : "0";
@@ -173,12 +167,18 @@ template <typename T> bool parseFloat(std::string_view s, T &value) {
   return ec == std::errc();
 }
 
-template <typename T> bool parseInteger(std::string_view s, char *dst) {
+template <typename T> bool parseInteger(std::string_view s, T &value) {
   if (s.size() > 1 && s[0] == '+' && s[1] != '-')
     s.remove_prefix(1);
-  T value;
   auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
-  if (ec != std::errc() || ptr != s.data() + s.size())
+  return ec == std::errc() && ptr == s.data() + s.size();
+}
+
+// Parses `s` as a T with `parse` and stores it at dst.
+template <typename T, typename Parse>
+bool parseInto(std::string_view s, char *dst, Parse parse) {
+  T value;
+  if (!parse(s, value))
     return false;
   std::memcpy(dst, &value, sizeof value);
   return true;
@@ -187,20 +187,10 @@ template <typename T> bool parseInteger(std::string_view s, char *dst) {
 bool parseNumber(std::string_view s, int32_t dtype, char *dst) {
   s = trim(s);
   switch (dtype) {
-  case KILN_DTYPE_F32: {
-    float v;
-    if (!parseFloat(s, v))
-      return false;
-    std::memcpy(dst, &v, 4);
-    return true;
-  }
-  case KILN_DTYPE_F64: {
-    double v;
-    if (!parseFloat(s, v))
-      return false;
-    std::memcpy(dst, &v, 8);
-    return true;
-  }
+  case KILN_DTYPE_F32:
+    return parseInto<float>(s, dst, parseFloat<float>);
+  case KILN_DTYPE_F64:
+    return parseInto<double>(s, dst, parseFloat<double>);
   case KILN_DTYPE_F16:
   case KILN_DTYPE_BF16: {
     float v;
@@ -225,21 +215,21 @@ bool parseNumber(std::string_view s, int32_t dtype, char *dst) {
     return true;
   }
   case KILN_DTYPE_I8:
-    return parseInteger<int8_t>(s, dst);
+    return parseInto<int8_t>(s, dst, parseInteger<int8_t>);
   case KILN_DTYPE_U8:
-    return parseInteger<uint8_t>(s, dst);
+    return parseInto<uint8_t>(s, dst, parseInteger<uint8_t>);
   case KILN_DTYPE_I16:
-    return parseInteger<int16_t>(s, dst);
+    return parseInto<int16_t>(s, dst, parseInteger<int16_t>);
   case KILN_DTYPE_U16:
-    return parseInteger<uint16_t>(s, dst);
+    return parseInto<uint16_t>(s, dst, parseInteger<uint16_t>);
   case KILN_DTYPE_I32:
-    return parseInteger<int32_t>(s, dst);
+    return parseInto<int32_t>(s, dst, parseInteger<int32_t>);
   case KILN_DTYPE_U32:
-    return parseInteger<uint32_t>(s, dst);
+    return parseInto<uint32_t>(s, dst, parseInteger<uint32_t>);
   case KILN_DTYPE_I64:
-    return parseInteger<int64_t>(s, dst);
+    return parseInto<int64_t>(s, dst, parseInteger<int64_t>);
   case KILN_DTYPE_U64:
-    return parseInteger<uint64_t>(s, dst);
+    return parseInto<uint64_t>(s, dst, parseInteger<uint64_t>);
   default:
     return false;
   }
@@ -370,18 +360,17 @@ extern "C" kiln_status kiln_tensor_set_strings(kiln_tensor *tensor,
   std::unique_ptr<char[]> text(new (std::nothrow) char[total ? total : 1]);
   if (!text)
     return fail(KILN_ERROR_OUT_OF_MEMORY, "out of memory copying strings");
+  // `strings` may be the tensor's own elements (session.cpp passes them):
+  // element i is read before it is overwritten, and the old text is freed
+  // only after the loop.
   auto **slots = static_cast<const char **>(tensor->data);
   size_t at = 0;
   for (size_t i = 0; i < count; ++i) {
     std::string_view s = view(strings[i]);
     std::memcpy(text.get() + at, s.data(), s.size());
     text[at + s.size()] = '\0';
-    at += s.size() + 1;
-  }
-  at = 0;
-  for (size_t i = 0; i < count; ++i) {
     slots[i] = text.get() + at;
-    at += std::strlen(slots[i]) + 1;
+    at += s.size() + 1;
   }
   tensor->strings = std::move(text);
   return KILN_OK;

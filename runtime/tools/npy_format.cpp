@@ -143,11 +143,12 @@ uint32_t readLittleEndian(const uint8_t *bytes, int count) {
   return value;
 }
 
-// numpy's fixed-width unicode ('<U<width>': UTF-32 code points, zero
-// padded) as a string tensor of UTF-8 text.
-Tensor parseUnicode(const NpyHeader &header, const uint8_t *payload,
-                    size_t size, const std::string &what) {
-  const std::string &descr = header.descr;
+// The width of numpy's fixed-width unicode dtype ('<U<width>': UTF-32 code
+// points, zero padded), or 0 for any other dtype.
+size_t unicodeWidth(const std::string &descr, const std::string &what) {
+  if (descr.size() < 3 || (descr[0] != '<' && descr[0] != '=') ||
+      descr[1] != 'U')
+    return 0;
   size_t width = 0;
   for (size_t i = 2; i < descr.size(); ++i) {
     if (descr[i] < '0' || descr[i] > '9' || width > (1u << 24))
@@ -156,20 +157,13 @@ Tensor parseUnicode(const NpyHeader &header, const uint8_t *payload,
   }
   if (width == 0)
     throw Error(what + ": unsupported .npy dtype '" + descr + "'");
-  if (header.fortranOrder && header.shape.size() > 1)
-    throw Error(what + ": Fortran-order .npy files are not supported");
-  size_t elements = 1;
-  for (int64_t dim : header.shape) {
-    auto d = static_cast<size_t>(dim);
-    if (d != 0 && elements > SIZE_MAX / (4 * width) / d)
-      throw Error(what + ": .npy shape is too large");
-    elements *= d;
-  }
-  size_t expected = elements * 4 * width;
-  if (size != expected)
-    throw Error(what + ": " + (size < expected ? "truncated" : "oversized") +
-                " .npy data: the shape needs " + std::to_string(expected) +
-                " bytes, the file has " + std::to_string(size));
+  return width;
+}
+
+// `elements` unicode strings of `width` code points at payload, as a string
+// tensor of UTF-8 text.
+Tensor decodeUnicode(const std::vector<int64_t> &shape, const uint8_t *payload,
+                     size_t elements, size_t width, const std::string &what) {
   std::vector<std::string> strings(elements);
   for (size_t i = 0; i < elements; ++i)
     for (size_t j = 0; j < width; ++j) {
@@ -182,7 +176,7 @@ Tensor parseUnicode(const NpyHeader &header, const uint8_t *payload,
                     " holds an invalid code point");
       appendUtf8(strings[i], static_cast<char32_t>(cp));
     }
-  return Tensor::strings(header.shape, strings);
+  return Tensor::strings(shape, strings);
 }
 
 kiln_dtype dtypeFromDescr(const std::string &descr, const std::string &what) {
@@ -276,16 +270,13 @@ Tensor parseNpy(const uint8_t *data, size_t size, const std::string &what) {
   std::string text(reinterpret_cast<const char *>(data + headerStart),
                    headerLength);
   NpyHeader header = HeaderParser(text, what).parse();
-  if (header.descr.size() > 2 &&
-      (header.descr[0] == '<' || header.descr[0] == '=') &&
-      header.descr[1] == 'U')
-    return parseUnicode(header, data + headerStart + headerLength,
-                        size - headerStart - headerLength, what);
-  kiln_dtype dtype = dtypeFromDescr(header.descr, what);
+  size_t width = unicodeWidth(header.descr, what);
+  kiln_dtype dtype =
+      width ? KILN_DTYPE_STRING : dtypeFromDescr(header.descr, what);
   if (header.fortranOrder && header.shape.size() > 1)
     throw Error(what + ": Fortran-order .npy files are not supported");
 
-  size_t elements = 1, elementSize = kiln_dtype_size(dtype);
+  size_t elements = 1, elementSize = width ? 4 * width : kiln_dtype_size(dtype);
   for (int64_t dim : header.shape) {
     auto d = static_cast<size_t>(dim);
     if (d != 0 && elements > SIZE_MAX / elementSize / d)
@@ -298,6 +289,9 @@ Tensor parseNpy(const uint8_t *data, size_t size, const std::string &what) {
     throw Error(what + ": " + (payload < expected ? "truncated" : "oversized") +
                 " .npy data: the shape needs " + std::to_string(expected) +
                 " bytes, the file has " + std::to_string(payload));
+  if (width)
+    return decodeUnicode(header.shape, data + headerStart + headerLength,
+                         elements, width, what);
   Tensor tensor = Tensor::create(dtype, header.shape);
   if (expected)
     std::memcpy(tensor.data(), data + headerStart + headerLength, expected);

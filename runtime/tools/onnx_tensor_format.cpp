@@ -109,7 +109,7 @@ struct RawTensor {
   std::vector<std::string> strings;
   const uint8_t *raw = nullptr;
   size_t rawSize = 0;
-  bool hasRaw = false, hasStrings = false, external = false;
+  bool hasRaw = false, external = false;
 };
 
 // Appends one value, or a packed run of them, of a repeated scalar field.
@@ -172,7 +172,6 @@ RawTensor readFields(WireReader &reader) {
       WireReader text = reader.lengthDelimited();
       tensor.strings.emplace_back(reinterpret_cast<const char *>(text.data()),
                                   text.size());
-      tensor.hasStrings = true;
       break;
     }
     case kName: {
@@ -340,7 +339,7 @@ bool looksLikeSequenceOrOptional(const uint8_t *data, size_t size,
 NamedTensor buildTensor(const RawTensor &raw, const std::string &what) {
   std::string where =
       raw.name.empty() ? what : what + " (tensor '" + raw.name + "')";
-  if (raw.hasStrings && raw.dataType != kOnnxString)
+  if (!raw.strings.empty() && raw.dataType != kOnnxString)
     throw Error(where + ": string_data in a tensor of data type " +
                 (isKilnDtype(raw.dataType)
                      ? kiln_dtype_name(static_cast<kiln_dtype>(raw.dataType))

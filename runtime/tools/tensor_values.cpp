@@ -101,8 +101,10 @@ Tensor randomTensor(kiln_dtype dtype, const std::vector<int64_t> &shape,
                     std::mt19937_64 &rng) {
   if (dtype == KILN_DTYPE_STRING) {
     // Decimal numbers, so models that parse their strings get valid input.
-    Tensor sized = Tensor::create(dtype, shape);
-    std::vector<std::string> strings(sized.numElements());
+    size_t count = 1;
+    for (int64_t d : shape)
+      count *= static_cast<size_t>(d);
+    std::vector<std::string> strings(count);
     for (std::string &s : strings)
       s = std::to_string(static_cast<int>(rng() % 1000) - 500);
     return Tensor::strings(shape, strings);
