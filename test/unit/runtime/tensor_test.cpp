@@ -55,6 +55,39 @@ TEST_CASE("created tensors are zeroed and aligned", "[tensor]") {
   CHECK(empty.data() != nullptr); // generated code may still take its address
 }
 
+TEST_CASE("large tensors are zeroed again when their memory is reused",
+          "[tensor]") {
+  // Blocks of 1 MB and more are mapped, and a freed one is kept for the next
+  // request of its size: that request must still see zeros.
+  const std::vector<int64_t> shape = {1024, 1024}; // 4 MB of float32
+  void *first = nullptr;
+  {
+    kiln::Tensor tensor = kiln::Tensor::create(KILN_DTYPE_F32, shape);
+    first = tensor.data();
+    std::memset(tensor.data(), 0x5a, tensor.sizeBytes());
+  }
+  for (int round = 0; round < 6; ++round) {
+    // Interleave other sizes so the keep-list evicts and reuses.
+    kiln::Tensor other =
+        kiln::Tensor::create(KILN_DTYPE_F32, {512 + 256 * round, 1024});
+    kiln::Tensor tensor = kiln::Tensor::create(KILN_DTYPE_F32, shape);
+    CHECK(reinterpret_cast<uintptr_t>(tensor.data()) % KILN_ALIGNMENT == 0);
+    const float *data = tensor.data<float>();
+    size_t nonzero = 0;
+    for (int64_t i = 0; i < tensor.numElements(); ++i)
+      nonzero += data[i] != 0.0f;
+    CHECK(nonzero == 0);
+    for (const float *p = other.data<float>(), *end = p + other.numElements();
+         p < end; ++p)
+      nonzero += *p != 0.0f;
+    CHECK(nonzero == 0);
+    if (round == 0)
+      CHECK(tensor.data() == first); // the kept block, not a fresh mapping
+    std::memset(tensor.data(), 0x5a, tensor.sizeBytes());
+    std::memset(other.data(), 0x5a, other.sizeBytes());
+  }
+}
+
 TEST_CASE("tensor creation rejects bad arguments", "[tensor]") {
   kiln_tensor *tensor = nullptr;
   int64_t negative[] = {2, -1};
