@@ -141,10 +141,15 @@ Value storeTile(RewriterBase &rewriter, Location loc, linalg::LinalgOp tile,
 
 /// Replaces `tile` (all loops but m, n, k of extent 1, m <= mr, n <= nr) by
 /// a k loop accumulating a vector<mr x nr> with outer products.
-/// With `epilogue`, the tile's stores apply it (see storeTile).
+/// With `epilogue`, the tile's stores apply it (see storeTile). With `seed`
+/// (an f32 scalar), the accumulators start from that value instead of
+/// reading the accumulator tensor (whose fill was removed) when the i1
+/// `firstBlock` holds, or always when it is null (no K blocks).
 LogicalResult buildMicroKernel(RewriterBase &rewriter, linalg::LinalgOp tile,
                                const ContractionLoops &loops, int64_t mr,
-                               int64_t nr, const Epilogue *epilogue = nullptr);
+                               int64_t nr, const Epilogue *epilogue = nullptr,
+                               Value seed = Value(),
+                               Value firstBlock = Value());
 
 } // namespace mlir::kiln
 

@@ -1,22 +1,4 @@
-//===- MicroKernel.cpp - A register tile as vector outer products ---------===//
-//
-// The innermost tile of a contraction, C[mr x nr] += A[mr x K] * B[K x nr],
-// becomes
-//
-//   %acc0 = vector.transfer_read %C ... : vector<mr x nr>
-//   %acc = scf.for %k = 0 to K step 1 iter_args(%acc = %acc0) {
-//     %a = vector.transfer_read %A[.., %k] : vector<mr>   (a column of A)
-//     %b = vector.transfer_read %B[.., %k, ..] : vector<nr> (a row of B)
-//     vector.outerproduct %a, %b, %acc      (mr broadcasts, mr row FMAs)
-//   }
-//   vector.transfer_write %acc, %C
-//
-// so the accumulator stays in registers for the whole reduction. Tiles
-// smaller than mr x nr (matrix edges) read and write with out-of-bounds
-// masking; the extra lanes compute on zeros and are never stored.
-//
-//===- MicroKernel.cpp - A register tile as rows of vector FMAs
-//------------===//
+//===- MicroKernel.cpp - A register tile as rows of vector FMAs ----------===//
 //
 // The innermost tile of a contraction, C[mr x nr] += A[mr x K] * B[K x nr],
 // becomes mr row accumulators carried through a k loop:
@@ -30,9 +12,11 @@
 //   vector.transfer_write %c_r, %C[r, 0]
 //
 // so the accumulators stay in registers for the whole reduction, and only
-// 1-D vectors exist (no n-D vector lowering). Edge tiles: columns past the
-// matrix are masked (out-of-bounds transfers); rows past it read and write
-// the last valid row, computing and storing its values a second time.
+// 1-D vectors exist (no n-D vector lowering). When the accumulator tensor
+// started as a fill, the first K block seeds %c_r with the fill value instead
+// of reading it (kiln-tile-contractions removed the fill). Edge tiles: columns
+// past the matrix are masked (out-of-bounds transfers); rows past it read and
+// write the last valid row, computing and storing its values a second time.
 //
 //===----------------------------------------------------------------------===//
 #include "backends/cpu/ContractionCodegen.h"
@@ -73,7 +57,8 @@ LogicalResult mlir::kiln::buildMicroKernel(RewriterBase &rewriter,
                                            linalg::LinalgOp tile,
                                            const ContractionLoops &loops,
                                            int64_t mr, int64_t nr,
-                                           const Epilogue *epilogue) {
+                                           const Epilogue *epilogue, Value seed,
+                                           Value firstBlock) {
   Location loc = tile.getLoc();
   rewriter.setInsertionPoint(tile);
   SmallVector<int64_t> extents = tile.getStaticLoopRanges();
@@ -113,12 +98,35 @@ LogicalResult mlir::kiln::buildMicroKernel(RewriterBase &rewriter,
   }
 
   AffineMap accMap = rowMap(tile, acc, loops.n);
+  auto load = [&](OpBuilder &b, Location loc) {
+    SmallVector<Value> values;
+    for (Value row : rows)
+      values.push_back(vector::TransferReadOp::create(
+          b, loc, rowType, acc->get(),
+          indicesFor(tile, acc, loops, c0, row, c0), zero, accMap,
+          ArrayRef<bool>{fullColumns}));
+    return values;
+  };
+  auto splat = [&](OpBuilder &b, Location loc) {
+    return SmallVector<Value>(
+        mr, vector::BroadcastOp::create(b, loc, rowType, seed).getResult());
+  };
   SmallVector<Value> inits;
-  for (Value row : rows)
-    inits.push_back(vector::TransferReadOp::create(
-        rewriter, loc, rowType, acc->get(),
-        indicesFor(tile, acc, loops, c0, row, c0), zero, accMap,
-        ArrayRef<bool>{fullColumns}));
+  if (!seed) {
+    inits = load(rewriter, loc);
+  } else if (!firstBlock) {
+    inits = splat(rewriter, loc);
+  } else {
+    inits = scf::IfOp::create(
+                rewriter, loc, firstBlock,
+                [&](OpBuilder &b, Location loc) {
+                  scf::YieldOp::create(b, loc, splat(b, loc));
+                },
+                [&](OpBuilder &b, Location loc) {
+                  scf::YieldOp::create(b, loc, load(b, loc));
+                })
+                .getResults();
+  }
 
   AffineMap rhsMap = rowMap(tile, rhs, loops.n);
   auto kLoop = scf::ForOp::create(

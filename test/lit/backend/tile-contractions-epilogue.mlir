@@ -26,7 +26,7 @@
 // CHECK: return %{{.+}} : tensor<20x40xf32>
 // LOG-DAG: epilogue matmul_relu fused into matmul
 // OFF-LABEL: func.func @matmul_bias_relu
-// OFF-NOT: scf.if
+// OFF-NOT: scf.if {{.+}} -> (tensor
 // OFF: linalg.generic
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #col = affine_map<(d0, d1) -> (d1)>

@@ -5,15 +5,19 @@
 // A constant B is packed at compile time into 32-lane panels (40 columns ->
 // two zero-padded panels); the result is viewed through the panels and
 // sliced back. 8 rows x 32 lanes per register tile, accumulators carried
-// through the k loop as vectors.
+// through the k loop as vectors. The zero fill is gone: with one K block
+// the accumulators start as zero vectors, nothing is read.
 // CHECK-LABEL: func.func @constant_rhs
+// CHECK: %[[ZEROS:.+]] = arith.constant dense<0.000000e+00> : vector<32xf32>
 // CHECK: %[[PACKED:.+]] = arith.constant dense_resource<packed_rhs> : tensor<2x64x32xf32>
-// CHECK: tensor.expand_shape %{{.+}} {{\[}}[0], [1, 2]] output_shape [16, 2, 32]
+// CHECK-NOT: linalg.fill
+// CHECK: %[[EMPTY:.+]] = tensor.empty() : tensor<16x64xf32>
+// CHECK: tensor.expand_shape %[[EMPTY]] {{\[}}[0], [1, 2]] output_shape [16, 2, 32]
 // CHECK: scf.forall
 // CHECK: scf.for
 // CHECK: scf.for
-// CHECK-COUNT-8: vector.transfer_read %{{.+}} : tensor<16x2x32xf32>, vector<32xf32>
-// CHECK: scf.for %{{.+}} iter_args({{.+}}) -> (vector<32xf32>, vector<32xf32>, vector<32xf32>, vector<32xf32>, vector<32xf32>, vector<32xf32>, vector<32xf32>, vector<32xf32>)
+// CHECK-NOT: vector.transfer_read %{{.+}} : tensor<16x2x32xf32>, vector<32xf32>
+// CHECK: scf.for %{{.+}} iter_args(%{{.+}} = %[[ZEROS]], %{{.+}} = %[[ZEROS]], %{{.+}} = %[[ZEROS]], %{{.+}} = %[[ZEROS]], %{{.+}} = %[[ZEROS]], %{{.+}} = %[[ZEROS]], %{{.+}} = %[[ZEROS]], %{{.+}} = %[[ZEROS]]) -> (vector<32xf32>, vector<32xf32>, vector<32xf32>, vector<32xf32>, vector<32xf32>, vector<32xf32>, vector<32xf32>, vector<32xf32>)
 // CHECK: vector.transfer_read %[[PACKED]]
 // CHECK-COUNT-8: vector.fma
 // CHECK: scf.yield
@@ -34,6 +38,35 @@ func.func @constant_rhs(%a: tensor<16x64xf32>) -> tensor<16x40xf32> {
   %f = linalg.fill ins(%zero : f32) outs(%e : tensor<16x40xf32>) -> tensor<16x40xf32>
   %y = linalg.matmul ins(%a, %w : tensor<16x64xf32>, tensor<64x40xf32>) outs(%f : tensor<16x40xf32>) -> tensor<16x40xf32>
   return %y : tensor<16x40xf32>
+}
+
+// -----
+
+// A filled accumulator over two K blocks: the first block starts the
+// register tiles from the fill value, later ones read what the earlier
+// blocks wrote; the fill itself is gone.
+// CHECK-LABEL: func.func @seeded_k_blocks
+// CHECK-DAG: %[[ONES:.+]] = arith.constant dense<1.000000e+00> : vector<32xf32>
+// CHECK-DAG: %[[C0:.+]] = arith.constant 0 : index
+// CHECK-NOT: linalg.fill
+// CHECK: %[[EMPTY:.+]] = tensor.empty() : tensor<16x32xf32>
+// CHECK: scf.forall {{.+}} shared_outs(%{{.+}} = %[[EMPTY]])
+// CHECK: scf.for %[[KB:.+]] = %[[C0]] to %{{.+}} step %{{.+}} iter_args
+// CHECK: %[[FIRST:.+]] = arith.cmpi eq, %[[KB]], %[[C0]] : index
+// CHECK: scf.for
+// CHECK: scf.if %[[FIRST]]
+// CHECK-NEXT: scf.yield %[[ONES]], %[[ONES]], %[[ONES]], %[[ONES]], %[[ONES]], %[[ONES]], %[[ONES]], %[[ONES]]
+// CHECK-NEXT: } else {
+// CHECK-COUNT-8: vector.transfer_read
+// CHECK: scf.yield
+// CHECK: scf.for
+// CHECK-COUNT-8: vector.fma
+func.func @seeded_k_blocks(%a: tensor<16x512xf32>, %b: tensor<512x32xf32>) -> tensor<16x32xf32> {
+  %one = arith.constant 1.0 : f32
+  %e = tensor.empty() : tensor<16x32xf32>
+  %f = linalg.fill ins(%one : f32) outs(%e : tensor<16x32xf32>) -> tensor<16x32xf32>
+  %y = linalg.matmul ins(%a, %b : tensor<16x512xf32>, tensor<512x32xf32>) outs(%f : tensor<16x32xf32>) -> tensor<16x32xf32>
+  return %y : tensor<16x32xf32>
 }
 
 // -----

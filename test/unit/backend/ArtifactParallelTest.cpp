@@ -66,8 +66,10 @@ func.func @main(%x: tensor<96x160xf32>) -> (tensor<96x128xf32>, tensor<96xf32>) 
     INFO("threads = " << threads);
     std::vector<float> y(M * N, -5.f), rowsum(M, -5.f);
     REQUIRE(artifact->run({x.data()}, {y.data(), rowsum.data()}, threads) == 0);
+    // The matmul with its bias + tanh epilogue is one pool dispatch (its
+    // zero fill starts the register tiles instead of being a loop).
     if (threads > 1)
-      CHECK(artifact->lastParallelCalls >= 2);
+      CHECK(artifact->lastParallelCalls >= 1);
     for (int i = 0; i < M * N; ++i)
       REQUIRE(std::fabs(y[i] - want[i]) <= 1e-5f);
     for (int i = 0; i < M; ++i)
