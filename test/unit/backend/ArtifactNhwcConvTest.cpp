@@ -152,6 +152,9 @@ TEST_CASE("NHWC depthwise convolution", "[nhwc]") {
   // blocks reaching into the left and right padding.
   checkNhwc({1, 6, 40, 16, 3, 0, 1, 1, 1, true});
   checkNhwc({1, 7, 45, 24, 3, 0, 2, 1, 1, true});
+  // Few rows of several channel vectors (MobileNetV2's 7x7 maps).
+  checkNhwc({1, 7, 7, 96, 3, 0, 1, 1, 1, true});
+  checkNhwc({2, 4, 5, 64, 3, 0, 2, 1, 1, true});
 }
 
 // Not a test: writes NCHW and NHWC artifacts of ResNet/MobileNet-like

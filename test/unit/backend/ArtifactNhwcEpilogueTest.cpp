@@ -177,4 +177,8 @@ TEST_CASE("epilogues fused into the NHWC depthwise convolution",
   checkEpilogue({1, 2, 2, 5, 3, 0, 2, 1, true, false, false, true});
   // Wide rows: interior blocks and blocks reaching into the padding.
   checkEpilogue({1, 6, 40, 24, 3, 0, 1, 1, true, true, true, false});
+  // Few rows of several channel vectors (7x7 maps as in MobileNetV2;
+  // batch 2, stride 2).
+  checkEpilogue({1, 7, 7, 96, 3, 0, 1, 1, true, true, true, true});
+  checkEpilogue({2, 4, 5, 64, 3, 0, 2, 1, true, true, true, false});
 }
