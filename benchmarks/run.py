@@ -2,16 +2,17 @@
 """Kiln vs onnxruntime, side by side on this machine; writes docs/performance.md.
 
     benchmarks/run.py --kiln build/bin/kiln [--threads 2] [--rounds 3]
-                      [--repeat 20] [--only resnet18,matmul2048]
+                      [--repeat 20] [--min-seconds 1] [--only resnet18,matmul2048]
                       [--work /tmp/kiln-bench] [--doc docs/performance.md]
 
 Each workload is exported from PyTorch (random weights, no downloads) or
 built with onnx.helper, compiled once with `kiln compile -v` (compile time
 from its report), checked once against onnxruntime (max |error| relative to
 max |reference|), then timed in --rounds alternating rounds: `kiln bench`
-(median of --repeat runs after warm-up) and onnxruntime in a child process
-(intra-op threads = --threads, all graph optimizations, the same repeat
-count). Each side's figure is the median over rounds; peak RSS is each
+(median of --repeat runs after warm-up, more for short workloads so each
+side runs at least --min-seconds per round) and onnxruntime in a child
+process (intra-op threads = --threads, all graph optimizations, the same
+run count). Each side's figure is the median over rounds; peak RSS is each
 child's VmHWM (getrusage's ru_maxrss would include this script's own
 footprint: Linux carries it across fork and exec). The onnxruntime figure
 includes the Python interpreter and numpy (~30 MB). The FP32 peak comes
@@ -24,6 +25,7 @@ product itself never does. Not part of `make test` (timings are not tests).
 import argparse
 import datetime
 import json
+import math
 import os
 import platform
 import re
@@ -328,6 +330,9 @@ def main():
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--repeat", type=int, default=20)
+    ap.add_argument("--min-seconds", type=float, default=1.0,
+                    help="raise --repeat per workload so each side runs at "
+                         "least this long per round")
     ap.add_argument("--only", default="")
     ap.add_argument("--autotune", action="store_true",
                     help="compile with -O3 --autotune (cache in WORK/autotune.json; "
@@ -375,17 +380,24 @@ def main():
             total = re.search(r"total\s+([\d.]+) ms", r.stdout + r.stderr)
             row["compile_s"] = float(total.group(1)) / 1000 if total else None
             row["error"] = check(kiln, so, path, work)
+            # Short workloads get more runs: each side times at least
+            # --min-seconds per round (a 4 ms model's median of 20 runs
+            # moved by 50% between rounds on this host).
+            probe, _ = kiln_bench(kiln, so, args.threads, 5)
+            repeat = max(args.repeat,
+                         min(2000, math.ceil(args.min_seconds * 1e3 / probe)))
+            row["repeat"] = repeat
             kt, ot, krss, orss, fractions = [], [], [], [], []
             for _ in range(args.rounds):
                 # The %-of-peak target: the peak measured in the same round,
                 # since this host's FMA throughput itself drifts by 10%.
                 round_peak = fma_peak(args.threads, args.work, build=False)[0] \
                     if target is None and peak else None
-                m, rss = kiln_bench(kiln, so, args.threads, args.repeat)
+                m, rss = kiln_bench(kiln, so, args.threads, repeat)
                 if round_peak:
                     fractions.append(row["gflop"] / m * 1e3 / round_peak)
                 kt.append(m), krss.append(rss)
-                m, rss = ort_bench(path, args.threads, args.repeat)
+                m, rss = ort_bench(path, args.threads, repeat)
                 ot.append(m), orss.append(rss)
             # Each round times both back to back, so its ratio cancels the
             # host's drift between rounds; the table gives their median and
@@ -417,7 +429,9 @@ def write_doc(args, rows, peak, peak_text, vers):
         "runtime-only runner, so its peak RSS is what an embedding service "
         "pays; onnxruntime "
         "intra-op threads, all graph optimizations); medians of "
-        f"{args.repeat} runs, median over {args.rounds} alternating rounds. "
+        f"at least {args.repeat} runs and {args.min_seconds:g} s per side and "
+        f"round (the runs column), median over {args.rounds} alternating "
+        "rounds. "
         "kiln/ORT is the median of the rounds' own ratios (each round runs "
         "both back to back), with their range.",
         f"- fp32 FMA peak ({args.threads} threads, benchmarks/fma_peak.c, best "
@@ -428,12 +442,12 @@ def write_doc(args, rows, peak, peak_text, vers):
         "",
         "| workload | GFLOP | kiln ms | onnxruntime ms | kiln/ORT | target | "
         "kiln GFLOP/s (% peak) | ORT GFLOP/s | kiln RSS MB | ORT RSS MB | "
-        "compile s | error |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "compile s | runs | error |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         if "failure" in r:
-            lines.append(f"| {r['desc']} | | failed: {r['failure']} | | | | | | | | | |")
+            lines.append(f"| {r['desc']} | | failed: {r['failure']} | | | | | | | | | | |")
             continue
         ratio = r.get("ratio", r["kiln_ms"] / r["ort_ms"])
         spread = (f" ({r['ratio_lo']:.2f}-{r['ratio_hi']:.2f})"
@@ -453,7 +467,8 @@ def write_doc(args, rows, peak, peak_text, vers):
         lines.append(
             f"| {r['desc']} | {r['gflop']:.2f} | {r['kiln_ms']:.2f} | {r['ort_ms']:.2f} | "
             f"{ratio:.2f}{spread} | {target} | {kgf:.0f}{pct} | {ogf:.0f} | "
-            f"{r['kiln_rss']:.0f} | {r['ort_rss']:.0f} | {compile_s} | {r['error']:.1e} |")
+            f"{r['kiln_rss']:.0f} | {r['ort_rss']:.0f} | {compile_s} | "
+            f"{r.get('repeat', args.repeat)} | {r['error']:.1e} |")
     lines += ["", notes()]
     with open(args.doc, "w") as f:
         f.write("\n".join(lines) + "\n")

@@ -170,7 +170,8 @@ LogicalResult mlir::kiln::tileNhwcConvolution(RewriterBase &rewriter,
   NhwcSplit work = splitNhwcWork(m, panels, s.batch, tiles);
   int64_t mr = work.mr, mc = work.mc, pc = work.pc;
   // K blocks of about KC: several whole runs, or one run split in `split`
-  // chunks (a 3x3 filter over 256 channels: runs of 768 in 3 chunks).
+  // chunks (KC = 1024, a 3x3 filter over 512 channels: runs of 1536 in 2
+  // chunks).
   int64_t tapBlock = std::clamp<int64_t>(tiles.kc / run, 1, taps);
   int64_t split = llvm::divideCeil(run, tiles.kc);
   int64_t chunk = llvm::divideCeil(run, split);

@@ -153,7 +153,8 @@ def TileNhwcConvolutions : Pass<"kiln-tile-nhwc-convolutions", "func::FuncOp"> {
     in place as [N, H, W*C], each register-tile row broadcasting from its
     own pixel's address (one run of KW*C contiguous floats per filter row
     when the horizontal dilation is 1, else C per tap; no im2col). K blocks
-    hold about KC floats (several runs, or a run split in chunks). Static
+    hold about KC floats (several runs, or a run split in chunks; KC = 1024
+    unless `tile-k` says otherwise: nhwcConvolutionTileK in TileSizes.h). Static
     f32 `linalg.depthwise_conv_2d_nhwc_hwc` becomes, per output row (an
     `scf.forall` over batch and rows), blocks of mr pixels times one vector
     of channels accumulated over the taps with FMAs; a zero `tensor.pad`
@@ -230,6 +231,8 @@ def TileNhwcConvolutions : Pass<"kiln-tile-nhwc-convolutions", "func::FuncOp"> {
            "Number of vector registers">,
     Option<"fuseEpilogues", "fuse-epilogues", "bool", "true",
            "Apply a single elementwise consumer in the kernels">,
+    Option<"cacheTileK", "tile-k", "int64_t", "0",
+           "K block of direct convolutions in floats (0: the cost model)">,
   ];
   let dependentDialects = ["scf::SCFDialect", "vector::VectorDialect",
                            "tensor::TensorDialect", "arith::ArithDialect"];

@@ -40,6 +40,7 @@ struct TileNhwcConvolutions
 
   void runOnOperation() override {
     ContractionTileSizes tiles = contractionTileSizes(vectorBits, registers);
+    tiles.kc = cacheTileK > 0 ? cacheTileK : nhwcConvolutionTileK(tiles);
     int64_t lanes = std::max<int64_t>(vectorBits / 32, 1);
     IRRewriter rewriter(&getContext());
     SmallVector<Operation *> convs;

@@ -1,4 +1,5 @@
-// RUN: kiln-opt %s --kiln-tile-nhwc-convolutions --split-input-file | FileCheck %s
+// K blocks of 256 floats (tile-k) so that a small convolution has several.
+// RUN: kiln-opt %s --kiln-tile-nhwc-convolutions="tile-k=256" --split-input-file | FileCheck %s
 // RUN: kiln-opt %s --kiln-tile-nhwc-convolutions="fuse-epilogues=false" --split-input-file | FileCheck %s --check-prefix=NOFUSE
 
 // Bias and ReLU in one consumer of a direct convolution with one K block:

@@ -1,6 +1,7 @@
 // RUN: kiln-opt %s --kiln-tile-nhwc-convolutions --split-input-file | FileCheck %s
 // RUN: kiln-opt %s --kiln-tile-nhwc-convolutions="vector-bits=256 registers=16" --split-input-file | FileCheck %s --check-prefix=AVX2
 // RUN: kiln-opt %s --kiln-tile-nhwc-convolutions="vector-bits=128 registers=32" --split-input-file | FileCheck %s --check-prefix=NEON
+// RUN: kiln-opt %s --kiln-tile-nhwc-convolutions="tile-k=256" --split-input-file | FileCheck %s --check-prefix=KC256
 
 // A 3x3 NHWC convolution, direct: the filter [3, 3, 16, 40] is packed at
 // compile time into 32-lane panels of K = 3*3*16 (40 filters -> two panels,
@@ -66,14 +67,17 @@ func.func @conv3x3(%x: tensor<1x10x10x16xf32>) -> tensor<1x8x8x40xf32> {
 // 56x56 = 3136 pixels = 392 register tiles: the 25 thread-pool tiles of
 // 128 rows MC asks for become 28 of 112 (a divisor of 392, so every task is
 // the same size), 2 panels per tile (128 columns = 4 panels, capped at 2),
-// and runs of 3 x 64 = 192 floats give K blocks of one filter row
-// (256 / 192).
+// and runs of 3 x 64 = 192 floats: K = 576 is one block of the default KC
+// (1024); with KC = 256, three blocks of one filter row.
 // CHECK-LABEL: func.func @padded_stride2
 // CHECK: %[[PAD:.+]] = tensor.pad
 // CHECK: arith.constant dense_resource<packed_filter> : tensor<2x576x32xf32>
 // CHECK: %[[PROWS:.+]] = tensor.collapse_shape %[[PAD]] {{\[}}[0], [1], [2, 3]] : tensor<1x114x114x64xf32> into tensor<1x114x7296xf32>
 // CHECK: scf.forall ({{.+}}) in (1, 28, 1)
-// CHECK: scf.for %{{.+}} = %{{.+}} to %c3{{.*}} step %c1
+// CHECK: scf.for %{{.+}} = %{{.+}} to %c1{{.*}} step %c1
+// KC256-LABEL: func.func @padded_stride2
+// KC256: scf.forall ({{.+}}) in (1, 28, 1)
+// KC256: scf.for %{{.+}} = %{{.+}} to %c3{{.*}} step %c1
 // CHECK: vector.transfer_read {{.+}} {in_bounds = [true]} : tensor<?x?xf32>, vector<32xf32>
 // CHECK: tensor.extract %[[PROWS]][{{.+}}] : tensor<1x114x7296xf32>
 // CHECK-COUNT-8: vector.fma
@@ -94,15 +98,22 @@ func.func @padded_stride2(%x: tensor<1x112x112x64xf32>) -> tensor<1x56x56x64xf32
 
 // -----
 
-// Runs longer than KC = 256 are split: 3 x 128 channels = 384 floats per
-// filter row, two chunks of 192, six K blocks.
+// 3 x 128 channels = 384 floats per filter row. KC = 1024 takes two whole
+// rows per K block: blocks [0, 2) and [2, 3) of the three. Runs longer
+// than KC are split: with KC = 256, two chunks of 192, six K blocks.
 // CHECK-LABEL: func.func @split_runs
-// CHECK: scf.for %[[BLOCK:.+]] = %{{.+}} to %c6{{.*}} step %c1
-// CHECK: %[[TAP:.+]] = arith.divui %[[BLOCK]], %c2
-// CHECK: %[[PART:.+]] = arith.remui %[[BLOCK]], %c2
-// CHECK: %[[BEGIN:.+]] = arith.muli %[[PART]], %c192
-// CHECK: %[[END:.+]] = arith.minui %{{.+}}, %c384
-// CHECK: scf.for %{{.+}} = %[[BEGIN]] to %[[END]] step %c1{{.*}} iter_args
+// CHECK: scf.for %[[BLOCK:.+]] = %{{.+}} to %c2{{.*}} step %c1
+// CHECK: %[[TAP0:.+]] = arith.muli %[[BLOCK]], %c2
+// CHECK: %[[TAPEND:.+]] = arith.minui %{{.+}}, %c3
+// CHECK: scf.for %{{.+}} = %[[TAP0]] to %[[TAPEND]] step %c1
+// CHECK: scf.for %{{.+}} = %c0{{.*}} to %c384{{.*}} step %c1{{.*}} iter_args
+// KC256-LABEL: func.func @split_runs
+// KC256: scf.for %[[BLOCK:.+]] = %{{.+}} to %c6{{.*}} step %c1
+// KC256: %[[TAP:.+]] = arith.divui %[[BLOCK]], %c2
+// KC256: %[[PART:.+]] = arith.remui %[[BLOCK]], %c2
+// KC256: %[[BEGIN:.+]] = arith.muli %[[PART]], %c192
+// KC256: %[[END:.+]] = arith.minui %{{.+}}, %c384
+// KC256: scf.for %{{.+}} = %[[BEGIN]] to %[[END]] step %c1{{.*}} iter_args
 func.func @split_runs(%x: tensor<1x6x6x128xf32>, %c: tensor<1x4x4x32xf32>) -> tensor<1x4x4x32xf32> {
   %w = arith.constant dense<0.25> : tensor<3x3x128x32xf32>
   %y = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}

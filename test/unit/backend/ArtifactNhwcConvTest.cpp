@@ -134,12 +134,15 @@ TEST_CASE("direct NHWC convolution", "[nhwc]") {
   checkNhwc({1, 7, 9, 19, 1, 24, 1, 1, 0});   // 1x1 stride 1
   checkNhwc({1, 8, 8, 12, 1, 64, 2, 1, 0});   // 1x1 stride 2
   checkNhwc({1, 23, 21, 3, 7, 20, 2, 1, 3});  // 7x7 stride 2 stem
-  // Several thread-pool tiles in M and N, filter rows of 3 x 96 = 288
-  // floats split in two K blocks each, remainder rows.
+  // Several thread-pool tiles in M and N, remainder rows.
   checkNhwc({1, 15, 15, 96, 3, 200, 1, 1, 1});
-  // K blocks of two filter rows (3 x 40 = 120 floats) and a partial last
+  // K blocks of at most 1024 floats (nhwcConvolutionTileK): filter rows of
+  // 3 x 352 = 1056 floats split in two K blocks each, 72 filters (the last
+  // panel masked).
+  checkNhwc({1, 9, 8, 352, 3, 72, 1, 1, 1});
+  // K blocks of two filter rows (3 x 150 = 450 floats) and a partial last
   // block of one.
-  checkNhwc({1, 9, 10, 40, 3, 36, 1, 1, 1});
+  checkNhwc({1, 9, 10, 150, 3, 36, 1, 1, 1});
 }
 
 TEST_CASE("NHWC depthwise convolution", "[nhwc]") {

@@ -158,8 +158,10 @@ TEST_CASE("epilogues fused into the direct NHWC convolution",
   // 1-pixel outputs (3x3 over 3x3, no padding; 1x1 stride 2 over 2x2).
   checkEpilogue({1, 3, 3, 7, 3, 20, 1, 0, false, false, true, false});
   checkEpilogue({2, 2, 2, 9, 1, 17, 2, 0, false, true, true, true});
-  // Filter rows of 3 x 96 floats split in two K blocks each: six blocks,
-  // the epilogue on the last; several thread-pool tiles.
+  // Filter rows of 3 x 352 floats split in two K blocks each (KC 1024):
+  // six blocks, the bias seeding the first, the epilogue on the last.
+  checkEpilogue({1, 8, 9, 352, 3, 40, 1, 1, false, true, true, false});
+  // Several thread-pool tiles, one K block.
   checkEpilogue({1, 15, 15, 96, 3, 70, 1, 1, false, true, true, false});
   // 1x1 stride 1, F a whole number of panels.
   checkEpilogue({1, 7, 9, 19, 1, 32, 1, 0, false, false, true, true});
