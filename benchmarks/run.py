@@ -343,19 +343,24 @@ def main():
                     "earlier run (its JSON lines) instead of measuring")
     args = ap.parse_args()
     if args.from_log:
-        rows, peak, peak_text = [], None, ""
+        rows, peak, peak_text, vers = [], None, "", None
         for line in open(args.from_log):
             if line.startswith("fp32 FMA peak: "):
                 peak_text = line.split(": ", 1)[1].strip()
                 peak = float(peak_text.split()[0])
+            elif line.startswith("versions: "):
+                vers = json.loads(line.split(": ", 1)[1])
             elif line.startswith("{"):
                 rows.append(json.loads(line))
-        write_doc(args, rows, peak, peak_text, versions(args.kiln))
+        # Logs from before the versions line get today's (the checkout's).
+        write_doc(args, rows, peak, peak_text, vers or versions(args.kiln))
         return
     kiln = os.path.abspath(args.kiln)
     names = [n for n in WORKLOADS if not args.only or n in args.only.split(",")]
     os.makedirs(args.work, exist_ok=True)
 
+    vers = versions(kiln)
+    print(f"versions: {json.dumps(vers)}", flush=True)
     peak, peak_text = fma_peak(args.threads, args.work)
     print(f"fp32 FMA peak: {peak_text}", flush=True)
     rows = []
@@ -413,7 +418,7 @@ def main():
         except Exception as e:  # report, keep going
             row["failure"] = str(e)[:300]
         print(json.dumps(row), flush=True)
-    write_doc(args, rows, peak, peak_text, versions(kiln))
+    write_doc(args, rows, peak, peak_text, vers)
 
 
 def write_doc(args, rows, peak, peak_text, vers):
