@@ -154,6 +154,8 @@ void mlir::kiln::buildCpuCodegenPipeline(OpPassManager &pm,
   pm.addPass(createUBToLLVMConversionPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   addCleanup(pm);
+  // Layers that repeat share one body (LLVM compiles it once).
+  pm.addPass(createShareParallelBodies());
 }
 
 namespace {

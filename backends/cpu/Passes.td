@@ -619,6 +619,53 @@ def DynamicResults : Pass<"kiln-dynamic-results", "ModuleOp"> {
   let dependentDialects = ["arith::ArithDialect", "memref::MemRefDialect"];
 }
 
+def ShareParallelBodies : Pass<"kiln-share-parallel-bodies", "ModuleOp"> {
+  let summary = "One function for outlined loop bodies that differ only in "
+                "buffer offsets";
+  let description = [{
+    After lowering to the LLVM dialect, outlined bodies
+    (`@__kiln_parallel_body_K`) of loops that are the same on different
+    buffers (the layers of a transformer, the blocks of a ResNet stage)
+    differ only in the constant byte offsets of `llvm.getelementptr
+    %arg[C]` from their pointer arguments (arena, weights). Such bodies
+    become one `@__kiln_parallel_shared_N` taking the offsets that differ as
+    trailing i64 arguments; offsets equal in all of them stay constants.
+    Each body becomes a call with its own offsets, so LLVM optimizes and
+    emits the loop once (ViT-B/16: 230 of its 249 bodies share 17
+    functions; code 834 -> 258 KB, compile 28 -> 15 s).
+
+    Before:
+    ```mlir
+    llvm.func @__kiln_parallel_body_0(%b: i64, %e: i64, %arena: !llvm.ptr) {
+      %x = llvm.getelementptr %arena[0] : (!llvm.ptr) -> !llvm.ptr, i8
+      %y = llvm.getelementptr %arena[4096] : (!llvm.ptr) -> !llvm.ptr, i8
+      ... loop reading %x, writing %y ...
+    }
+    llvm.func @__kiln_parallel_body_1(%b: i64, %e: i64, %arena: !llvm.ptr) {
+      %x = llvm.getelementptr %arena[0] : (!llvm.ptr) -> !llvm.ptr, i8
+      %y = llvm.getelementptr %arena[8192] : (!llvm.ptr) -> !llvm.ptr, i8
+      ... the same loop ...
+    }
+    ```
+    After:
+    ```mlir
+    llvm.func @__kiln_parallel_shared_0(%b: i64, %e: i64, %arena: !llvm.ptr,
+                                        %o: i64) {
+      %x = llvm.getelementptr %arena[0] : (!llvm.ptr) -> !llvm.ptr, i8
+      %y = llvm.getelementptr %arena[%o] : (!llvm.ptr, i64) -> !llvm.ptr, i8
+      ... the loop ...
+    }
+    llvm.func @__kiln_parallel_body_0(%b: i64, %e: i64, %arena: !llvm.ptr) {
+      %o = llvm.mlir.constant(4096 : i64) : i64
+      llvm.call @__kiln_parallel_shared_0(%b, %e, %arena, %o) : ...
+      llvm.return
+    }
+    llvm.func @__kiln_parallel_body_1(...) { ... 8192 ... }
+    ```
+  }];
+  let dependentDialects = ["LLVM::LLVMDialect"];
+}
+
 def FlattenEmptyArguments : Pass<"kiln-flatten-empty-arguments", "ModuleOp"> {
   let summary = "Give zero-element entry buffers the type memref<0xT>";
   let description = [{
