@@ -45,23 +45,37 @@ std::optional<int32_t> argumentOffset(Operation *op) {
   return gep.getRawConstantIndices()[0];
 }
 
-/// The attributes of `op`, without the offset of an argument GEP.
+/// Everything an op carries besides operands, types and regions: its
+/// properties (flags such as `inbounds` or `nsw` are properties that
+/// getAttrDictionary leaves out) and discardable attributes; without the
+/// offset of an argument GEP, and without a function's name.
 DictionaryAttr attributesOf(Operation *op) {
-  DictionaryAttr all = op->getAttrDictionary();
-  if (!argumentOffset(op))
-    return all;
-  NamedAttrList kept(all);
-  kept.erase(LLVM::GEPOp::getRawConstantIndicesAttrName(op->getName()));
-  return kept.getDictionary(op->getContext());
+  NamedAttrList all(op->getDiscardableAttrDictionary());
+  if (Attribute props = op->getPropertiesAsAttribute()) {
+    if (auto dict = dyn_cast<DictionaryAttr>(props))
+      all.append(dict.getValue());
+    else
+      all.append("kiln.properties", props);
+  }
+  if (argumentOffset(op))
+    all.erase(LLVM::GEPOp::getRawConstantIndicesAttrName(op->getName()));
+  if (isa<LLVM::LLVMFuncOp>(op))
+    all.erase(SymbolTable::getSymbolAttrName());
+  return all.getDictionary(op->getContext());
+}
+
+/// An outlined body this pass may share: defined, void, fixed arguments.
+bool isShareableBody(LLVM::LLVMFuncOp func) {
+  return !func.isExternal() &&
+         func.getName().starts_with("__kiln_parallel_body_") &&
+         isa<LLVM::LLVMVoidType>(func.getFunctionType().getReturnType()) &&
+         !func.getFunctionType().isVarArg();
 }
 
 /// Op names, types and attributes in walk order (offsets left out).
 llvm::hash_code structuralHash(LLVM::LLVMFuncOp func) {
-  llvm::hash_code hash =
-      llvm::hash_value(func.getFunctionType().getAsOpaquePointer());
+  llvm::hash_code hash = llvm::hash_value(0);
   func.walk<WalkOrder::PreOrder>([&](Operation *op) {
-    if (op == func)
-      return; // its name differs
     hash = llvm::hash_combine(hash, op->getName().getAsOpaquePointer(),
                               attributesOf(op).getAsOpaquePointer(),
                               op->getNumOperands(), op->getNumRegions());
@@ -73,7 +87,8 @@ llvm::hash_code structuralHash(LLVM::LLVMFuncOp func) {
 /// b's offsets in a's walk order.
 bool sameUpToOffsets(LLVM::LLVMFuncOp a, LLVM::LLVMFuncOp b,
                      SmallVectorImpl<int32_t> &offsets) {
-  if (a.getFunctionType() != b.getFunctionType())
+  // The function type, argument attributes, memory effects, ...
+  if (attributesOf(a) != attributesOf(b))
     return false;
   // First the structure, mapping blocks, block arguments and results; then
   // the operands and successors (a block may use values of a block listed
@@ -148,14 +163,16 @@ struct Group {
 struct ShareParallelBodiesPass
     : public kiln::impl::ShareParallelBodiesBase<ShareParallelBodiesPass> {
   using Base::Base;
+  SymbolTable *symbols = nullptr; // the module's, while the pass runs
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    SymbolTable table(module);
+    symbols = &table;
     llvm::DenseMap<llvm::hash_code, SmallVector<Group>> buckets;
     SmallVector<std::pair<llvm::hash_code, unsigned>> order;
     for (auto func : module.getOps<LLVM::LLVMFuncOp>()) {
-      if (func.isExternal() ||
-          !func.getName().starts_with("__kiln_parallel_body_"))
+      if (!isShareableBody(func))
         continue;
       llvm::hash_code hash = structuralHash(func);
       SmallVector<Group> &groups = buckets[hash];
@@ -201,9 +218,9 @@ struct ShareParallelBodiesPass
           }))
         varying.push_back(i);
 
-    OpBuilder b(first);
-    auto body = cast<LLVM::LLVMFuncOp>(b.clone(*first));
+    auto body = cast<LLVM::LLVMFuncOp>(first->clone());
     body.setName(("__kiln_parallel_shared_" + Twine(id)).str());
+    symbols->insert(body, first->getIterator()); // renamed if taken
     auto i64 = IntegerType::get(ctx, 64);
     unsigned numArgs = body.getNumArguments();
     LLVM::LLVMFunctionType type = body.getFunctionType();
@@ -225,6 +242,7 @@ struct ShareParallelBodiesPass
       auto dynamic = LLVM::GEPOp::create(
           at, gep.getLoc(), gep.getType(), gep.getElemType(), gep.getBase(),
           ValueRange{body.getArgument(numArgs + n)}, gep.getNoWrapFlags());
+      dynamic->setDiscardableAttrs(gep->getDiscardableAttrDictionary());
       gep.replaceAllUsesWith(dynamic.getResult());
       gep.erase();
     }

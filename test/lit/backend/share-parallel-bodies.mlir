@@ -78,3 +78,36 @@ llvm.func @helper(%b: i64, %e: i64, %arena: !llvm.ptr) {
   llvm.store %w, %x : f32, !llvm.ptr
   llvm.return
 }
+
+// Flags are properties, compared too: bodies 5 and 6 differ only in the
+// GEP's inbounds and the add's nsw, and keep their own code.
+// CHECK-LABEL: llvm.func @__kiln_parallel_body_5(
+// CHECK-NOT: llvm.call
+// CHECK: llvm.getelementptr inbounds
+llvm.func @__kiln_parallel_body_5(%b: i64, %e: i64, %arena: !llvm.ptr) attributes {sym_visibility = "private"} {
+  %x = llvm.getelementptr inbounds %arena[256] : (!llvm.ptr) -> !llvm.ptr, i8
+  %s = llvm.add %b, %e overflow<nsw> : i64
+  llvm.store %s, %x : i64, !llvm.ptr
+  llvm.return
+}
+// CHECK-LABEL: llvm.func @__kiln_parallel_body_6(
+// CHECK-NOT: llvm.call
+// CHECK: llvm.getelementptr %
+llvm.func @__kiln_parallel_body_6(%b: i64, %e: i64, %arena: !llvm.ptr) attributes {sym_visibility = "private"} {
+  %x = llvm.getelementptr %arena[256] : (!llvm.ptr) -> !llvm.ptr, i8
+  %s = llvm.add %b, %e : i64
+  llvm.store %s, %x : i64, !llvm.ptr
+  llvm.return
+}
+// Only void bodies are shared (the wrapper returns nothing).
+// CHECK-LABEL: llvm.func @__kiln_parallel_body_7(
+// CHECK-NOT: llvm.call
+// CHECK: llvm.return %{{.+}} : i64
+llvm.func @__kiln_parallel_body_7(%b: i64, %e: i64, %arena: !llvm.ptr) -> i64 attributes {sym_visibility = "private"} {
+  %s = llvm.add %b, %e : i64
+  llvm.return %s : i64
+}
+llvm.func @__kiln_parallel_body_8(%b: i64, %e: i64, %arena: !llvm.ptr) -> i64 attributes {sym_visibility = "private"} {
+  %s = llvm.add %b, %e : i64
+  llvm.return %s : i64
+}
