@@ -350,6 +350,10 @@ def main():
                 peak = float(peak_text.split()[0])
             elif line.startswith("versions: "):
                 vers = json.loads(line.split(": ", 1)[1])
+            elif line.startswith("settings: "):
+                # The measuring run's settings, not this command line's.
+                for key, value in json.loads(line.split(": ", 1)[1]).items():
+                    setattr(args, key, value)
             elif line.startswith("{"):
                 rows.append(json.loads(line))
         # Logs from before the versions line get today's (the checkout's).
@@ -361,6 +365,9 @@ def main():
 
     vers = versions(kiln)
     print(f"versions: {json.dumps(vers)}", flush=True)
+    settings = {k: getattr(args, k)
+                for k in ("threads", "rounds", "repeat", "min_seconds")}
+    print(f"settings: {json.dumps(settings)}", flush=True)
     peak, peak_text = fma_peak(args.threads, args.work)
     print(f"fp32 FMA peak: {peak_text}", flush=True)
     rows = []
