@@ -163,12 +163,10 @@ struct Group {
 struct ShareParallelBodiesPass
     : public kiln::impl::ShareParallelBodiesBase<ShareParallelBodiesPass> {
   using Base::Base;
-  SymbolTable *symbols = nullptr; // the module's, while the pass runs
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    SymbolTable table(module);
-    symbols = &table;
+    SymbolTable symbols(module);
     llvm::DenseMap<llvm::hash_code, SmallVector<Group>> buckets;
     SmallVector<std::pair<llvm::hash_code, unsigned>> order;
     for (auto func : module.getOps<LLVM::LLVMFuncOp>()) {
@@ -199,7 +197,7 @@ struct ShareParallelBodiesPass
       Group &group = buckets[hash][index];
       if (group.members.size() < 2)
         continue;
-      share(group, shared++);
+      share(group, shared++, symbols);
       members += group.members.size();
     }
     KILN_LOG("codegen", Info)
@@ -207,7 +205,7 @@ struct ShareParallelBodiesPass
         << " functions (" << order.size() - shared << " kept their own)\n";
   }
 
-  void share(Group &group, unsigned id) {
+  void share(Group &group, unsigned id, SymbolTable &symbols) {
     LLVM::LLVMFuncOp first = group.members.front();
     MLIRContext *ctx = first.getContext();
     // Offsets that differ between members become arguments.
@@ -220,7 +218,7 @@ struct ShareParallelBodiesPass
 
     auto body = cast<LLVM::LLVMFuncOp>(first->clone());
     body.setName(("__kiln_parallel_shared_" + Twine(id)).str());
-    symbols->insert(body, first->getIterator()); // renamed if taken
+    symbols.insert(body, first->getIterator()); // renamed if taken
     auto i64 = IntegerType::get(ctx, 64);
     unsigned numArgs = body.getNumArguments();
     LLVM::LLVMFunctionType type = body.getFunctionType();
