@@ -1,6 +1,7 @@
 //===- Artifact.cpp - LLVM-dialect module to a Kiln artifact --------------===//
 #include "backends/common/Artifact.h"
 #include "backends/common/ArtifactInterface.h"
+#include "backends/common/KernelTable.h"
 #include "backends/common/Linker.h"
 #include "backends/common/ObjectCodegen.h"
 
@@ -18,6 +19,8 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Target/TargetMachine.h"
 
+#include "kiln/abi.h"
+
 using namespace mlir;
 using namespace mlir::kiln;
 
@@ -30,11 +33,70 @@ namespace {
 struct ModuleContents {
   uint64_t arenaSize = 0;
   ArrayRef<char> weights;
+  std::optional<GpuContents> gpu;
 };
 } // namespace
 
-static FailureOr<ModuleContents> readContents(ModuleOp module,
-                                              std::string &error) {
+/// The raw bytes of a dense_resource module attribute, or failure.
+static FailureOr<ArrayRef<char>> blobBytes(Attribute attr, StringRef name,
+                                           std::string &error) {
+  auto blob = dyn_cast_or_null<DenseResourceElementsAttr>(attr);
+  AsmResourceBlob *data = blob ? blob.getRawHandle().getBlob() : nullptr;
+  if (!data) {
+    error = (name + " must be a dense_resource blob with its data").str();
+    return failure();
+  }
+  return data->getData();
+}
+
+/// The kiln.gpu.* attributes a GPU leaf left, checked against the target.
+static LogicalResult readGpuContents(ModuleOp module, const Target &target,
+                                     std::optional<GpuContents> &gpu,
+                                     std::string &error) {
+  auto platform = module->getAttrOfType<StringAttr>("kiln.gpu.platform");
+  if (!target.isGpu()) {
+    if (platform)
+      error = "the module holds GPU kernels, but the target is a CPU";
+    return failure(bool(platform));
+  }
+  if (!platform) {
+    error = "the module has no GPU kernels (kiln.gpu.platform is missing)";
+    return failure();
+  }
+  GpuContents contents;
+  if (platform.getValue() == "cuda")
+    contents.platform = KILN_GPU_CUDA;
+  else if (platform.getValue() == "hip")
+    contents.platform = KILN_GPU_HIP;
+  else if (platform.getValue() == "emulator")
+    contents.platform = KILN_GPU_EMULATOR;
+  else {
+    error = ("unknown kiln.gpu.platform '" + platform.getValue() + "'").str();
+    return failure();
+  }
+  if (auto archs = module->getAttrOfType<StringAttr>("kiln.gpu.archs"))
+    contents.archs = archs.str();
+  FailureOr<std::vector<KernelInfo>> kernels = getKernelTable(module, error);
+  if (failed(kernels))
+    return failure();
+  contents.kernels = std::move(*kernels);
+  if (Attribute image = module->getAttr("kiln.gpu.image")) {
+    FailureOr<ArrayRef<char>> bytes = blobBytes(image, "kiln.gpu.image", error);
+    if (failed(bytes))
+      return failure();
+    contents.image = *bytes;
+  }
+  if (contents.platform != KILN_GPU_EMULATOR && contents.image.empty() &&
+      !contents.kernels.empty()) {
+    error = "the module's GPU kernels have no device image";
+    return failure();
+  }
+  gpu = std::move(contents);
+  return success();
+}
+
+static FailureOr<ModuleContents>
+readContents(ModuleOp module, const Target &target, std::string &error) {
   ModuleContents contents;
   if (Attribute attr = module->getAttr("kiln.arena_size")) {
     auto size = dyn_cast<IntegerAttr>(attr);
@@ -45,14 +107,13 @@ static FailureOr<ModuleContents> readContents(ModuleOp module,
     contents.arenaSize = size.getInt();
   }
   if (Attribute attr = module->getAttr("kiln.weights")) {
-    auto blob = dyn_cast<DenseResourceElementsAttr>(attr);
-    AsmResourceBlob *data = blob ? blob.getRawHandle().getBlob() : nullptr;
-    if (!data) {
-      error = "kiln.weights must be a dense_resource blob with its data";
+    FailureOr<ArrayRef<char>> bytes = blobBytes(attr, "kiln.weights", error);
+    if (failed(bytes))
       return failure();
-    }
-    contents.weights = data->getData();
+    contents.weights = *bytes;
   }
+  if (failed(readGpuContents(module, target, contents.gpu, error)))
+    return failure();
   if (contents.weights.size() > kMaxEmbeddedWeights) {
     error = std::to_string(contents.weights.size()) +
             " bytes of weights exceed what an artifact can embed (2 GiB); "
@@ -110,14 +171,15 @@ static LogicalResult createSiblingFile(StringRef dir, StringRef stem,
 
 LogicalResult mlir::kiln::writeArtifact(ModuleOp llvmDialectModule,
                                         const ArtifactSpec &spec,
-                                        const CpuTarget &target, int optLevel,
+                                        const Target &target, int optLevel,
                                         StringRef outputPath,
                                         std::string &error) {
   if (outputPath.empty() || llvm::sys::fs::is_directory(outputPath)) {
     error = ("output '" + outputPath + "' is not a file path").str();
     return failure();
   }
-  FailureOr<ModuleContents> contents = readContents(llvmDialectModule, error);
+  FailureOr<ModuleContents> contents =
+      readContents(llvmDialectModule, target, error);
   if (failed(contents))
     return failure();
 
@@ -129,12 +191,12 @@ LogicalResult mlir::kiln::writeArtifact(ModuleOp llvmDialectModule,
             "dialect?)";
     return failure();
   }
-  ArtifactContents glue{contents->arenaSize, contents->weights};
-  if (failed(addArtifactInterface(*module, spec, target, glue, error)))
+  ArtifactContents glue{contents->arenaSize, contents->weights, contents->gpu};
+  if (failed(addArtifactInterface(*module, spec, target.host, glue, error)))
     return failure();
 
   std::unique_ptr<llvm::TargetMachine> machine =
-      createCpuTargetMachine(target, optLevel, error);
+      createCpuTargetMachine(target.host, optLevel, error);
   if (!machine)
     return failure();
   optimizeModule(*module, *machine, optLevel);
@@ -154,7 +216,7 @@ LogicalResult mlir::kiln::writeArtifact(ModuleOp llvmDialectModule,
   if (failed(createSiblingFile(dir, stem, ".so", tempOutput, error)))
     return failure();
   llvm::FileRemover outputRemover(tempOutput);
-  if (failed(linkSharedLibrary(objectPath, tempOutput, target, error)))
+  if (failed(linkSharedLibrary(objectPath, tempOutput, target.host, error)))
     return failure();
   if (std::error_code ec = llvm::sys::fs::rename(tempOutput, outputPath)) {
     error =

@@ -7,7 +7,7 @@
 #ifndef KILN_BACKENDS_COMMON_ARTIFACT_H
 #define KILN_BACKENDS_COMMON_ARTIFACT_H
 
-#include "backends/common/CpuTarget.h"
+#include "backends/common/Target.h"
 
 #include "mlir/IR/BuiltinOps.h"
 
@@ -37,7 +37,9 @@ struct ArtifactSpec {
 /// input pointers, output pointers, the arena, the weights base and
 /// optionally the runtime callbacks (as kiln-plan-arena,
 /// kiln-outline-weights and kiln-outline-parallel-loops leave it);
-/// `kiln.arena_size` and `kiln.weights` module attributes are optional. The
+/// `kiln.arena_size` and `kiln.weights` module attributes are optional; a
+/// GPU target's module carries its kernels as `kiln.gpu.*` attributes
+/// (backends/common/KernelTable.h). The
 /// declarations `__kiln_parallel_for_K` get their definitions here. The
 /// module is not modified.
 ///
@@ -49,7 +51,7 @@ struct ArtifactSpec {
 /// atomically (temporary file in the same directory, then rename): on
 /// failure nothing is left at `outputPath` and `error` says why.
 LogicalResult writeArtifact(ModuleOp llvmDialectModule,
-                            const ArtifactSpec &spec, const CpuTarget &target,
+                            const ArtifactSpec &spec, const Target &target,
                             int optLevel, StringRef outputPath,
                             std::string &error);
 

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "backends/common/ArtifactInterface.h"
+#include "backends/common/GpuProgram.h"
 #include "backends/common/ParallelLaunch.h"
 #include "backends/common/RuntimeCalls.h"
 
@@ -33,10 +34,10 @@ public:
   llvm::Constant *weights(llvm::ArrayRef<char> bytes);
   llvm::Function *entry(llvm::Function *main, size_t numInputs,
                         size_t numOutputs, llvm::Constant *weights,
-                        bool passRuntime);
+                        bool passRuntime, bool deviceWeights);
   llvm::Constant *descriptor(const ArtifactSpec &spec, const CpuTarget &target,
                              uint64_t arenaSize, uint64_t weightsSize,
-                             llvm::Function *entry);
+                             llvm::Function *entry, llvm::Constant *gpu);
 
 private:
   llvm::Constant *internalConstant(llvm::Constant *init,
@@ -88,7 +89,7 @@ llvm::Constant *InterfaceBuilder::weights(llvm::ArrayRef<char> bytes) {
 llvm::Function *InterfaceBuilder::entry(llvm::Function *main, size_t numInputs,
                                         size_t numOutputs,
                                         llvm::Constant *weights,
-                                        bool passRuntime) {
+                                        bool passRuntime, bool deviceWeights) {
   auto *type = llvm::FunctionType::get(i32Ty, {ptrTy, ptrTy, ptrTy, ptrTy},
                                        /*isVarArg=*/false);
   auto *fn = llvm::Function::Create(type, llvm::GlobalValue::InternalLinkage,
@@ -103,7 +104,8 @@ llvm::Function *InterfaceBuilder::entry(llvm::Function *main, size_t numInputs,
   loadPointers(fn->getArg(0), numInputs);
   loadPointers(fn->getArg(1), numOutputs);
   args.push_back(fn->getArg(2));
-  args.push_back(weights);
+  // A GPU artifact's kernels read the copy the runtime uploaded.
+  args.push_back(deviceWeights ? loadDeviceWeights(b, fn->getArg(3)) : weights);
   if (passRuntime)
     args.push_back(fn->getArg(3));
   b.CreateCall(main, args);
@@ -139,14 +141,13 @@ InterfaceBuilder::tensorDescs(const std::vector<TensorSpec> &tensors,
                           "kiln_" + kind + "s", 8);
 }
 
-llvm::Constant *InterfaceBuilder::descriptor(const ArtifactSpec &spec,
-                                             const CpuTarget &target,
-                                             uint64_t arenaSize,
-                                             uint64_t weightsSize,
-                                             llvm::Function *entry) {
+llvm::Constant *
+InterfaceBuilder::descriptor(const ArtifactSpec &spec, const CpuTarget &target,
+                             uint64_t arenaSize, uint64_t weightsSize,
+                             llvm::Function *entry, llvm::Constant *gpu) {
   auto *descTy = llvm::StructType::get(
       ctx, {i32Ty, i32Ty, ptrTy, ptrTy, ptrTy, ptrTy, ptrTy, i32Ty, i32Ty,
-            ptrTy, ptrTy, i64Ty, i64Ty, ptrTy, i64Ty});
+            ptrTy, ptrTy, i64Ty, i64Ty, ptrTy, i64Ty, ptrTy});
   llvm::Constant *fields[] = {
       llvm::ConstantInt::get(i32Ty, KILN_ARTIFACT_MAGIC),
       llvm::ConstantInt::get(i32Ty, KILN_ABI_VERSION),
@@ -162,7 +163,8 @@ llvm::Constant *InterfaceBuilder::descriptor(const ArtifactSpec &spec,
       llvm::ConstantInt::get(i64Ty, arenaSize),
       llvm::ConstantInt::get(i64Ty, weightsSize),
       entry,
-      llvm::ConstantInt::get(i64Ty, spec.flops)};
+      llvm::ConstantInt::get(i64Ty, spec.flops),
+      gpu ? gpu : llvm::ConstantPointerNull::get(ptrTy)};
   return internalConstant(llvm::ConstantStruct::get(descTy, fields),
                           "kiln_descriptor", 8);
 }
@@ -225,10 +227,22 @@ LogicalResult mlir::kiln::addArtifactInterface(llvm::Module &module,
     return failure();
   }
 
+  bool isGpu = contents.gpu.has_value();
+  if (isGpu && !passRuntime) {
+    error = "the GPU entry @main takes no runtime argument";
+    return failure();
+  }
   InterfaceBuilder builder(module);
   llvm::Constant *weights = builder.weights(contents.weights);
-  llvm::Function *entry = builder.entry(
-      main, spec.inputs.size(), spec.outputs.size(), weights, passRuntime);
+  llvm::Function *entry =
+      builder.entry(main, spec.inputs.size(), spec.outputs.size(), weights,
+                    passRuntime, /*deviceWeights=*/isGpu);
+  llvm::Constant *gpu = nullptr;
+  if (isGpu) {
+    gpu = buildGpuProgram(module, *contents.gpu, weights, error);
+    if (!gpu)
+      return failure();
+  }
   // The arena (runtime scratch) and the weights (in the artifact) share no
   // byte with each other or any input/output: telling LLVM spares alias
   // checks and lets it keep weights in registers across stores. The
@@ -242,7 +256,7 @@ LogicalResult mlir::kiln::addArtifactInterface(llvm::Module &module,
     return failure();
   defineRuntimeCalls(module);
   llvm::Constant *descriptor = builder.descriptor(
-      spec, target, contents.arenaSize, contents.weights.size(), entry);
+      spec, target, contents.arenaSize, contents.weights.size(), entry, gpu);
 
   auto *artifactFn = llvm::Function::Create(
       llvm::FunctionType::get(llvm::PointerType::getUnqual(module.getContext()),
@@ -267,6 +281,11 @@ LogicalResult mlir::kiln::addArtifactInterface(llvm::Module &module,
       "kiln-manifest 1\nabi=" + std::to_string(KILN_ABI_VERSION) +
       "\ntriple=" + target.triple + "\ncpu=" + target.cpu +
       "\nmodel=" + spec.modelName + "\n";
+  if (isGpu)
+    manifest += "gpu=" + std::to_string(contents.gpu->platform) +
+                "\narchs=" + contents.gpu->archs +
+                "\nkernels=" + std::to_string(contents.gpu->kernels.size()) +
+                "\n";
   auto *manifestInit =
       llvm::ConstantDataArray::getString(module.getContext(), manifest);
   auto *manifestVar = new llvm::GlobalVariable(

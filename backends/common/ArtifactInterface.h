@@ -3,8 +3,11 @@
 #define KILN_BACKENDS_COMMON_ARTIFACTINTERFACE_H
 
 #include "backends/common/Artifact.h"
+#include "backends/common/KernelTable.h"
 
 #include "llvm/ADT/ArrayRef.h"
+
+#include <optional>
 
 namespace llvm {
 class Module;
@@ -12,16 +15,28 @@ class Module;
 
 namespace mlir::kiln {
 
+/// The device program of a GPU artifact (kiln_gpu_program in abi.h).
+struct GpuContents {
+  int32_t platform = 0; ///< kiln_gpu_platform
+  std::string archs;
+  std::vector<KernelInfo> kernels;
+  llvm::ArrayRef<char> image; ///< Empty for the emulator.
+};
+
 /// What the generated code needs from the artifact around it.
 struct ArtifactContents {
   uint64_t arenaSize = 0;
   llvm::ArrayRef<char> weights; ///< Raw bytes; empty if none.
+  std::optional<GpuContents> gpu;
 };
 
 /// Adds to `module` (which defines `main(ptr...)` as the backend pipeline
 /// leaves it) the weights global, `kiln_entry`, the descriptor and the
 /// exported `kiln_artifact`, then gives every other definition internal
-/// linkage. Fails, with `error` set, if `main` does not match `spec`.
+/// linkage. For a GPU artifact `main`'s weights are the device copy the
+/// runtime made, and the descriptor gets the kernel table (with emulator
+/// entry points when the kernels are host functions). Fails, with `error`
+/// set, if `main` does not match `spec`.
 LogicalResult addArtifactInterface(llvm::Module &module,
                                    const ArtifactSpec &spec,
                                    const CpuTarget &target,

@@ -3,8 +3,9 @@
 // The struct below mirrors kiln_runtime_callbacks (abi.h): {u32 abi_version,
 // u32 num_threads, ptr pool, ptr parallel_for, ptr context, ptr alloc,
 // ptr fail, ptr strings_from_numbers, ptr strings_to_numbers,
-// ptr normalize_strings}. Buffers reach the string kernels as i64
-// addresses, passed in the same registers as pointers on every target.
+// ptr normalize_strings, ptr device_weights, ptr launch}. Buffers reach the
+// string kernels as i64 addresses, passed in the same registers as pointers on
+// every target.
 //
 //===----------------------------------------------------------------------===//
 #include "backends/common/RuntimeCalls.h"
@@ -22,14 +23,16 @@ enum Field {
   kFail = 6,
   kStringsFromNumbers = 7,
   kStringsToNumbers = 8,
-  kNormalizeStrings = 9
+  kNormalizeStrings = 9,
+  kDeviceWeights = 10,
+  kLaunch = 11
 };
 
 llvm::StructType *callbacksType(llvm::LLVMContext &ctx) {
   auto *ptrTy = llvm::PointerType::getUnqual(ctx);
   auto *i32Ty = llvm::Type::getInt32Ty(ctx);
   return llvm::StructType::get(ctx, {i32Ty, i32Ty, ptrTy, ptrTy, ptrTy, ptrTy,
-                                     ptrTy, ptrTy, ptrTy, ptrTy});
+                                     ptrTy, ptrTy, ptrTy, ptrTy, ptrTy, ptrTy});
 }
 
 /// Body of `fn(runtime, args...)`: calls field `field` with (context,
@@ -74,8 +77,17 @@ void mlir::kiln::defineRuntimeCalls(llvm::Module &module) {
   for (auto [name, field] :
        {std::pair{"__kiln_strings_from_numbers", kStringsFromNumbers},
         std::pair{"__kiln_strings_to_numbers", kStringsToNumbers},
-        std::pair{"__kiln_normalize_strings", kNormalizeStrings}})
+        std::pair{"__kiln_normalize_strings", kNormalizeStrings},
+        std::pair{"__kiln_gpu_launch", kLaunch}})
     if (llvm::Function *fn = module.getFunction(name);
         fn && fn->isDeclaration())
       defineForwarder(fn, field);
+}
+
+llvm::Value *mlir::kiln::loadDeviceWeights(llvm::IRBuilder<> &b,
+                                           llvm::Value *runtime) {
+  llvm::LLVMContext &ctx = b.getContext();
+  return b.CreateLoad(
+      llvm::PointerType::getUnqual(ctx),
+      b.CreateStructGEP(callbacksType(ctx), runtime, kDeviceWeights));
 }

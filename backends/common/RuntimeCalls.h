@@ -3,6 +3,8 @@
 #ifndef KILN_BACKENDS_COMMON_RUNTIMECALLS_H
 #define KILN_BACKENDS_COMMON_RUNTIMECALLS_H
 
+#include "llvm/IR/IRBuilder.h"
+
 namespace llvm {
 class Module;
 } // namespace llvm
@@ -16,7 +18,12 @@ namespace mlir::kiln {
 /// `runtime->fail(runtime->context, message)`, and `__kiln_<kernel>(ptr
 /// runtime, ...)` calls `runtime-><kernel>(runtime->context, ...)` for the
 /// string kernels. Only models with run-time shapes or strings use them.
+/// `void __kiln_gpu_launch(ptr runtime, i32 kernel, i32 x 7, ptr args)`
+/// calls `runtime->launch(runtime->context, ...)` (GPU artifacts).
 void defineRuntimeCalls(llvm::Module &module);
+
+/// Loads `runtime->device_weights` at `b`'s insertion point.
+llvm::Value *loadDeviceWeights(llvm::IRBuilder<> &b, llvm::Value *runtime);
 
 } // namespace mlir::kiln
 

@@ -49,25 +49,8 @@ static void addCleanup(OpPassManager &pm) {
   pm.addPass(createCSEPass());
 }
 
-void mlir::kiln::buildCpuCodegenPipeline(OpPassManager &pm,
-                                         const CpuCodegenOptions &options) {
-  // 1. Tensor level.
-  pm.addPass(createMarkInputsReadOnly());
-  pm.addNestedPass<func::FuncOp>(createFuseElementwise());
-  addCleanup(pm);
-  // f32 matmuls and convolutions (NHWC ones first, direct): register tiles,
-  // vectorized; the other contractions get a vectorizable loop order.
-  if (options.optLevel > 0) {
-    TileContractionsOptions tiles = tileOptions(options.target);
-    pm.addNestedPass<func::FuncOp>(
-        createTileNhwcConvolutions(TileNhwcConvolutionsOptions{
-            tiles.vectorBits, tiles.registers, tiles.fuseEpilogues}));
-    pm.addNestedPass<func::FuncOp>(createTileContractions(tiles));
-    addCleanup(pm);
-  }
-  pm.addNestedPass<func::FuncOp>(createInterchangeContractions());
-
-  // 2. Bufferization. Identity layouts at the boundary match the ABI's dense
+void mlir::kiln::addBufferizationPasses(OpPassManager &pm) {
+  // Identity layouts at the boundary match the ABI's dense
   // row-major tensors; out-params make @main write the caller's buffers.
   pm.addPass(bufferization::createEmptyTensorEliminationPass());
   bufferization::OneShotBufferizePassOptions bufferize;
@@ -88,24 +71,10 @@ void mlir::kiln::buildCpuCodegenPipeline(OpPassManager &pm,
   // Tiles written in place leave copies of a view onto itself, which only
   // fold once CSE has merged the two views.
   pm.addPass(createCanonicalizerPass());
+}
 
-  // 3. Memory: scratch of parallel iterations on each thread's stack (see
-  // kiln-hoist-static-allocas below), every other buffer in the arena, every
-  // constant in the weights blob.
-  pm.addNestedPass<func::FuncOp>(createPrivatizeParallelAllocs());
-  pm.addPass(createPlanArena());
-  pm.addPass(createOutlineWeights());
-
-  // 4. Loops.
-  pm.addNestedPass<func::FuncOp>(createExpandStridedCopies());
-  pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
-  pm.addNestedPass<func::FuncOp>(createForallToParallelLoopPass());
-  // Vector transfers of the register tiles as 1-D loads and stores.
-  pm.addNestedPass<func::FuncOp>(createConvertVectorToSCFPass(
-      VectorTransferToSCFOptions().enableFullUnroll()));
-  // Big parallel loops run on the runtime's pool.
-  pm.addPass(createOutlineParallelLoops());
-  pm.addPass(createHoistStaticAllocas());
+void mlir::kiln::addLLVMLoweringPasses(OpPassManager &pm,
+                                       const CpuCodegenOptions &options) {
   // Math on f16/bf16 is computed in f32, f32 transcendentals inline.
   pm.addNestedPass<func::FuncOp>(math::createMathExtendToSupportedTypes());
   pm.addNestedPass<func::FuncOp>(createApproximateMath());
@@ -154,6 +123,48 @@ void mlir::kiln::buildCpuCodegenPipeline(OpPassManager &pm,
   pm.addPass(createUBToLLVMConversionPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   addCleanup(pm);
+}
+
+void mlir::kiln::buildCpuCodegenPipeline(OpPassManager &pm,
+                                         const CpuCodegenOptions &options) {
+  // 1. Tensor level.
+  pm.addPass(createMarkInputsReadOnly());
+  pm.addNestedPass<func::FuncOp>(createFuseElementwise());
+  addCleanup(pm);
+  // f32 matmuls and convolutions (NHWC ones first, direct): register tiles,
+  // vectorized; the other contractions get a vectorizable loop order.
+  if (options.optLevel > 0) {
+    TileContractionsOptions tiles = tileOptions(options.target);
+    pm.addNestedPass<func::FuncOp>(
+        createTileNhwcConvolutions(TileNhwcConvolutionsOptions{
+            tiles.vectorBits, tiles.registers, tiles.fuseEpilogues}));
+    pm.addNestedPass<func::FuncOp>(createTileContractions(tiles));
+    addCleanup(pm);
+  }
+  pm.addNestedPass<func::FuncOp>(createInterchangeContractions());
+
+  // 2. Bufferization.
+  addBufferizationPasses(pm);
+
+  // 3. Memory: scratch of parallel iterations on each thread's stack (see
+  // kiln-hoist-static-allocas below), every other buffer in the arena, every
+  // constant in the weights blob.
+  pm.addNestedPass<func::FuncOp>(createPrivatizeParallelAllocs());
+  pm.addPass(createPlanArena());
+  pm.addPass(createOutlineWeights());
+
+  // 4. Loops.
+  pm.addNestedPass<func::FuncOp>(createExpandStridedCopies());
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
+  pm.addNestedPass<func::FuncOp>(createForallToParallelLoopPass());
+  // Vector transfers of the register tiles as 1-D loads and stores.
+  pm.addNestedPass<func::FuncOp>(createConvertVectorToSCFPass(
+      VectorTransferToSCFOptions().enableFullUnroll()));
+  // Big parallel loops run on the runtime's pool.
+  pm.addPass(createOutlineParallelLoops());
+  pm.addPass(createHoistStaticAllocas());
+  // 5. Math and the LLVM dialect.
+  addLLVMLoweringPasses(pm, options);
   // Layers that repeat share one body (LLVM compiles it once).
   pm.addPass(createShareParallelBodies());
 }

@@ -38,6 +38,16 @@ struct CpuCodegenOptions {
 void buildCpuCodegenPipeline(OpPassManager &pm,
                              const CpuCodegenOptions &options);
 
+/// Stage 2 of the CPU pipeline, shared with the GPU backends: one-shot
+/// bufferization with function boundaries and identity layouts, results as
+/// out-params written in place, cleanup.
+void addBufferizationPasses(OpPassManager &pm);
+
+/// Stage 5, shared with the GPU backends' host code (and the emulator's
+/// kernels): f16/bf16 math in f32, approximations, then every dialect to the
+/// LLVM dialect with the bare-pointer calling convention.
+void addLLVMLoweringPasses(OpPassManager &pm, const CpuCodegenOptions &options);
+
 /// Dialects and external interface models the pipeline needs to be loaded
 /// (bufferization models of linalg/tensor/arith/scf/func, LLVM translation).
 void registerCpuBackendDialects(DialectRegistry &registry);

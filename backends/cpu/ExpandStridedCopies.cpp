@@ -23,7 +23,8 @@ bool lowersToMemcpy(Type type) {
 }
 
 struct StridedCopyToLinalg : public OpRewritePattern<memref::CopyOp> {
-  using OpRewritePattern::OpRewritePattern;
+  StridedCopyToLinalg(MLIRContext *ctx, bool all)
+      : OpRewritePattern(ctx), all(all) {}
 
   LogicalResult matchAndRewrite(memref::CopyOp copy,
                                 PatternRewriter &rewriter) const override {
@@ -33,13 +34,15 @@ struct StridedCopyToLinalg : public OpRewritePattern<memref::CopyOp> {
       rewriter.eraseOp(copy);
       return success();
     }
-    if (lowersToMemcpy(copy.getSource().getType()) &&
+    if (!all && lowersToMemcpy(copy.getSource().getType()) &&
         lowersToMemcpy(copy.getTarget().getType()))
       return rewriter.notifyMatchFailure(copy, "contiguous copy");
     rewriter.replaceOpWithNewOp<linalg::CopyOp>(copy, copy.getSource(),
                                                 copy.getTarget());
     return success();
   }
+
+  bool all;
 };
 
 struct ExpandStridedCopiesPass
@@ -48,7 +51,7 @@ struct ExpandStridedCopiesPass
 
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<StridedCopyToLinalg>(&getContext());
+    patterns.add<StridedCopyToLinalg>(&getContext(), allCopies);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

@@ -466,6 +466,11 @@ def ExpandStridedCopies : Pass<"kiln-expand-strided-copies"> {
         outs(%sub : memref<2x5xf32, strided<[7, 1], offset: 8>>)
     ```
   }];
+  let options = [
+    Option<"allCopies", "all", "bool", "false",
+           "Every copy, contiguous ones too (GPU kernels copy in parallel "
+           "loops, not with one thread's memcpy)">,
+  ];
   let dependentDialects = ["linalg::LinalgDialect"];
 }
 

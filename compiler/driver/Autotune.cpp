@@ -361,8 +361,8 @@ LogicalResult mlir::kiln::autotuneContractions(ModuleOp module,
   auto removeDir =
       llvm::make_scope_exit([&] { llvm::sys::fs::remove_directories(dir); });
   std::string machine =
-      llvm::formatv("{0} {1} threads={2}: ", pipeline.target.triple,
-                    pipeline.target.cpu, options.threads)
+      llvm::formatv("{0} {1} threads={2}: ", pipeline.target.host.triple,
+                    pipeline.target.host.cpu, options.threads)
           .str();
   for (linalg::LinalgOp op : hot) {
     std::string key = machine + signature(op);

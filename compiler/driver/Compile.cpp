@@ -24,6 +24,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
@@ -135,16 +136,14 @@ int mlir::kiln::compileModel(const CompileOptions &options) {
   PipelineOptions pipeline;
   pipeline.optLevel = options.optLevel;
   pipeline.convLayout = options.convLayout;
-  if (options.target.empty() && options.cpu.empty()) {
-    pipeline.target = CpuTarget::host();
-  } else {
-    auto target = CpuTarget::fromFlags(options.target, options.cpu, error);
-    if (failed(target)) {
-      llvm::errs() << "error: " << error << "\n";
-      return 1;
-    }
-    pipeline.target = *target;
+  auto target =
+      Target::fromFlags(options.target, options.cpu, options.gpuArchs,
+                        options.gpuPrecision, options.gpuEmulate, error);
+  if (failed(target)) {
+    llvm::errs() << "error: " << error << "\n";
+    return 1;
   }
+  pipeline.target = *target;
 
   if (options.autotune && !options.analyzeOnly) {
     if (options.optLevel < 1) {
@@ -152,15 +151,21 @@ int mlir::kiln::compileModel(const CompileOptions &options) {
                       "up; it does nothing at -O0\n";
       return 1;
     }
+    if (pipeline.target.isGpu()) {
+      llvm::errs() << "error: --autotune times CPU kernels; it cannot tune "
+                      "for --target="
+                   << pipeline.target.platformName() << "\n";
+      return 1;
+    }
     if (!options.target.empty() || !options.cpu.empty()) {
       CpuTarget host = CpuTarget::host();
-      if (pipeline.target.triple != host.triple ||
-          pipeline.target.cpu != host.cpu) {
+      if (pipeline.target.host.triple != host.triple ||
+          pipeline.target.host.cpu != host.cpu) {
         llvm::errs() << "error: --autotune times kernels on this machine ("
                      << host.triple << ", " << host.cpu
                      << "); it cannot tune for --target/--cpu "
-                     << pipeline.target.triple << " (" << pipeline.target.cpu
-                     << ")\n";
+                     << pipeline.target.host.triple << " ("
+                     << pipeline.target.host.cpu << ")\n";
         return 1;
       }
     }
@@ -180,8 +185,14 @@ int mlir::kiln::compileModel(const CompileOptions &options) {
   StageTimer timer{options.verbose};
   if (options.verbose)
     llvm::errs() << "kiln: compiling " << options.inputPath << " for "
-                 << pipeline.target.triple << " (" << pipeline.target.cpu
-                 << ", -O" << options.optLevel << ")\n";
+                 << (pipeline.target.isGpu()
+                         ? pipeline.target.platformName().str() + " " +
+                               llvm::join(pipeline.target.gpu.archs, ",") +
+                               " on "
+                         : std::string())
+                 << pipeline.target.host.triple << " ("
+                 << pipeline.target.host.cpu << ", -O" << options.optLevel
+                 << ")\n";
 
   onnx_import::ImportOptions importOptions;
   importOptions.inputShapes = options.inputShapes;

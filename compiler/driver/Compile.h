@@ -13,6 +13,11 @@ struct CompileOptions {
   std::string outputPath;
   std::string target; // "" = host
   std::string cpu;    // "" = host CPU (or the target's generic CPU)
+  /// GPU targets (--target=cuda): --gpu-arch list, --gpu-precision and
+  /// --gpu-emulate (kernels compiled for this CPU, run by the emulator).
+  std::string gpuArchs;
+  std::string gpuPrecision;
+  bool gpuEmulate = false;
   int optLevel = 2;
   std::map<std::string, std::vector<int64_t>> inputShapes;
   std::string dumpIrAfter; // "", "all" or a pass argument

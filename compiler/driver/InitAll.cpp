@@ -2,6 +2,8 @@
 #include "compiler/driver/InitAll.h"
 
 #include "backends/cpu/Passes.h"
+#include "backends/cuda/CudaPipeline.h"
+#include "backends/gpu/GpuPipeline.h"
 #include "dialects/kiln/KilnDialect.h"
 #include "passes/fusion/Passes.h"
 #include "passes/graph/Passes.h"
@@ -17,6 +19,7 @@ void mlir::kiln::registerAllDialects(DialectRegistry &registry) {
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
   mlir::registerAllToLLVMIRTranslations(registry);
+  registerGpuBackendDialects(registry);
 }
 
 void mlir::kiln::registerAllPasses() {
@@ -25,4 +28,6 @@ void mlir::kiln::registerAllPasses() {
   registerFusionPasses();
   registerLoweringPasses();
   registerCpuBackendPasses();
+  registerGpuBackendPasses();
+  registerCudaBackendPasses();
 }

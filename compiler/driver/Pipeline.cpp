@@ -2,6 +2,8 @@
 
 #include "compiler/driver/Pipeline.h"
 
+#include "backends/cpu/CpuPipeline.h"
+#include "backends/cuda/CudaPipeline.h"
 #include "passes/fusion/Passes.h"
 #include "passes/graph/Passes.h"
 #include "passes/lowering/Passes.h"
@@ -59,8 +61,15 @@ void mlir::kiln::buildLoweringPipeline(OpPassManager &pm,
 
 void mlir::kiln::buildBackendPipeline(OpPassManager &pm,
                                       const PipelineOptions &options) {
-  CpuCodegenOptions cpu;
-  cpu.target = options.target;
-  cpu.optLevel = options.optLevel;
-  buildCpuCodegenPipeline(pm, cpu);
+  switch (options.target.kind) {
+  case TargetKind::Cpu:
+    buildCpuCodegenPipeline(pm, {options.target.host, options.optLevel});
+    return;
+  case TargetKind::Cuda:
+    buildCudaCodegenPipeline(pm, {options.target, options.optLevel});
+    return;
+  case TargetKind::Hip:
+    // Target::fromFlags refuses --target=hip until its leaf exists.
+    llvm_unreachable("no HIP backend yet");
+  }
 }

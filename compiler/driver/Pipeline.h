@@ -1,4 +1,5 @@
-//===- Pipeline.h - The stages of compilation, per target and -O -*- C++ -*-===//
+//===- Pipeline.h - The stages of compilation, per target and -O -*- C++
+//-*-===//
 //
 // The one place that lists which passes run, in which order, for each target
 // and optimization level. Each stage runs as its own pass manager so the
@@ -8,7 +9,7 @@
 #ifndef KILN_COMPILER_DRIVER_PIPELINE_H
 #define KILN_COMPILER_DRIVER_PIPELINE_H
 
-#include "backends/cpu/CpuPipeline.h"
+#include "backends/common/Target.h"
 #include "mlir/Pass/PassManager.h"
 
 #include <string>
@@ -17,7 +18,8 @@ namespace mlir::kiln {
 
 struct PipelineOptions {
   int optLevel = 2;
-  CpuTarget target;
+  /// What the artifact is for: the one place the backend is chosen.
+  Target target;
   /// kiln-conv-layout's mode at -O2: auto (cost model), nchw or nhwc. Empty:
   /// the KILN_CONV_LAYOUT environment variable, else auto.
   std::string convLayout;
@@ -27,7 +29,8 @@ struct PipelineOptions {
 void buildGraphPipeline(OpPassManager &pm, const PipelineOptions &options);
 /// kiln -> linalg/tensor/arith/math on tensors.
 void buildLoweringPipeline(OpPassManager &pm, const PipelineOptions &options);
-/// linalg on tensors -> LLVM dialect for the target.
+/// linalg on tensors -> LLVM dialect for the target (the CPU backend, or a
+/// GPU backend whose kernels the module carries as kiln.gpu.* attributes).
 void buildBackendPipeline(OpPassManager &pm, const PipelineOptions &options);
 
 } // namespace mlir::kiln

@@ -38,6 +38,39 @@ std::string checkTensorList(const kiln_tensor_desc *descs, uint32_t count,
   return "";
 }
 
+// The GPU program's fields the runtime dereferences.
+std::string checkGpuProgram(const kiln_artifact_descriptor &descriptor) {
+  const kiln_gpu_program &gpu = *descriptor.gpu;
+  if (gpu.num_kernels > kMaxTensors)
+    return "implausible number of GPU kernels";
+  if (gpu.num_kernels > 0 && !gpu.kernels)
+    return "GPU kernel list is NULL";
+  if (!gpu.archs)
+    return "GPU architectures missing";
+  if (descriptor.weights_size > 0 && !gpu.weights)
+    return "GPU weights missing";
+  if (gpu.platform != KILN_GPU_EMULATOR && gpu.num_kernels > 0 &&
+      (!gpu.image || gpu.image_size == 0))
+    return "GPU image missing";
+  for (uint32_t k = 0; k < gpu.num_kernels; ++k) {
+    const kiln_gpu_kernel &kernel = gpu.kernels[k];
+    if (!kernel.name || !kernel.onnx_nodes)
+      return "GPU kernel " + std::to_string(k) + " has no name";
+    if (kernel.num_params > 256)
+      return "GPU kernel " + std::string(kernel.name) +
+             " has too many parameters";
+    if (gpu.platform == KILN_GPU_EMULATOR && !kernel.emulated)
+      return "emulated GPU kernel " + std::string(kernel.name) + " has no code";
+  }
+  // The device buffers of inputs and outputs are allocated up front.
+  for (uint32_t i = 0; i < descriptor.num_outputs; ++i)
+    for (int32_t d = 0; d < descriptor.outputs[i].rank; ++d)
+      if (descriptor.outputs[i].shape[d] < 0)
+        return "GPU output " + quoted(descriptor.outputs[i].name) +
+               " has a run-time shape";
+  return "";
+}
+
 // The architecture part of a target triple, with LLVM's aliases folded.
 std::string tripleArch(const std::string &triple) {
   std::string arch = triple.substr(0, triple.find('-'));
@@ -59,6 +92,8 @@ kiln_status validateDescriptor(const kiln_artifact_descriptor &descriptor,
         checkTensorList(descriptor.outputs, descriptor.num_outputs, "output");
   if (problem.empty() && !descriptor.entry)
     problem = "no entry point";
+  if (problem.empty() && descriptor.gpu)
+    problem = checkGpuProgram(descriptor);
   if (problem.empty())
     return KILN_OK;
   return fail(KILN_ERROR_BAD_ARTIFACT,

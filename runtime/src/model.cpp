@@ -80,6 +80,13 @@ extern "C" kiln_status kiln_model_load(const char *path, kiln_model **out) {
       dlclose(handle);
       return fail(KILN_ERROR_OUT_OF_MEMORY, "out of memory");
     }
+    if (descriptor->gpu) {
+      if (kiln_status status = openGpuDevice(*descriptor, file, model->gpu)) {
+        delete model;
+        dlclose(handle);
+        return status;
+      }
+    }
     model->handle = handle;
     model->descriptor = descriptor;
     model->path = std::move(file);
@@ -93,6 +100,8 @@ extern "C" kiln_status kiln_model_load(const char *path, kiln_model **out) {
 extern "C" void kiln_model_free(kiln_model *model) {
   if (!model)
     return;
+  // The device reads the artifact's image and kernel table.
+  model->gpu.reset();
   dlclose(model->handle);
   delete model;
 }

@@ -2,14 +2,19 @@
 #ifndef KILN_RUNTIME_MODEL_H
 #define KILN_RUNTIME_MODEL_H
 
+#include "gpu_device.h"
 #include "kiln/runtime.h"
 
+#include <memory>
 #include <string>
 
 struct kiln_model {
   void *handle = nullptr; // from dlopen
   const kiln_artifact_descriptor *descriptor = nullptr;
   std::string path;
+  // GPU artifacts: the device with the image loaded and the weights on it,
+  // shared by every session of the model.
+  std::unique_ptr<kiln::rt::GpuDevice> gpu;
 };
 
 namespace kiln::rt {

@@ -1,6 +1,7 @@
 // Sessions: one arena and one thread pool each, so independent sessions of
 // a model run concurrently without sharing mutable state.
 #include "aligned_buffer.h"
+#include "gpu_session.h"
 #include "model.h"
 #include "scratch.h"
 #include "status.h"
@@ -33,8 +34,13 @@ struct kiln_session {
   // Set by the fail callback during a run.
   std::string runError;
   bool outOfMemory = false;
+  // GPU artifacts: the stream, device arena and buffers of this session.
+  std::unique_ptr<GpuSession> gpu;
 
-  ~kiln_session() { freeAligned(arena); }
+  ~kiln_session() {
+    gpu.reset();
+    freeAligned(arena);
+  }
 };
 
 void *kiln::rt::scratchAlloc(void *context, uint64_t bytes) {
@@ -178,7 +184,8 @@ extern "C" kiln_status kiln_session_create(const kiln_model *model,
   try {
     auto session = std::make_unique<kiln_session>();
     session->model = model;
-    session->arena = allocateAligned(descriptor.arena_size);
+    // A GPU artifact's arena is on the device.
+    session->arena = allocateAligned(model->gpu ? 0 : descriptor.arena_size);
     if (!session->arena)
       return fail(KILN_ERROR_OUT_OF_MEMORY,
                   "out of memory allocating the model's arena of " +
@@ -201,6 +208,15 @@ extern "C" kiln_status kiln_session_create(const kiln_model *model,
     session->callbacks.strings_from_numbers = &stringsFromNumbers;
     session->callbacks.strings_to_numbers = &stringsToNumbers;
     session->callbacks.normalize_strings = &normalizeStrings;
+    if (model->gpu) {
+      const char *env = std::getenv("KILN_GPU_GRAPHS");
+      bool graphs = !(options && options->disable_gpu_graphs) &&
+                    !(env && std::strcmp(env, "0") == 0);
+      session->gpu = std::make_unique<GpuSession>(descriptor, *model->gpu);
+      if (kiln_status status = session->gpu->init(session->pool.get(), graphs,
+                                                  session->callbacks))
+        return status;
+    }
     *out = session.release();
     return KILN_OK;
   } catch (const std::bad_alloc &) {
@@ -253,6 +269,15 @@ kiln_session_run(kiln_session *session, const kiln_named_tensor *inputs,
       }
       session->outputData[i] = outputs[i]->data;
     }
+    if (session->gpu) {
+      kiln_status status =
+          session->gpu->run(session->callbacks, session->inputData.data(),
+                            session->outputData.data(),
+                            /*deviceBuffers=*/false);
+      if (status != KILN_OK)
+        destroyOutputs(outputs, num_outputs);
+      return status;
+    }
     session->scratch.reset();
     session->runError.clear();
     int32_t code =
@@ -288,4 +313,64 @@ kiln_session_run(kiln_session *session, const kiln_named_tensor *inputs,
   } catch (const std::bad_alloc &) {
     return fail(KILN_ERROR_OUT_OF_MEMORY, "out of memory");
   }
+}
+
+extern "C" const char *kiln_model_device_name(const kiln_model *model) {
+  if (!model || !model->gpu)
+    return nullptr;
+  static thread_local std::string name;
+  name = model->gpu->name();
+  return name.c_str();
+}
+
+extern "C" kiln_status kiln_session_run_device(kiln_session *session,
+                                               const void *const *device_inputs,
+                                               size_t num_inputs,
+                                               void *const *device_outputs,
+                                               size_t num_outputs) {
+  if (!session)
+    return fail(KILN_ERROR_INVALID_ARGUMENT,
+                "kiln_session_run_device: NULL session");
+  if (!session->gpu)
+    return fail(KILN_ERROR_INVALID_ARGUMENT,
+                "kiln_session_run_device needs a GPU artifact; " +
+                    quoted(session->model->path) + " runs on the CPU");
+  const kiln_artifact_descriptor &descriptor = *session->model->descriptor;
+  if (num_inputs != descriptor.num_inputs ||
+      num_outputs != descriptor.num_outputs)
+    return fail(KILN_ERROR_INVALID_ARGUMENT,
+                "kiln_session_run_device: the model has " +
+                    std::to_string(descriptor.num_inputs) + " input(s) and " +
+                    std::to_string(descriptor.num_outputs) +
+                    " output(s), got " + std::to_string(num_inputs) + " and " +
+                    std::to_string(num_outputs));
+  if ((num_inputs && !device_inputs) || (num_outputs && !device_outputs))
+    return fail(KILN_ERROR_INVALID_ARGUMENT,
+                "kiln_session_run_device: NULL buffer list");
+  try {
+    return session->gpu->run(session->callbacks, device_inputs, device_outputs,
+                             /*deviceBuffers=*/true);
+  } catch (const std::bad_alloc &) {
+    return fail(KILN_ERROR_OUT_OF_MEMORY, "out of memory");
+  }
+}
+
+extern "C" kiln_status kiln_session_time_next_run(kiln_session *session) {
+  if (!session || !session->gpu)
+    return fail(KILN_ERROR_INVALID_ARGUMENT,
+                "kiln_session_time_next_run needs a session of a GPU "
+                "artifact");
+  session->gpu->timeNextRun();
+  return KILN_OK;
+}
+
+extern "C" size_t kiln_session_kernel_times(const kiln_session *session,
+                                            kiln_kernel_time *out,
+                                            size_t capacity) {
+  if (!session || !session->gpu)
+    return 0;
+  const auto &times = session->gpu->kernelTimes();
+  for (size_t i = 0; i < times.size() && i < capacity && out; ++i)
+    out[i] = {times[i].kernel, float(times[i].milliseconds)};
+  return times.size();
 }

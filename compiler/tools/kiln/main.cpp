@@ -21,7 +21,6 @@
 
 #include <string>
 
-
 namespace {
 constexpr const char *kUsage =
     "usage: kiln <command> [options]\n"
@@ -29,15 +28,22 @@ constexpr const char *kUsage =
     "commands:\n"
     "  compile MODEL.onnx -o OUT.so   compile a model into a native artifact\n"
     "  run MODEL.so [options]         run an artifact (see kiln run --help)\n"
-    "  bench MODEL.so [options]       time an artifact (see kiln bench --help)\n"
+    "  bench MODEL.so [options]       time an artifact (see kiln bench "
+    "--help)\n"
     "  inspect MODEL.onnx|MODEL.so    summarize a model or an artifact\n"
     "  import MODEL.onnx [-o F.mlir]  print the imported kiln IR\n"
     "  ops                            list the ONNX ops the importer handles\n"
     "\n"
     "compile options:\n"
     "  -o PATH                  output artifact (default: MODEL.so here)\n"
-    "  --target=TRIPLE          x86_64 (default: this machine), aarch64\n"
-    "  --cpu=NAME               CPU to tune for (default: this machine's)\n"
+    "  --target=TARGET          x86_64 (default: this machine), aarch64, cuda\n"
+    "  --cpu=NAME               CPU to tune for (default: this machine's; for\n"
+    "                           --target=cuda the host code's, generic)\n"
+    "  --gpu-arch=LIST          GPU architectures (default sm_80,sm_90a)\n"
+    "  --gpu-precision=P        fp32 (default), tf32, bf16 or fp16 math for\n"
+    "                           the matmuls of fp32 models on the GPU\n"
+    "  --gpu-emulate            compile the GPU kernels for this CPU; the\n"
+    "                           runtime's emulator runs them (no GPU needed)\n"
     "  -O0 | -O1 | -O2 | -O3    optimization level (default -O2)\n"
     "  --input-shape=NAME=D0,D1,...  static shape for a symbolic input\n"
     "  --dump-ir-after=all|PASS write the IR after each pass (or one pass)\n"
@@ -107,7 +113,8 @@ int compileCommand(int argc, char **argv, bool importOnly) {
       return takeValue(arg, flag, i, argc, argv, out, missing);
     };
     if (take("-o", options.outputPath) || take("--target", options.target) ||
-        take("--cpu", options.cpu) ||
+        take("--cpu", options.cpu) || take("--gpu-arch", options.gpuArchs) ||
+        take("--gpu-precision", options.gpuPrecision) ||
         take("--dump-ir-after", options.dumpIrAfter) ||
         take("--dump-dir", options.dumpDir) || take("--logs", logs) ||
         take("--emit-mlir", options.emitMlirPath) ||
@@ -116,9 +123,9 @@ int compileCommand(int argc, char **argv, bool importOnly) {
       if (missing)
         return usageError(arg.str() + " needs a value");
     } else if (take("--conv-layout", options.convLayout)) {
-      if (missing || (options.convLayout != "auto" &&
-                      options.convLayout != "nchw" &&
-                      options.convLayout != "nhwc"))
+      if (missing ||
+          (options.convLayout != "auto" && options.convLayout != "nchw" &&
+           options.convLayout != "nhwc"))
         return usageError("--conv-layout takes auto, nchw or nhwc (got '" +
                           options.convLayout + "')");
     } else if (take("--input-shape", value)) {
@@ -135,6 +142,8 @@ int compileCommand(int argc, char **argv, bool importOnly) {
             "--autotune-threads takes a number of threads (got '" + value +
             "')");
       options.autotuneThreads = n;
+    } else if (arg == "--gpu-emulate") {
+      options.gpuEmulate = true;
     } else if (arg == "--autotune") {
       options.autotune = true;
     } else if (arg == "-v" || arg == "--verbose") {

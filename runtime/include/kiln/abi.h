@@ -21,7 +21,7 @@ extern "C" {
 #endif
 
 #define KILN_ARTIFACT_MAGIC 0x4E4C494Bu /* "KILN" little-endian */
-#define KILN_ABI_VERSION 3u
+#define KILN_ABI_VERSION 4u
 #define KILN_ARTIFACT_SYMBOL "kiln_artifact"
 /* Alignment of the arena, of every buffer planned in it, and of weights. */
 #define KILN_ALIGNMENT 64
@@ -117,7 +117,82 @@ typedef struct kiln_runtime_callbacks {
                                const char **dst, int32_t case_action,
                                int32_t case_sensitive, const char *stopwords,
                                int64_t num_stopwords);
+
+  /* GPU artifacts (ABI 4; NULL for CPU sessions). */
+  /* The model's weights in device memory, uploaded once per loaded model. */
+  void *device_weights;
+  /* Launches kernel `kernel` (an index into kiln_gpu_program.kernels) on the
+   * session's stream over grid x block threads with `shared_bytes` of
+   * dynamic shared memory. `args` holds one 64-bit slot per kernel
+   * parameter: a device address, an integer, or a float's bits in the low
+   * bytes. Returns 0; on failure it records the error, the entry point runs
+   * on (the runtime launches nothing more) and the run fails with it. */
+  int32_t (*launch)(void *context, uint32_t kernel, uint32_t grid_x,
+                    uint32_t grid_y, uint32_t grid_z, uint32_t block_x,
+                    uint32_t block_y, uint32_t block_z, uint32_t shared_bytes,
+                    const uint64_t *args);
 } kiln_runtime_callbacks;
+
+/* ---- GPU artifacts (ABI 4) ----
+ * The host code of a GPU artifact runs on the CPU and only launches kernels
+ * through kiln_runtime_callbacks.launch; its inputs, outputs, arena and
+ * weights pointers are device addresses. The descriptor's `gpu` program
+ * holds the device image and the kernel table. */
+typedef enum kiln_gpu_platform {
+  KILN_GPU_NONE = 0,
+  KILN_GPU_CUDA = 1,    /* image: a CUDA fatbin (cubins + PTX) */
+  KILN_GPU_HIP = 2,     /* image: an AMD code object bundle */
+  KILN_GPU_EMULATOR = 3 /* kernels compiled for the host CPU (`emulated`) */
+} kiln_gpu_platform;
+
+/* What the device assembler reported for a kernel on one architecture. */
+typedef struct kiln_gpu_kernel_resources {
+  const char *arch; /* "sm_90a" */
+  uint32_t registers;
+  uint32_t shared_bytes; /* static shared memory */
+  uint32_t local_bytes;  /* stack frame per thread */
+  uint32_t spill_bytes;  /* spill stores + loads */
+} kiln_gpu_kernel_resources;
+
+/* The coordinates of one emulated GPU thread (KILN_GPU_EMULATOR). The
+ * runtime fills the first twelve words; `barrier` returns once every thread
+ * of the block has called it. */
+typedef struct kiln_emulated_thread {
+  uint32_t thread_id[3];
+  uint32_t block_id[3];
+  uint32_t block_dim[3];
+  uint32_t grid_dim[3];
+  void *scheduler;
+  void (*barrier)(struct kiln_emulated_thread *self);
+} kiln_emulated_thread;
+
+/* A kernel compiled for the host: args[i] points to parameter i's slot. */
+typedef void (*kiln_emulated_kernel_fn)(void *const *args,
+                                        kiln_emulated_thread *thread);
+
+#define KILN_GPU_KERNEL_BARRIERS 1u /* the kernel synchronizes its block */
+
+typedef struct kiln_gpu_kernel {
+  const char *name;       /* the kernel's symbol in the device image */
+  const char *onnx_nodes; /* the ONNX nodes it computes, comma-separated */
+  uint32_t num_params;    /* 64-bit slots a launch passes */
+  uint32_t flags;         /* KILN_GPU_KERNEL_* */
+  uint32_t shared_bytes;  /* static shared memory it declares */
+  uint32_t num_resources;
+  const kiln_gpu_kernel_resources *resources; /* per architecture */
+  kiln_emulated_kernel_fn emulated; /* KILN_GPU_EMULATOR only, else NULL */
+} kiln_gpu_kernel;
+
+typedef struct kiln_gpu_program {
+  uint32_t platform; /* a kiln_gpu_platform */
+  uint32_t num_kernels;
+  const kiln_gpu_kernel *kernels;
+  const char *archs; /* the image's architectures, "sm_80,sm_90a" */
+  const void *image; /* NULL for the emulator */
+  uint64_t image_size;
+  /* weights_size bytes the runtime copies to the device once per model. */
+  const void *weights;
+} kiln_gpu_program;
 
 /* Runs the model. inputs/outputs hold one data pointer per tensor, in
  * descriptor order, each aligned to at least the element size. arena points
@@ -145,6 +220,9 @@ typedef struct kiln_artifact_descriptor {
   /* Floating-point operations of one run in its matmuls and convolutions
    * (2 per multiply-add, as benchmarks count GFLOP); 0 if unknown. ABI 3. */
   uint64_t flops;
+  /* GPU artifacts: the device program (ABI 4). NULL for CPU artifacts. For
+   * a GPU artifact arena_size is the device arena of one session. */
+  const kiln_gpu_program *gpu;
 } kiln_artifact_descriptor;
 
 typedef const kiln_artifact_descriptor *(*kiln_artifact_fn)(void);

@@ -82,6 +82,10 @@ const kiln_artifact_descriptor *kiln_model_descriptor(const kiln_model *model);
 typedef struct kiln_session kiln_session;
 typedef struct kiln_session_options {
   uint32_t num_threads; /* 0: one per available core */
+  /* GPU artifacts: launch the kernels one by one on every run instead of
+   * capturing them into a CUDA graph on the first run and replaying it
+   * (the environment variable KILN_GPU_GRAPHS=0 does the same). */
+  uint32_t disable_gpu_graphs;
 } kiln_session_options;
 
 kiln_status kiln_session_create(const kiln_model *model,
@@ -103,6 +107,38 @@ typedef struct kiln_named_tensor {
 kiln_status kiln_session_run(kiln_session *session,
                              const kiln_named_tensor *inputs, size_t num_inputs,
                              kiln_tensor **outputs, size_t num_outputs);
+
+/* ---- GPU artifacts (--target=cuda): the device is chosen at load
+ * (KILN_CUDA_DEVICE, default 0), the weights uploaded once per model; each
+ * session owns a stream and a device arena. kiln_session_run copies host
+ * inputs in and outputs out. ---- */
+
+/* "NVIDIA H100 80GB HBM3 (sm_90)", "kiln GPU emulator"; NULL for CPU
+ * artifacts. */
+const char *kiln_model_device_name(const kiln_model *model);
+
+/* Runs with inputs and outputs already in device memory: device_inputs[i]
+ * and device_outputs[i] in descriptor order, each of its tensor's full
+ * dense size. Returns when the outputs are written. GPU artifacts only. */
+kiln_status kiln_session_run_device(kiln_session *session,
+                                    const void *const *device_inputs,
+                                    size_t num_inputs,
+                                    void *const *device_outputs,
+                                    size_t num_outputs);
+
+/* GPU time of one kernel launch, in launch order. */
+typedef struct kiln_kernel_time {
+  uint32_t kernel; /* index into kiln_gpu_program.kernels */
+  float milliseconds;
+} kiln_kernel_time;
+
+/* GPU artifacts: the next run launches kernel by kernel and times each one
+ * on the device. */
+kiln_status kiln_session_time_next_run(kiln_session *session);
+/* The times of the last timed run: writes up to `capacity` and returns how
+ * many there are. */
+size_t kiln_session_kernel_times(const kiln_session *session,
+                                 kiln_kernel_time *out, size_t capacity);
 
 #ifdef __cplusplus
 }

@@ -141,7 +141,7 @@ class Session {
 public:
   explicit Session(const Model &model, uint32_t numThreads = 0)
       : numOutputs_(model.descriptor().num_outputs) {
-    kiln_session_options options{numThreads};
+    kiln_session_options options{numThreads, 0};
     detail::check(kiln_session_create(model.get(), &options, &session_));
   }
   Session(Session &&other) noexcept

@@ -113,8 +113,9 @@ std::string kiln_test::compileToFile(const std::string &mlirSource,
   if (mlir::failed(pm.run(*module)))
     return "pipeline failed: " + diagnostics;
   std::string error;
-  if (mlir::failed(mlir::kiln::writeArtifact(*module, spec, target, optLevel,
-                                             outputPath, error)))
+  if (mlir::failed(mlir::kiln::writeArtifact(*module, spec,
+                                             mlir::kiln::Target::cpu(target),
+                                             optLevel, outputPath, error)))
     return "writeArtifact failed: " + error;
   return "";
 }

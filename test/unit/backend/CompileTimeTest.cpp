@@ -248,7 +248,8 @@ TEST_CASE("a ResNet-18-sized module compiles in well under a minute",
                                 {{"x", KILN_DTYPE_F32, {1, 3, 224, 224}}},
                                 {{"logits", KILN_DTYPE_F32, {1, 1000}}}};
   REQUIRE(mlir::succeeded(mlir::kiln::writeArtifact(
-      *module, spec, options.target, 2, output, error)));
+      *module, spec, mlir::kiln::Target::cpu(options.target), 2, output,
+      error)));
   double write = secondsSince(writeStart);
   double total = secondsSince(start);
   std::cout << "resnet18-shaped: " << writer.weightBytes / 1e6

@@ -58,7 +58,7 @@ struct Fixture {
     options.cachePath = tempDir + "/cache/autotune.json";
     options.threads = 1;
     pipeline.optLevel = 3;
-    pipeline.target = CpuTarget::host();
+    pipeline.target = Target::cpu(CpuTarget::host());
   }
   ~Fixture() { llvm::sys::fs::remove_directories(tempDir); }
 

@@ -1,0 +1,116 @@
+//===- KernelTable.cpp - kiln.gpu.kernels as attributes -------------------===//
+#include "backends/common/KernelTable.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/DenseSet.h"
+
+using namespace mlir;
+using namespace mlir::kiln;
+
+KernelInfo mlir::kiln::describeKernel(Operation *op) {
+  auto kernel = cast<gpu::GPUFuncOp>(op);
+  KernelInfo info;
+  info.name = kernel.getName().str();
+  if (auto nodes = kernel->getAttrOfType<ArrayAttr>("kiln.onnx_nodes"))
+    for (auto node : nodes.getAsRange<StringAttr>())
+      info.onnxNodes.push_back(node.str());
+  info.numParams = kernel.getNumArguments();
+  // Workgroup globals the kernel reads, each counted once.
+  llvm::DenseSet<StringAttr> counted;
+  kernel.walk([&](memref::GetGlobalOp get) {
+    auto type = get.getType();
+    if (!gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(type) ||
+        !counted.insert(get.getNameAttr().getAttr()).second ||
+        !type.hasStaticShape())
+      return;
+    info.sharedBytes += type.getNumElements() *
+                        llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+  });
+  return info;
+}
+
+void mlir::kiln::setKernelTable(ModuleOp module, ArrayRef<KernelInfo> kernels) {
+  Builder b(module.getContext());
+  SmallVector<Attribute> entries;
+  for (const KernelInfo &kernel : kernels) {
+    SmallVector<Attribute> nodes, resources;
+    for (const std::string &node : kernel.onnxNodes)
+      nodes.push_back(b.getStringAttr(node));
+    for (const KernelResources &r : kernel.resources)
+      resources.push_back(b.getDictionaryAttr({
+          b.getNamedAttr("arch", b.getStringAttr(r.arch)),
+          b.getNamedAttr("registers", b.getI64IntegerAttr(r.registers)),
+          b.getNamedAttr("shared", b.getI64IntegerAttr(r.sharedBytes)),
+          b.getNamedAttr("local", b.getI64IntegerAttr(r.localBytes)),
+          b.getNamedAttr("spill_stores",
+                         b.getI64IntegerAttr(r.spillStoreBytes)),
+          b.getNamedAttr("spill_loads", b.getI64IntegerAttr(r.spillLoadBytes)),
+      }));
+    entries.push_back(b.getDictionaryAttr({
+        b.getNamedAttr("name", b.getStringAttr(kernel.name)),
+        b.getNamedAttr("nodes", b.getArrayAttr(nodes)),
+        b.getNamedAttr("params", b.getI64IntegerAttr(kernel.numParams)),
+        b.getNamedAttr("barriers", b.getBoolAttr(kernel.usesBarriers)),
+        b.getNamedAttr("shared", b.getI64IntegerAttr(kernel.sharedBytes)),
+        b.getNamedAttr("resources", b.getArrayAttr(resources)),
+    }));
+  }
+  module->setAttr("kiln.gpu.kernels", b.getArrayAttr(entries));
+}
+
+namespace {
+int64_t intField(DictionaryAttr dict, StringRef name, bool &ok) {
+  auto attr = dict.getAs<IntegerAttr>(name);
+  ok &= bool(attr);
+  return attr ? attr.getInt() : 0;
+}
+std::string stringField(DictionaryAttr dict, StringRef name, bool &ok) {
+  auto attr = dict.getAs<StringAttr>(name);
+  ok &= bool(attr);
+  return attr ? attr.str() : "";
+}
+} // namespace
+
+FailureOr<std::vector<KernelInfo>>
+mlir::kiln::getKernelTable(ModuleOp module, std::string &error) {
+  std::vector<KernelInfo> kernels;
+  auto table = module->getAttrOfType<ArrayAttr>("kiln.gpu.kernels");
+  if (!table) {
+    error = "kiln.gpu.kernels is missing";
+    return failure();
+  }
+  for (Attribute entry : table) {
+    auto dict = dyn_cast<DictionaryAttr>(entry);
+    bool ok = bool(dict);
+    KernelInfo info;
+    if (ok) {
+      info.name = stringField(dict, "name", ok);
+      info.numParams = intField(dict, "params", ok);
+      info.sharedBytes = intField(dict, "shared", ok);
+      auto barriers = dict.getAs<BoolAttr>("barriers");
+      info.usesBarriers = barriers && barriers.getValue();
+      if (auto nodes = dict.getAs<ArrayAttr>("nodes"))
+        for (auto node : nodes.getAsRange<StringAttr>())
+          info.onnxNodes.push_back(node.str());
+      if (auto resources = dict.getAs<ArrayAttr>("resources"))
+        for (auto r : resources.getAsRange<DictionaryAttr>()) {
+          KernelResources res;
+          res.arch = stringField(r, "arch", ok);
+          res.registers = intField(r, "registers", ok);
+          res.sharedBytes = intField(r, "shared", ok);
+          res.localBytes = intField(r, "local", ok);
+          res.spillStoreBytes = intField(r, "spill_stores", ok);
+          res.spillLoadBytes = intField(r, "spill_loads", ok);
+          info.resources.push_back(res);
+        }
+    }
+    if (!ok) {
+      error = "kiln.gpu.kernels has a malformed entry";
+      return failure();
+    }
+    kernels.push_back(std::move(info));
+  }
+  return kernels;
+}

@@ -1,0 +1,18 @@
+//===- Passes.h - CUDA leaf passes ------------------------------*- C++ -*-===//
+#ifndef KILN_BACKENDS_CUDA_PASSES_H
+#define KILN_BACKENDS_CUDA_PASSES_H
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir::kiln {
+#define GEN_PASS_DECL
+#include "backends/cuda/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "backends/cuda/Passes.h.inc"
+} // namespace mlir::kiln
+
+#endif // KILN_BACKENDS_CUDA_PASSES_H

@@ -1,0 +1,147 @@
+//===- EmulateKernels.cpp - The kernels as host functions -----------------===//
+//
+// The emulator leaf compiles the very gpu.func bodies the device leaves get
+// for the host CPU, so their numerics are checked on machines without a GPU.
+// Only the reads of the thread's coordinates and the barriers change: the
+// runtime's emulator runs each block's threads one after another and
+// switches between them at barriers (runtime/src/gpu_emulator.cpp).
+//
+//===----------------------------------------------------------------------===//
+#include "backends/common/KernelTable.h"
+#include "backends/gpu/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+namespace mlir::kiln {
+#define GEN_PASS_DEF_EMULATEKERNELS
+#include "backends/gpu/Passes.h.inc"
+} // namespace mlir::kiln
+
+using namespace mlir;
+using namespace mlir::kiln;
+
+namespace {
+constexpr StringLiteral kBarrierName = "__kiln_emulator_barrier";
+
+/// Field of kiln_emulated_thread (abi.h) holding dimension `dim` of `kind`.
+enum StateField { kThreadId = 0, kBlockId = 3, kBlockDim = 6, kGridDim = 9 };
+
+Value readState(OpBuilder &b, Location loc, Value state, StateField field,
+                gpu::Dimension dim) {
+  Value position =
+      arith::ConstantIndexOp::create(b, loc, int64_t(field) + int64_t(dim));
+  Value word = memref::LoadOp::create(b, loc, state, position);
+  return arith::IndexCastUIOp::create(b, loc, b.getIndexType(), word);
+}
+
+struct EmulateKernelsPass
+    : public kiln::impl::EmulateKernelsBase<EmulateKernelsPass> {
+  using Base::Base;
+
+  LogicalResult emulate(gpu::GPUFuncOp kernel, ModuleOp module,
+                        func::FuncOp barrier, bool &usesBarriers);
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *ctx = &getContext();
+    module->setAttr("kiln.gpu.platform", StringAttr::get(ctx, "emulator"));
+    auto kernels = module.lookupSymbol<gpu::GPUModuleOp>("kiln_kernels");
+    if (!kernels) {
+      setKernelTable(module, {});
+      return;
+    }
+    OpBuilder b(ctx);
+    b.setInsertionPointToEnd(module.getBody());
+    Type stateType = MemRefType::get({12}, b.getI32Type());
+    auto barrier =
+        func::FuncOp::create(b, module.getLoc(), kBarrierName,
+                             FunctionType::get(ctx, {stateType}, {}));
+    barrier.setPrivate();
+
+    std::string error;
+    FailureOr<std::vector<KernelInfo>> table = getKernelTable(module, error);
+    if (failed(table)) {
+      module.emitError("kiln-gpu-emulate-kernels: ") << error;
+      return signalPassFailure();
+    }
+    for (auto kernel :
+         llvm::make_early_inc_range(kernels.getOps<gpu::GPUFuncOp>())) {
+      std::string name = kernel.getName().str();
+      bool usesBarriers = false;
+      if (failed(emulate(kernel, module, barrier, usesBarriers)))
+        return signalPassFailure();
+      for (KernelInfo &info : *table)
+        if (info.name == name)
+          info.usesBarriers = usesBarriers;
+    }
+    if (barrier.symbolKnownUseEmpty(module))
+      barrier.erase();
+    setKernelTable(module, *table);
+    kernels.erase();
+    module->removeAttr(gpu::GPUDialect::getContainerModuleAttrName());
+  }
+};
+
+LogicalResult EmulateKernelsPass::emulate(gpu::GPUFuncOp kernel,
+                                          ModuleOp module, func::FuncOp barrier,
+                                          bool &usesBarriers) {
+  if (kernel.getNumWorkgroupAttributions() ||
+      kernel.getNumPrivateAttributions())
+    return kernel.emitError("kiln-gpu-emulate-kernels: workgroup and private "
+                            "attributions are not supported; use "
+                            "memref.alloca and workgroup globals");
+  MLIRContext *ctx = &getContext();
+  OpBuilder b(ctx);
+  Type stateType = MemRefType::get({12}, b.getI32Type());
+  SmallVector<Type> inputs(kernel.getArgumentTypes());
+  inputs.push_back(stateType);
+  b.setInsertionPoint(barrier);
+  auto func = func::FuncOp::create(b, kernel.getLoc(), kernel.getName(),
+                                   FunctionType::get(ctx, inputs, {}));
+  func.getBody().takeBody(kernel.getBody());
+  Value state = func.getBody().front().addArgument(stateType, kernel.getLoc());
+
+  WalkResult walk = func.walk([&](Operation *op) -> WalkResult {
+    b.setInsertionPoint(op);
+    Location loc = op->getLoc();
+    auto replaceWith = [&](StateField field, gpu::Dimension dim) {
+      op->getResult(0).replaceAllUsesWith(readState(b, loc, state, field, dim));
+      op->erase();
+      return WalkResult::advance();
+    };
+    if (auto id = dyn_cast<gpu::ThreadIdOp>(op))
+      return replaceWith(kThreadId, id.getDimension());
+    if (auto id = dyn_cast<gpu::BlockIdOp>(op))
+      return replaceWith(kBlockId, id.getDimension());
+    if (auto dim = dyn_cast<gpu::BlockDimOp>(op))
+      return replaceWith(kBlockDim, dim.getDimension());
+    if (auto dim = dyn_cast<gpu::GridDimOp>(op))
+      return replaceWith(kGridDim, dim.getDimension());
+    if (isa<gpu::BarrierOp>(op)) {
+      func::CallOp::create(b, loc, barrier, ValueRange{state});
+      op->erase();
+      usesBarriers = true;
+      return WalkResult::advance();
+    }
+    if (isa<gpu::ReturnOp>(op)) {
+      func::ReturnOp::create(b, loc);
+      op->erase();
+      return WalkResult::advance();
+    }
+    if (op->getDialect() && isa<gpu::GPUDialect>(op->getDialect())) {
+      op->emitError("kiln-gpu-emulate-kernels: the emulator cannot run '")
+          << op->getName() << "'";
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+  kernel.erase();
+  (void)module;
+  return success();
+}
+} // namespace

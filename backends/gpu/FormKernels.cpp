@@ -1,0 +1,211 @@
+//===- FormKernels.cpp - The entry's loop nests as gpu.launch kernels -----===//
+//
+// After bufferization every buffer of the entry is a view of its arguments
+// (inputs, outputs, the device arena, the device weights), so the host part
+// of a GPU artifact only computes views and indices and launches kernels.
+// This pass makes every top-level op that touches memory part of a kernel:
+//
+//   - an scf.parallel nest (a linalg op's parallel dims, a mapped forall) is
+//     one kernel over its whole iteration space, linearized: each thread
+//     runs one iteration, the innermost dimension varying fastest between
+//     neighbouring threads so their accesses coalesce;
+//   - a run of other ops with memory effects (a reduction to one value, a
+//     scalar store, a sequential loop) becomes a one-thread kernel.
+//
+// Pure ops the kernels read (views, index arithmetic, constants) are cloned
+// into each kernel, so a kernel captures only the entry's arguments.
+//
+//===----------------------------------------------------------------------===//
+#include "backends/gpu/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Utils/GPUUtils.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+namespace mlir::kiln {
+#define GEN_PASS_DEF_FORMKERNELS
+#include "backends/gpu/Passes.h.inc"
+} // namespace mlir::kiln
+
+using namespace mlir;
+
+namespace {
+/// Ops the host may run: no memory effects and no regions. Views of device
+/// buffers are only address arithmetic.
+bool isHostOp(Operation *op) {
+  return op->getNumRegions() == 0 && isMemoryEffectFree(op) &&
+         !isa<func::ReturnOp>(op);
+}
+
+/// A new gpu.launch before `before` over (blocks x 1 x 1) x (threads x 1 x
+/// 1); the builder is left at the start of its body, before the terminator.
+gpu::LaunchOp createLaunch(OpBuilder &b, Location loc, Value blocks,
+                           int64_t threads) {
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value threadCount = arith::ConstantIndexOp::create(b, loc, threads);
+  auto launch =
+      gpu::LaunchOp::create(b, loc, blocks, one, one, threadCount, one, one);
+  Block &body = launch.getBody().front();
+  b.setInsertionPointToEnd(&body);
+  gpu::TerminatorOp::create(b, loc);
+  b.setInsertionPointToStart(&body);
+  return launch;
+}
+
+struct FormKernelsPass : public kiln::impl::FormKernelsBase<FormKernelsPass> {
+  using Base::Base;
+
+  LogicalResult formParallelKernel(scf::ParallelOp loop);
+  LogicalResult formSerialKernel(ArrayRef<Operation *> ops);
+
+  void runOnOperation() override {
+    auto entry = getOperation().lookupSymbol<func::FuncOp>(entryName);
+    if (!entry || entry.isExternal()) {
+      getOperation().emitError()
+          << "kiln-gpu-form-kernels: no entry function @" << entryName;
+      return signalPassFailure();
+    }
+    if (!entry.getBody().hasOneBlock()) {
+      entry.emitError("kiln-gpu-form-kernels: the entry must be one block "
+                      "(structured control flow)");
+      return signalPassFailure();
+    }
+    Block &body = entry.getBody().front();
+    SmallVector<Operation *> run;
+    auto flush = [&]() -> LogicalResult {
+      if (run.empty())
+        return success();
+      LogicalResult result = formSerialKernel(run);
+      run.clear();
+      return result;
+    };
+    auto readsRun = [&](Operation &op) {
+      return llvm::any_of(op.getOperands(), [&](Value v) {
+        Operation *def = v.getDefiningOp();
+        return def && llvm::is_contained(run, def);
+      });
+    };
+    for (Operation &op : llvm::make_early_inc_range(body)) {
+      if (isa<func::ReturnOp, gpu::LaunchOp>(op)) {
+        if (failed(flush()))
+          return signalPassFailure();
+        continue;
+      }
+      // A view between two serial ops does not split their kernel; pure
+      // arithmetic on what the run computed joins it.
+      if (isHostOp(&op) && !readsRun(op))
+        continue;
+      if (isHostOp(&op)) {
+        run.push_back(&op);
+        continue;
+      }
+      if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
+        alloc.emitError("a buffer whose size is only known at run time is "
+                        "not supported on GPU targets yet");
+        return signalPassFailure();
+      }
+      auto loop = dyn_cast<scf::ParallelOp>(op);
+      if (loop && loop.getNumResults() == 0) {
+        if (failed(flush()) || failed(formParallelKernel(loop)))
+          return signalPassFailure();
+        continue;
+      }
+      run.push_back(&op);
+    }
+    if (failed(flush()))
+      return signalPassFailure();
+
+    // Each kernel captures only the entry's arguments.
+    for (auto launch : llvm::to_vector(body.getOps<gpu::LaunchOp>()))
+      if (failed(sinkOperationsIntoLaunchOp(launch, isHostOp)))
+        return signalPassFailure();
+  }
+};
+
+LogicalResult FormKernelsPass::formParallelKernel(scf::ParallelOp loop) {
+  Location loc = loop.getLoc();
+  OpBuilder b(loop);
+  // Trip count of each dimension, computed on the host (constants fold).
+  SmallVector<Value> trips;
+  Value total = arith::ConstantIndexOp::create(b, loc, 1);
+  for (auto [lb, ub, step] :
+       llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
+    Value extent = arith::SubIOp::create(b, loc, ub, lb);
+    Value trip = arith::CeilDivUIOp::create(b, loc, extent, step);
+    trips.push_back(trip);
+    total = arith::MulIOp::create(b, loc, total, trip);
+  }
+  // Small loops take a block of whole warps, not the full block size.
+  int64_t threads = threadsPerBlock;
+  if (std::optional<int64_t> count = getConstantIntValue(total)) {
+    if (*count == 0) {
+      loop.erase();
+      return success();
+    }
+    threads = std::min<int64_t>(threads, llvm::alignTo(*count, 32));
+    if (llvm::divideCeil(*count, threads) > std::numeric_limits<int32_t>::max())
+      return loop.emitError("a loop nest of ")
+             << *count << " iterations is too large for one GPU grid";
+  }
+  Value threadCount = arith::ConstantIndexOp::create(b, loc, threads);
+  Value blocks = arith::CeilDivUIOp::create(b, loc, total, threadCount);
+  gpu::LaunchOp launch = createLaunch(b, loc, blocks, threads);
+
+  // linear = blockIdx.x * threads + threadIdx.x; the tail block's extra
+  // threads do nothing.
+  gpu::KernelDim3 blockIds = launch.getBlockIds();
+  gpu::KernelDim3 threadIds = launch.getThreadIds();
+  Value linear = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, blockIds.x, threadCount),
+      threadIds.x);
+  Value inRange =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, linear, total);
+  auto guard = scf::IfOp::create(b, loc, inRange, /*withElseRegion=*/false);
+  b.setInsertionPointToStart(&guard.getThenRegion().front());
+
+  // Innermost dimension fastest.
+  IRMapping mapping;
+  Value rest = linear;
+  for (int64_t d = loop.getNumLoops() - 1; d >= 0; --d) {
+    Value index =
+        d == 0 ? rest : arith::RemUIOp::create(b, loc, rest, trips[d]);
+    if (d > 0)
+      rest = arith::DivUIOp::create(b, loc, rest, trips[d]);
+    Value iv = arith::AddIOp::create(
+        b, loc, loop.getLowerBound()[d],
+        arith::MulIOp::create(b, loc, index, loop.getStep()[d]));
+    mapping.map(loop.getInductionVars()[d], iv);
+  }
+  for (Operation &op : loop.getBody()->without_terminator())
+    b.clone(op, mapping);
+  loop.erase();
+  return success();
+}
+
+LogicalResult FormKernelsPass::formSerialKernel(ArrayRef<Operation *> ops) {
+  // Results used after the run would have to travel back to the host.
+  DenseSet<Operation *> inRun(ops.begin(), ops.end());
+  for (Operation *op : ops)
+    for (Value result : op->getResults())
+      for (Operation *user : result.getUsers())
+        if (!inRun.contains(user) &&
+            !inRun.contains(op->getBlock()->findAncestorOpInBlock(*user)))
+          return op->emitError("a value computed on the device is needed by "
+                               "the host (a run-time shape or loop bound); "
+                               "not supported on GPU targets yet");
+  Location loc = ops.front()->getLoc();
+  OpBuilder b(ops.front());
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  gpu::LaunchOp launch = createLaunch(b, loc, one, 1);
+  Operation *terminator = launch.getBody().front().getTerminator();
+  for (Operation *op : ops)
+    op->moveBefore(terminator);
+  return success();
+}
+} // namespace

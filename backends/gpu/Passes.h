@@ -1,0 +1,18 @@
+//===- Passes.h - GPU code generation passes (CUDA and HIP) -----*- C++ -*-===//
+#ifndef KILN_BACKENDS_GPU_PASSES_H
+#define KILN_BACKENDS_GPU_PASSES_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir::kiln {
+#define GEN_PASS_DECL
+#include "backends/gpu/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "backends/gpu/Passes.h.inc"
+} // namespace mlir::kiln
+
+#endif // KILN_BACKENDS_GPU_PASSES_H

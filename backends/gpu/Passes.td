@@ -1,0 +1,161 @@
+#ifndef KILN_BACKENDS_GPU_PASSES_TD
+#define KILN_BACKENDS_GPU_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def FormKernels : Pass<"kiln-gpu-form-kernels", "ModuleOp"> {
+  let summary = "Make every top-level loop nest and memory access of the "
+                "entry a gpu.launch";
+  let description = [{
+    Runs after bufferization into the device arena, when the entry's buffers
+    are all views of its arguments. Each top-level `scf.parallel` becomes
+    one kernel over its linearized iteration space (one iteration per
+    thread, innermost dimension fastest, `threads-per-block` threads per
+    block, fewer for small loops, the tail guarded); each run of other ops
+    with memory effects becomes a one-thread kernel. Views, constants and
+    index arithmetic are cloned into the kernels that use them, so every
+    kernel captures only the entry's arguments. A buffer sized at run time,
+    or a value the device computes that the host needs, is an error naming
+    the op.
+
+    Before:
+    ```mlir
+    scf.parallel (%i, %j) = (%c0, %c0) to (%c4, %c300) step (%c1, %c1) {
+      %v = memref.load %in[%i, %j] : memref<4x300xf32>
+      memref.store %v, %out[%i, %j] : memref<4x300xf32>
+    }
+    ```
+    After:
+    ```mlir
+    gpu.launch blocks(%bx, %by, %bz) in (%gx = %c5, ...)
+               threads(%tx, %ty, %tz) in (%sx = %c256, ...) {
+      %lin = arith.addi (arith.muli %bx, %c256), %tx : index
+      scf.if (arith.cmpi ult, %lin, %c1200) {
+        %j = arith.remui %lin, %c300 : index
+        %i = arith.divui %lin, %c300 : index
+        %v = memref.load %in[%i, %j] : memref<4x300xf32>
+        memref.store %v, %out[%i, %j] : memref<4x300xf32>
+      }
+      gpu.terminator
+    }
+    ```
+  }];
+  let options = [
+    Option<"entryName", "entry", "std::string", "\"main\"",
+           "Name of the entry function">,
+    Option<"threadsPerBlock", "threads-per-block", "int64_t", "256",
+           "Threads of a block of a linearized loop kernel">,
+  ];
+  let dependentDialects = ["gpu::GPUDialect", "arith::ArithDialect",
+                           "scf::SCFDialect"];
+}
+
+def OutlineKernels : Pass<"kiln-gpu-outline-kernels", "ModuleOp"> {
+  let summary = "Outline the entry's gpu.launch bodies into one gpu.module";
+  let description = [{
+    Every `gpu.launch` of the entry becomes a `gpu.func` named
+    `kiln_kernel_N` (N in program order) in one `gpu.module
+    @kiln_kernels`, launched by `gpu.launch_func`. Each kernel records the
+    ONNX nodes of the ops it runs (from their locations) as `kiln.onnx_nodes`,
+    for `kiln inspect`, `--report` and launch errors.
+
+    Before:
+    ```mlir
+    func.func @main(%x: memref<8xf32>, %y: memref<8xf32>) {
+      gpu.launch blocks(...) in (...) threads(...) in (...) { ... }
+    }
+    ```
+    After:
+    ```mlir
+    module attributes {gpu.container_module} {
+      func.func @main(%x: memref<8xf32>, %y: memref<8xf32>) {
+        gpu.launch_func @kiln_kernels::@kiln_kernel_0 blocks in (...)
+            threads in (...) args(%x : memref<8xf32>, %y : memref<8xf32>)
+      }
+      gpu.module @kiln_kernels {
+        gpu.func @kiln_kernel_0(%x: memref<8xf32>, %y: memref<8xf32>) kernel
+            attributes {kiln.onnx_nodes = ["relu_1"]} { ... }
+      }
+    }
+    ```
+  }];
+  let options = [
+    Option<"entryName", "entry", "std::string", "\"main\"",
+           "Name of the entry function">,
+  ];
+  let dependentDialects = ["gpu::GPUDialect"];
+}
+
+def LaunchCalls : Pass<"kiln-gpu-launch-calls", "ModuleOp"> {
+  let summary = "Turn gpu.launch_func into calls of the runtime's launch";
+  let description = [{
+    The host side of a GPU artifact launches its kernels through the
+    runtime (kiln_runtime_callbacks.launch in abi.h), by index into the
+    artifact's kernel table (the order of the `gpu.func`s of
+    `@kiln_kernels`). Each `gpu.launch_func` becomes a call of
+    `@__kiln_gpu_launch(runtime, kernel, grid x/y/z, block x/y/z,
+    dynamic shared bytes, args)` where `args` holds one 64-bit slot per
+    kernel parameter: a buffer's device address, an integer, or a float's
+    bits. The entry gets the runtime argument (`{kiln.runtime}`) if it has
+    none. The `gpu.module` is left for the device leaf.
+
+    Before:
+    ```mlir
+    gpu.launch_func @kiln_kernels::@kiln_kernel_0 blocks in (%c5, %c1, %c1)
+        threads in (%c256, %c1, %c1) args(%x : memref<8xf32>)
+    ```
+    After:
+    ```mlir
+    %args = memref.alloca() : memref<1xi64>
+    %p = memref.extract_aligned_pointer_as_index %x : memref<8xf32> -> index
+    memref.store (arith.index_cast %p : index to i64), %args[%c0]
+    func.call @__kiln_gpu_launch(%runtime, %c0_i32, %c5_i32, %c1_i32,
+        %c1_i32, %c256_i32, %c1_i32, %c1_i32, %c0_i32, %slots)
+        : (memref<0xi8>, i32, ..., !llvm.ptr) -> i32
+    ```
+  }];
+  let options = [
+    Option<"entryName", "entry", "std::string", "\"main\"",
+           "Name of the entry function">,
+  ];
+  let dependentDialects = ["func::FuncDialect", "memref::MemRefDialect",
+                           "arith::ArithDialect", "LLVM::LLVMDialect"];
+}
+
+def EmulateKernels : Pass<"kiln-gpu-emulate-kernels", "ModuleOp"> {
+  let summary = "Compile the kernels of @kiln_kernels for the host CPU";
+  let description = [{
+    The emulator leaf: every `gpu.func` of `@kiln_kernels` becomes a host
+    `func.func` of the same name taking its parameters and a last
+    `memref<12xi32>` argument, the thread's coordinates as the runtime's
+    emulator fills them (kiln_emulated_thread in abi.h: thread id x/y/z,
+    block id, block size, grid size). `gpu.thread_id`, `gpu.block_id`,
+    `gpu.block_dim` and `gpu.grid_dim` read it; `gpu.barrier` calls
+    `@__kiln_emulator_barrier(state)`, which yields to the block's other
+    threads. Workgroup (shared) memory becomes host globals: the emulator
+    runs one block at a time. The kernel table goes to the module attribute
+    `kiln.gpu.kernels` and the `gpu.module` is erased.
+
+    Before:
+    ```mlir
+    gpu.module @kiln_kernels {
+      gpu.func @kiln_kernel_0(%x: memref<8xf32>) kernel {
+        %t = gpu.thread_id x
+        ...
+      }
+    }
+    ```
+    After:
+    ```mlir
+    func.func @kiln_kernel_0(%x: memref<8xf32>, %state: memref<12xi32>) {
+      %t32 = memref.load %state[%c0] : memref<12xi32>
+      %t = arith.index_castui %t32 : i32 to index
+      ...
+    }
+    ```
+  }];
+  let dependentDialects = ["func::FuncDialect", "memref::MemRefDialect",
+                           "arith::ArithDialect"];
+}
+
+#endif // KILN_BACKENDS_GPU_PASSES_TD

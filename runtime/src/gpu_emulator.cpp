@@ -1,0 +1,281 @@
+// The GPU emulator: runs the kernels of a `--gpu-emulate` artifact (the same
+// block/thread-mapped kernels the device gets, compiled for this CPU) with
+// CUDA's execution model. Device memory is host memory. A kernel without
+// barriers or shared memory runs its blocks in parallel on the session's
+// pool, each block's threads one after another. A kernel with barriers runs
+// one block at a time, each of its threads a fiber (ucontext) with its own
+// stack: a barrier switches to the next thread of the block, and the block
+// goes on once every thread has arrived. A block whose threads disagree on
+// the barriers they reach (one returns while others wait) is an error, as
+// it is undefined behaviour on a GPU.
+#include "aligned_buffer.h"
+#include "gpu_device.h"
+#include "status.h"
+#include "thread_pool.h"
+
+#include <cstring>
+#include <sys/mman.h>
+#include <ucontext.h>
+
+namespace kiln::rt {
+namespace {
+
+// Enough for the scratch buffers a kernel thread keeps on its stack
+// (kiln-privatize-parallel-allocs allows 256 KiB); pages are only touched
+// when used.
+constexpr size_t kFiberStackBytes = 1u << 20;
+
+struct Fiber {
+  ucontext_t context;
+  kiln_emulated_thread thread;
+  void *stack = nullptr;
+  bool done = false;
+  bool waiting = false;
+};
+
+// Runs the threads of one block as fibers.
+class BlockScheduler {
+public:
+  ~BlockScheduler() {
+    for (Fiber &fiber : fibers_)
+      if (fiber.stack)
+        munmap(fiber.stack, kFiberStackBytes);
+  }
+
+  // Runs `kernel` for every thread of block `blockId`. Returns "" or what
+  // went wrong.
+  std::string runBlock(kiln_emulated_kernel_fn kernel, void *const *params,
+                       const uint32_t grid[3], const uint32_t block[3],
+                       const uint32_t blockId[3]) {
+    size_t count = size_t(block[0]) * block[1] * block[2];
+    if (fibers_.size() < count)
+      fibers_.resize(count);
+    kernel_ = kernel;
+    params_ = params;
+    for (size_t i = 0; i < count; ++i) {
+      Fiber &fiber = fibers_[i];
+      if (!fiber.stack) {
+        fiber.stack = mmap(nullptr, kFiberStackBytes, PROT_READ | PROT_WRITE,
+                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (fiber.stack == MAP_FAILED) {
+          fiber.stack = nullptr;
+          return "out of memory for the stacks of the emulated threads";
+        }
+      }
+      kiln_emulated_thread &t = fiber.thread;
+      t.thread_id[0] = i % block[0];
+      t.thread_id[1] = (i / block[0]) % block[1];
+      t.thread_id[2] = i / (size_t(block[0]) * block[1]);
+      for (int d = 0; d < 3; ++d) {
+        t.block_id[d] = blockId[d];
+        t.block_dim[d] = block[d];
+        t.grid_dim[d] = grid[d];
+      }
+      t.scheduler = this;
+      t.barrier = &BlockScheduler::barrier;
+      fiber.done = fiber.waiting = false;
+      getcontext(&fiber.context);
+      fiber.context.uc_stack.ss_sp = fiber.stack;
+      fiber.context.uc_stack.ss_size = kFiberStackBytes;
+      fiber.context.uc_link = &main_;
+      makecontext(&fiber.context, &BlockScheduler::trampoline, 0);
+    }
+    // Rounds: run every thread up to its next barrier (or its end).
+    size_t rounds = 0;
+    while (true) {
+      size_t done = 0, waiting = 0;
+      for (size_t i = 0; i < count; ++i) {
+        Fiber &fiber = fibers_[i];
+        if (fiber.done) {
+          ++done;
+          continue;
+        }
+        fiber.waiting = false;
+        current_ = &fiber;
+        active_ = this;
+        swapcontext(&main_, &fiber.context);
+        if (fiber.waiting)
+          ++waiting;
+        else
+          ++done;
+      }
+      ++rounds;
+      if (done == count)
+        return "";
+      if (done != 0)
+        return "threads of block (" + std::to_string(blockId[0]) + "," +
+               std::to_string(blockId[1]) + "," + std::to_string(blockId[2]) +
+               ") reached different barriers (" + std::to_string(waiting) +
+               " waiting at barrier " + std::to_string(rounds) + ", " +
+               std::to_string(done) + " returned)";
+    }
+  }
+
+private:
+  static void trampoline() {
+    BlockScheduler *self = active_;
+    Fiber *fiber = self->current_;
+    self->kernel_(self->params_, &fiber->thread);
+    fiber->done = true;
+    // uc_link returns to main_.
+  }
+
+  static void barrier(kiln_emulated_thread *thread) {
+    auto *self = static_cast<BlockScheduler *>(thread->scheduler);
+    Fiber *fiber = self->current_;
+    fiber->waiting = true;
+    swapcontext(&fiber->context, &self->main_);
+  }
+
+  static thread_local BlockScheduler *active_;
+  std::vector<Fiber> fibers_;
+  ucontext_t main_;
+  Fiber *current_ = nullptr;
+  kiln_emulated_kernel_fn kernel_ = nullptr;
+  void *const *params_ = nullptr;
+};
+thread_local BlockScheduler *BlockScheduler::active_ = nullptr;
+
+class EmulatedStream : public GpuStream {
+public:
+  EmulatedStream(const kiln_gpu_program &program, ThreadPool *pool)
+      : program_(program), pool_(pool) {}
+
+  kiln_status copyToDevice(void *device, const void *host,
+                           uint64_t bytes) override {
+    std::memcpy(device, host, bytes);
+    return KILN_OK;
+  }
+  kiln_status copyToHost(void *host, const void *device,
+                         uint64_t bytes) override {
+    std::memcpy(host, device, bytes);
+    return KILN_OK;
+  }
+  kiln_status copyOnDevice(void *dst, const void *src,
+                           uint64_t bytes) override {
+    std::memmove(dst, src, bytes);
+    return KILN_OK;
+  }
+  kiln_status synchronize() override { return KILN_OK; }
+
+  kiln_status launch(uint32_t kernel, const uint32_t grid[3],
+                     const uint32_t block[3], uint32_t sharedBytes,
+                     const uint64_t *args) override;
+
+private:
+  // Blocks [begin, end) of the current launch, threads in order.
+  static void runBlocks(void *ctx, int64_t begin, int64_t end);
+
+  const kiln_gpu_program &program_;
+  ThreadPool *pool_;
+  BlockScheduler scheduler_;
+  // The launch runBlocks works on.
+  kiln_emulated_kernel_fn fn_ = nullptr;
+  std::vector<void *> params_;
+  uint32_t grid_[3] = {}, block_[3] = {};
+};
+
+void EmulatedStream::runBlocks(void *ctx, int64_t begin, int64_t end) {
+  auto *self = static_cast<EmulatedStream *>(ctx);
+  kiln_emulated_thread t{};
+  for (int d = 0; d < 3; ++d) {
+    t.block_dim[d] = self->block_[d];
+    t.grid_dim[d] = self->grid_[d];
+  }
+  uint64_t gx = self->grid_[0], gy = self->grid_[1];
+  for (int64_t b = begin; b < end; ++b) {
+    t.block_id[0] = b % gx;
+    t.block_id[1] = (b / gx) % gy;
+    t.block_id[2] = b / (gx * gy);
+    for (uint32_t z = 0; z < self->block_[2]; ++z)
+      for (uint32_t y = 0; y < self->block_[1]; ++y)
+        for (uint32_t x = 0; x < self->block_[0]; ++x) {
+          t.thread_id[0] = x;
+          t.thread_id[1] = y;
+          t.thread_id[2] = z;
+          self->fn_(self->params_.data(), &t);
+        }
+  }
+}
+
+kiln_status EmulatedStream::launch(uint32_t kernel, const uint32_t grid[3],
+                                   const uint32_t block[3],
+                                   uint32_t sharedBytes, const uint64_t *args) {
+  const kiln_gpu_kernel &k = program_.kernels[kernel];
+  if (!k.emulated)
+    return fail(KILN_ERROR_BAD_ARTIFACT,
+                describeKernel(program_, kernel) + " has no emulated code");
+  uint64_t threads = uint64_t(block[0]) * block[1] * block[2];
+  if (threads == 0 || threads > 1024 || sharedBytes != 0)
+    return fail(KILN_ERROR_RUN_FAILED,
+                describeKernel(program_, kernel) +
+                    ": the emulator runs blocks of 1 to 1024 threads "
+                    "without dynamic shared memory");
+  params_.resize(k.num_params);
+  for (uint32_t i = 0; i < k.num_params; ++i)
+    params_[i] = const_cast<uint64_t *>(args + i);
+  fn_ = k.emulated;
+  std::memcpy(grid_, grid, sizeof grid_);
+  std::memcpy(block_, block, sizeof block_);
+  int64_t blocks = int64_t(grid[0]) * grid[1] * grid[2];
+  bool sequential = (k.flags & KILN_GPU_KERNEL_BARRIERS) || k.shared_bytes != 0;
+  if (!(k.flags & KILN_GPU_KERNEL_BARRIERS)) {
+    // Shared memory is one host global: one block at a time.
+    if (sequential || !pool_)
+      runBlocks(this, 0, blocks);
+    else
+      pool_->parallelFor(blocks, &EmulatedStream::runBlocks, this);
+    return KILN_OK;
+  }
+  for (int64_t b = 0; b < blocks; ++b) {
+    uint32_t blockId[3] = {uint32_t(b % grid[0]),
+                           uint32_t((b / grid[0]) % grid[1]),
+                           uint32_t(b / (uint64_t(grid[0]) * grid[1]))};
+    std::string problem =
+        scheduler_.runBlock(fn_, params_.data(), grid, block, blockId);
+    if (!problem.empty())
+      return fail(KILN_ERROR_RUN_FAILED,
+                  describeKernel(program_, kernel) + ": " + problem);
+  }
+  return KILN_OK;
+}
+
+class EmulatedDevice : public GpuDevice {
+public:
+  explicit EmulatedDevice(const kiln_artifact_descriptor &descriptor)
+      : program_(*descriptor.gpu) {
+    // Host memory is device memory: the kernels read the artifact's
+    // read-only weights in place.
+    weights_ = const_cast<void *>(program_.weights);
+  }
+  kiln_status allocate(uint64_t bytes, const char *what, void **out) override {
+    *out = allocateAligned(bytes);
+    if (!*out)
+      return fail(KILN_ERROR_OUT_OF_MEMORY, "out of memory allocating " +
+                                                std::to_string(bytes) +
+                                                " bytes for the " + what);
+    return KILN_OK;
+  }
+  void release(void *device) override { freeAligned(device); }
+  kiln_status createStream(ThreadPool *pool,
+                           std::unique_ptr<GpuStream> &out) override {
+    out = std::make_unique<EmulatedStream>(program_, pool);
+    return KILN_OK;
+  }
+  std::string name() const override { return "kiln GPU emulator"; }
+
+private:
+  const kiln_gpu_program &program_;
+};
+
+} // namespace
+
+kiln_status openEmulatedDevice(const kiln_artifact_descriptor &descriptor,
+                               const std::string &path,
+                               std::unique_ptr<GpuDevice> &out) {
+  (void)path;
+  out = std::make_unique<EmulatedDevice>(descriptor);
+  return KILN_OK;
+}
+
+} // namespace kiln::rt
