@@ -73,17 +73,7 @@ llvm::Constant *InterfaceBuilder::string(llvm::StringRef text,
 llvm::Constant *InterfaceBuilder::weights(llvm::ArrayRef<char> bytes) {
   if (bytes.empty())
     return llvm::ConstantPointerNull::get(ptrTy);
-  // One raw copy of the bytes; never one constant per element.
-  llvm::Constant *data = llvm::ConstantDataArray::getRaw(
-      llvm::StringRef(bytes.data(), bytes.size()), bytes.size(),
-      llvm::Type::getInt8Ty(ctx));
-  auto *global = new llvm::GlobalVariable(module, data->getType(),
-                                          /*isConstant=*/true,
-                                          llvm::GlobalValue::InternalLinkage,
-                                          data, "kiln_weights");
-  global->setSection(".kiln.weights");
-  global->setAlignment(llvm::Align(KILN_ALIGNMENT));
-  return global;
+  return rawBytesGlobal(module, bytes, "kiln_weights", ".kiln.weights");
 }
 
 llvm::Function *InterfaceBuilder::entry(llvm::Function *main, size_t numInputs,
@@ -195,6 +185,22 @@ static LogicalResult checkSpec(const ArtifactSpec &spec, std::string &error) {
       }
     }
   return success();
+}
+
+llvm::GlobalVariable *mlir::kiln::rawBytesGlobal(llvm::Module &module,
+                                                 llvm::ArrayRef<char> bytes,
+                                                 llvm::StringRef name,
+                                                 llvm::StringRef section) {
+  // One raw copy of the bytes; never one constant per element.
+  llvm::Constant *data = llvm::ConstantDataArray::getRaw(
+      llvm::StringRef(bytes.data(), bytes.size()), bytes.size(),
+      llvm::Type::getInt8Ty(module.getContext()));
+  auto *global = new llvm::GlobalVariable(
+      module, data->getType(),
+      /*isConstant=*/true, llvm::GlobalValue::InternalLinkage, data, name);
+  global->setSection(section);
+  global->setAlignment(llvm::Align(KILN_ALIGNMENT));
+  return global;
 }
 
 LogicalResult mlir::kiln::addArtifactInterface(llvm::Module &module,

@@ -10,6 +10,7 @@
 #include <optional>
 
 namespace llvm {
+class GlobalVariable;
 class Module;
 } // namespace llvm
 
@@ -42,6 +43,13 @@ LogicalResult addArtifactInterface(llvm::Module &module,
                                    const CpuTarget &target,
                                    const ArtifactContents &contents,
                                    std::string &error);
+
+/// `bytes` as one internal constant global in section `section`, aligned to
+/// KILN_ALIGNMENT (weights, device images).
+llvm::GlobalVariable *rawBytesGlobal(llvm::Module &module,
+                                     llvm::ArrayRef<char> bytes,
+                                     llvm::StringRef name,
+                                     llvm::StringRef section);
 
 } // namespace mlir::kiln
 

@@ -114,16 +114,7 @@ void ProgramBuilder::defineBarrier() {
 llvm::Constant *ProgramBuilder::image(llvm::ArrayRef<char> bytes) {
   if (bytes.empty())
     return llvm::ConstantPointerNull::get(ptrTy);
-  llvm::Constant *data = llvm::ConstantDataArray::getRaw(
-      llvm::StringRef(bytes.data(), bytes.size()), bytes.size(),
-      llvm::Type::getInt8Ty(ctx));
-  auto *global = new llvm::GlobalVariable(module, data->getType(),
-                                          /*isConstant=*/true,
-                                          llvm::GlobalValue::InternalLinkage,
-                                          data, "kiln_gpu_image");
-  global->setSection(".kiln.gpu");
-  global->setAlignment(llvm::Align(KILN_ALIGNMENT));
-  return global;
+  return rawBytesGlobal(module, bytes, "kiln_gpu_image", ".kiln.gpu");
 }
 } // namespace
 

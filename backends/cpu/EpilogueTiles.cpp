@@ -65,18 +65,6 @@ Value vectorBody(OpBuilder &b, Location loc, linalg::GenericOp consumer,
   return lookup(body->getTerminator()->getOperand(0));
 }
 
-/// The names of the ONNX nodes a location carries.
-void nodeNames(Location loc, std::vector<std::string> &names) {
-  if (auto name = dyn_cast<NameLoc>(loc)) {
-    if (!llvm::is_contained(names, name.getName().str()))
-      names.push_back(name.getName().str());
-  } else if (auto fusedLoc = dyn_cast<FusedLoc>(loc)) {
-    for (Location inner : fusedLoc.getLocations())
-      nodeNames(inner, names);
-  } else if (auto callSite = dyn_cast<CallSiteLoc>(loc)) {
-    nodeNames(callSite.getCallee(), names);
-  }
-}
 } // namespace
 
 Value mlir::kiln::applyEpilogue(OpBuilder &b, Location loc,
@@ -128,8 +116,9 @@ Value mlir::kiln::applyEpilogue(OpBuilder &b, Location loc,
 
 void mlir::kiln::recordEpilogue(Location anchor, const Epilogue &epilogue) {
   std::vector<std::string> anchorNodes, consumerNodes;
-  nodeNames(anchor, anchorNodes);
-  nodeNames(linalg::GenericOp(epilogue.consumer)->getLoc(), consumerNodes);
+  appendOnnxNodeNames(anchor, anchorNodes);
+  appendOnnxNodeNames(linalg::GenericOp(epilogue.consumer)->getLoc(),
+                      consumerNodes);
   KILN_LOG("fusion", Info) << "epilogue " << llvm::join(consumerNodes, ", ")
                            << " fused into " << onnxNodeName(anchor) << "\n";
   report::count("epilogues_fused");

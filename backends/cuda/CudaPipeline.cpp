@@ -1,6 +1,7 @@
 //===- CudaPipeline.cpp - NVVM conversion and serialization ---------------===//
 #include "backends/cuda/CudaPipeline.h"
 #include "backends/cuda/Passes.h"
+#include "backends/gpu/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
@@ -14,6 +15,7 @@ using namespace mlir::kiln;
 /// @kiln_kernels to the NVVM/LLVM dialects, then PTX, cubins and a fatbin.
 static void addCudaLeaf(OpPassManager &pm, const GpuCodegenOptions &options) {
   OpPassManager &device = pm.nest<gpu::GPUModuleOp>();
+  device.addPass(createLowerVectorOps());
   device.addPass(memref::createFoldMemRefAliasOpsPass());
   device.addPass(memref::createExpandStridedMetadataPass());
   device.addPass(createLowerAffinePass());
@@ -25,6 +27,8 @@ static void addCudaLeaf(OpPassManager &pm, const GpuCodegenOptions &options) {
   ConvertGpuOpsToNVVMOpsOptions nvvm;
   nvvm.useBarePtrCallConv = true;
   device.addPass(createConvertGpuOpsToNVVMOps(nvvm));
+  // Math libdevice has no function for (trunc, ...) maps to LLVM intrinsics.
+  device.addPass(createConvertMathToLLVMPass());
   device.addPass(createReconcileUnrealizedCastsPass());
   device.addPass(createCanonicalizerPass());
 

@@ -79,6 +79,15 @@ struct EmulateKernelsPass
     }
     if (barrier.symbolKnownUseEmpty(module))
       barrier.erase();
+    // Globals of the device module (constants copied from the host module,
+    // workgroup memory) become host globals.
+    SymbolTable hostSymbols(module);
+    for (auto global :
+         llvm::make_early_inc_range(kernels.getOps<memref::GlobalOp>())) {
+      if (hostSymbols.lookup(global.getSymNameAttr()))
+        continue;
+      global->moveBefore(kernels);
+    }
     setKernelTable(module, *table);
     kernels.erase();
     module->removeAttr(gpu::GPUDialect::getContainerModuleAttrName());

@@ -12,16 +12,17 @@
 //   - a run of other ops with memory effects (a reduction to one value, a
 //     scalar store, a sequential loop) becomes a one-thread kernel.
 //
-// Pure ops the kernels read (views, index arithmetic, constants) are cloned
-// into each kernel, so a kernel captures only the entry's arguments.
+// kiln-gpu-outline-kernels later clones the pure ops the kernels read
+// (views, index arithmetic, constants) into each kernel.
 //
 //===----------------------------------------------------------------------===//
 #include "backends/gpu/Passes.h"
 
+#include "compiler/logging/Logging.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/GPU/Utils/GPUUtils.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -91,6 +92,39 @@ struct FormKernelsPass : public kiln::impl::FormKernelsBase<FormKernelsPass> {
         return def && llvm::is_contained(run, def);
       });
     };
+    // Values of the run read inside `op`'s regions.
+    auto readsRunInside = [&](Operation &op) {
+      bool reads = false;
+      op.walk([&](Operation *inner) {
+        if (inner != &op)
+          reads |= readsRun(*inner);
+      });
+      return reads;
+    };
+    // A run of plain reads (a scalar input such as Trilu's k, hoisted out
+    // of the loop that uses it) moves into that loop: each thread reads it.
+    auto onlyReadsFor = [&](Operation &loop) {
+      return llvm::all_of(run, [&](Operation *op) {
+        return (isa<memref::LoadOp>(op) || isHostOp(op)) &&
+               llvm::all_of(op->getUsers(), [&](Operation *user) {
+                 return loop.isProperAncestor(user) ||
+                        llvm::is_contained(run, user);
+               });
+      });
+    };
+    // String ops call the runtime's CPU string kernels.
+    WalkResult strings = entry.walk([&](func::CallOp call) {
+      auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+          call, call.getCalleeAttr());
+      if (!callee || !callee->hasAttr("kiln.string_kernel"))
+        return WalkResult::advance();
+      call.emitError("string operations run on the CPU only; compile this "
+                     "model for a CPU target");
+      return WalkResult::interrupt();
+    });
+    if (strings.wasInterrupted())
+      return signalPassFailure();
+
     for (Operation &op : llvm::make_early_inc_range(body)) {
       if (isa<func::ReturnOp, gpu::LaunchOp>(op)) {
         if (failed(flush()))
@@ -110,8 +144,18 @@ struct FormKernelsPass : public kiln::impl::FormKernelsBase<FormKernelsPass> {
                         "not supported on GPU targets yet");
         return signalPassFailure();
       }
+      // A loop whose bounds the device computes, or whose body reads what
+      // a serial run computed, runs in that run's kernel.
       auto loop = dyn_cast<scf::ParallelOp>(op);
-      if (loop && loop.getNumResults() == 0) {
+      if (loop && !run.empty() && !readsRun(op) && readsRunInside(op) &&
+          onlyReadsFor(op)) {
+        Block *loopBody = loop.getBody();
+        for (Operation *read : llvm::reverse(run))
+          read->moveBefore(loopBody, loopBody->begin());
+        run.clear();
+      }
+      if (loop && loop.getNumResults() == 0 && !readsRun(op) &&
+          !readsRunInside(op)) {
         if (failed(flush()) || failed(formParallelKernel(loop)))
           return signalPassFailure();
         continue;
@@ -120,41 +164,61 @@ struct FormKernelsPass : public kiln::impl::FormKernelsBase<FormKernelsPass> {
     }
     if (failed(flush()))
       return signalPassFailure();
-
-    // Each kernel captures only the entry's arguments.
-    for (auto launch : llvm::to_vector(body.getOps<gpu::LaunchOp>()))
-      if (failed(sinkOperationsIntoLaunchOp(launch, isHostOp)))
-        return signalPassFailure();
   }
 };
 
 LogicalResult FormKernelsPass::formParallelKernel(scf::ParallelOp loop) {
   Location loc = loop.getLoc();
   OpBuilder b(loop);
-  // Trip count of each dimension, computed on the host (constants fold).
+  // Trip count of each dimension: constants when the bounds are, else
+  // computed on the host.
   SmallVector<Value> trips;
-  Value total = arith::ConstantIndexOp::create(b, loc, 1);
+  std::optional<int64_t> staticTotal = 1;
+  Value total;
   for (auto [lb, ub, step] :
        llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
-    Value extent = arith::SubIOp::create(b, loc, ub, lb);
-    Value trip = arith::CeilDivUIOp::create(b, loc, extent, step);
+    std::optional<int64_t> l = getConstantIntValue(lb),
+                           u = getConstantIntValue(ub),
+                           s = getConstantIntValue(step);
+    Value trip;
+    if (l && u && s && *s > 0) {
+      int64_t count = *u > *l ? llvm::divideCeil(*u - *l, *s) : 0;
+      trip = arith::ConstantIndexOp::create(b, loc, count);
+      if (staticTotal)
+        staticTotal = *staticTotal * count;
+    } else {
+      Value extent = arith::SubIOp::create(b, loc, ub, lb);
+      trip = arith::CeilDivUIOp::create(b, loc, extent, step);
+      staticTotal = std::nullopt;
+    }
     trips.push_back(trip);
-    total = arith::MulIOp::create(b, loc, total, trip);
+    total =
+        total ? arith::MulIOp::create(b, loc, total, trip).getResult() : trip;
   }
   // Small loops take a block of whole warps, not the full block size.
   int64_t threads = threadsPerBlock;
-  if (std::optional<int64_t> count = getConstantIntValue(total)) {
-    if (*count == 0) {
+  Value blocks;
+  if (staticTotal) {
+    if (*staticTotal == 0) {
       loop.erase();
       return success();
     }
-    threads = std::min<int64_t>(threads, llvm::alignTo(*count, 32));
-    if (llvm::divideCeil(*count, threads) > std::numeric_limits<int32_t>::max())
+    total = arith::ConstantIndexOp::create(b, loc, *staticTotal);
+    threads = std::min<int64_t>(threads, llvm::alignTo(*staticTotal, 32));
+    int64_t blockCount = llvm::divideCeil(*staticTotal, threads);
+    if (blockCount > std::numeric_limits<int32_t>::max())
       return loop.emitError("a loop nest of ")
-             << *count << " iterations is too large for one GPU grid";
+             << *staticTotal << " iterations is too large for one GPU grid";
+    blocks = arith::ConstantIndexOp::create(b, loc, blockCount);
   }
+  KILN_LOG("gpu", Debug) << "loop nest at " << loc << ": "
+                         << (staticTotal ? std::to_string(*staticTotal)
+                                         : std::string("run-time"))
+                         << " iterations, blocks of " << threads
+                         << " threads\n";
   Value threadCount = arith::ConstantIndexOp::create(b, loc, threads);
-  Value blocks = arith::CeilDivUIOp::create(b, loc, total, threadCount);
+  if (!blocks)
+    blocks = arith::CeilDivUIOp::create(b, loc, total, threadCount);
   gpu::LaunchOp launch = createLaunch(b, loc, blocks, threads);
 
   // linear = blockIdx.x * threads + threadIdx.x; the tail block's extra
@@ -177,9 +241,11 @@ LogicalResult FormKernelsPass::formParallelKernel(scf::ParallelOp loop) {
         d == 0 ? rest : arith::RemUIOp::create(b, loc, rest, trips[d]);
     if (d > 0)
       rest = arith::DivUIOp::create(b, loc, rest, trips[d]);
-    Value iv = arith::AddIOp::create(
-        b, loc, loop.getLowerBound()[d],
-        arith::MulIOp::create(b, loc, index, loop.getStep()[d]));
+    Value iv = index;
+    if (getConstantIntValue(loop.getStep()[d]) != 1)
+      iv = arith::MulIOp::create(b, loc, iv, loop.getStep()[d]);
+    if (getConstantIntValue(loop.getLowerBound()[d]) != 0)
+      iv = arith::AddIOp::create(b, loc, loop.getLowerBound()[d], iv);
     mapping.map(loop.getInductionVars()[d], iv);
   }
   for (Operation &op : loop.getBody()->without_terminator())
@@ -199,8 +265,14 @@ LogicalResult FormKernelsPass::formSerialKernel(ArrayRef<Operation *> ops) {
           return op->emitError("a value computed on the device is needed by "
                                "the host (a run-time shape or loop bound); "
                                "not supported on GPU targets yet");
+  // At the last op: host ops between the run's ops (views the run reads)
+  // then come before the kernel.
   Location loc = ops.front()->getLoc();
-  OpBuilder b(ops.front());
+  KILN_LOG("gpu", Info) << "one-thread kernel for " << ops.size()
+                        << " op(s) at " << loc
+                        << " (a reduction to one value or a scalar update: "
+                           "runs serially)\n";
+  OpBuilder b(ops.back());
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
   gpu::LaunchOp launch = createLaunch(b, loc, one, 1);
   Operation *terminator = launch.getBody().front().getTerminator();

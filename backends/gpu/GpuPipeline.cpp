@@ -52,6 +52,9 @@ void mlir::kiln::buildGpuCodegenPipeline(OpPassManager &pm,
   addCleanup(pm);
   pm.addPass(createFormKernels());
   addCleanup(pm);
+  // Integer powers become functions, which the outlining copies into the
+  // device module with the kernels that call them.
+  pm.addPass(createConvertMathToFuncs());
   pm.addPass(createOutlineKernels());
   pm.addPass(createLaunchCalls());
 

@@ -68,18 +68,20 @@ struct LaunchCallsPass : public kiln::impl::LaunchCallsBase<LaunchCallsPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     auto entry = module.lookupSymbol<func::FuncOp>(entryName);
-    auto kernels = module.lookupSymbol<gpu::GPUModuleOp>("kiln_kernels");
-    if (!entry || !kernels)
+    if (!entry || entry.isExternal())
       return;
-    SmallVector<gpu::LaunchFuncOp> launches;
-    entry.walk([&](gpu::LaunchFuncOp launch) { launches.push_back(launch); });
-    if (launches.empty())
-      return;
+    // Even an entry that launches nothing takes the runtime (the artifact
+    // passes it to every GPU entry).
     FailureOr<Value> runtime = runtimeArgument(entry);
     if (failed(runtime)) {
       entry.emitError("kiln-gpu-launch-calls: cannot add the runtime");
       return signalPassFailure();
     }
+    auto kernels = module.lookupSymbol<gpu::GPUModuleOp>("kiln_kernels");
+    SmallVector<gpu::LaunchFuncOp> launches;
+    entry.walk([&](gpu::LaunchFuncOp launch) { launches.push_back(launch); });
+    if (!kernels || launches.empty())
+      return;
 
     // Kernel index = position in @kiln_kernels, the artifact's table.
     llvm::StringMap<int32_t> kernelIndex;

@@ -7,10 +7,14 @@
 //
 //===----------------------------------------------------------------------===//
 #include "backends/gpu/Passes.h"
+#include "dialects/kiln/NodeLocation.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Utils/GPUUtils.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/SetVector.h"
 
 namespace mlir::kiln {
@@ -19,18 +23,40 @@ namespace mlir::kiln {
 } // namespace mlir::kiln
 
 using namespace mlir;
+using namespace mlir::kiln;
 
 namespace {
-void collectNodeNames(Location loc, llvm::SetVector<StringRef> &names) {
-  if (auto name = dyn_cast<NameLoc>(loc)) {
-    names.insert(name.getName().getValue());
-    return;
+/// Clones into `launch` the pure ops (views, index arithmetic, constants,
+/// which canonicalization hoists out of launches) whose results it reads,
+/// and theirs in turn, so it captures only the entry's arguments. Upstream's
+/// sinking stops at ops whose operands are not already captured (a view of
+/// an argument).
+void sinkPureOps(gpu::LaunchOp launch) {
+  Region &body = launch.getBody();
+  while (true) {
+    llvm::SetVector<Value> above;
+    getUsedValuesDefinedAbove(body, above);
+    llvm::SetVector<Operation *> defs;
+    for (Value value : above)
+      if (Operation *def = value.getDefiningOp();
+          def && def->getNumRegions() == 0 && isMemoryEffectFree(def))
+        defs.insert(def);
+    if (defs.empty())
+      return;
+    // In program order, ahead of the clones of earlier rounds (which read
+    // these).
+    SmallVector<Operation *> ordered(defs.begin(), defs.end());
+    llvm::sort(ordered, [](Operation *a, Operation *b) {
+      return a->getBlock() == b->getBlock() ? a->isBeforeInBlock(b)
+                                            : a->getBlock() < b->getBlock();
+    });
+    OpBuilder b = OpBuilder::atBlockBegin(&body.front());
+    for (Operation *def : ordered) {
+      Operation *copy = b.clone(*def);
+      for (auto [from, to] : llvm::zip(def->getResults(), copy->getResults()))
+        replaceAllUsesInRegionWith(from, to, body);
+    }
   }
-  if (auto fused = dyn_cast<FusedLoc>(loc))
-    for (Location inner : fused.getLocations())
-      collectNodeNames(inner, names);
-  if (auto callSite = dyn_cast<CallSiteLoc>(loc))
-    collectNodeNames(callSite.getCallee(), names);
 }
 
 struct OutlineKernelsPass
@@ -59,15 +85,16 @@ struct OutlineKernelsPass
     SymbolTable symbols(kernels);
 
     for (auto [index, launch] : llvm::enumerate(launches)) {
-      llvm::SetVector<StringRef> nodes;
+      sinkPureOps(launch);
+      std::vector<std::string> nodes;
       launch.walk(
-          [&](Operation *op) { collectNodeNames(op->getLoc(), nodes); });
+          [&](Operation *op) { appendOnnxNodeNames(op->getLoc(), nodes); });
       SmallVector<Value> operands;
       std::string name = "kiln_kernel_" + std::to_string(index);
       gpu::GPUFuncOp func = outlineKernelFunc(launch, name, operands);
       symbols.insert(func);
       SmallVector<Attribute> nodeAttrs;
-      for (StringRef node : nodes)
+      for (const std::string &node : nodes)
         nodeAttrs.push_back(StringAttr::get(ctx, node));
       func->setAttr("kiln.onnx_nodes", ArrayAttr::get(ctx, nodeAttrs));
 
@@ -78,6 +105,30 @@ struct OutlineKernelsPass
           launch.getDynamicSharedMemorySize(), operands);
       (void)launchFunc;
       launch.erase();
+    }
+
+    // Constants the kernels read (splats the weights blob leaves out) and
+    // functions they call (integer powers) go with them into the device
+    // module, those functions' own callees too.
+    SmallVector<Operation *> worklist(kernels.getOps<gpu::GPUFuncOp>());
+    while (!worklist.empty()) {
+      Operation *root = worklist.pop_back_val();
+      root->walk([&](Operation *op) {
+        FlatSymbolRefAttr ref;
+        if (auto get = dyn_cast<memref::GetGlobalOp>(op))
+          ref = get.getNameAttr();
+        else if (auto call = dyn_cast<func::CallOp>(op))
+          ref = call.getCalleeAttr();
+        if (!ref || symbols.lookup(ref.getAttr()))
+          return;
+        Operation *symbol = module.lookupSymbol(ref.getAttr());
+        if (!isa_and_nonnull<memref::GlobalOp, func::FuncOp>(symbol))
+          return;
+        b.setInsertionPointToStart(kernels.getBody());
+        Operation *copy = b.clone(*symbol);
+        symbols.insert(copy);
+        worklist.push_back(copy);
+      });
     }
   }
 };

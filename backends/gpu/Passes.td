@@ -12,9 +12,8 @@ def FormKernels : Pass<"kiln-gpu-form-kernels", "ModuleOp"> {
     one kernel over its linearized iteration space (one iteration per
     thread, innermost dimension fastest, `threads-per-block` threads per
     block, fewer for small loops, the tail guarded); each run of other ops
-    with memory effects becomes a one-thread kernel. Views, constants and
-    index arithmetic are cloned into the kernels that use them, so every
-    kernel captures only the entry's arguments. A buffer sized at run time,
+    with memory effects becomes a one-thread kernel. A buffer sized at run
+    time,
     or a value the device computes that the host needs, is an error naming
     the op.
 
@@ -53,6 +52,8 @@ def FormKernels : Pass<"kiln-gpu-form-kernels", "ModuleOp"> {
 def OutlineKernels : Pass<"kiln-gpu-outline-kernels", "ModuleOp"> {
   let summary = "Outline the entry's gpu.launch bodies into one gpu.module";
   let description = [{
+    Views, constants and index arithmetic a launch reads are cloned into
+    it, so every kernel takes only the entry's arguments (the buffers).
     Every `gpu.launch` of the entry becomes a `gpu.func` named
     `kiln_kernel_N` (N in program order) in one `gpu.module
     @kiln_kernels`, launched by `gpu.launch_func`. Each kernel records the
@@ -156,6 +157,31 @@ def EmulateKernels : Pass<"kiln-gpu-emulate-kernels", "ModuleOp"> {
   }];
   let dependentDialects = ["func::FuncDialect", "memref::MemRefDialect",
                            "arith::ArithDialect"];
+}
+
+def LowerVectorOps : Pass<"kiln-gpu-lower-vector-ops"> {
+  let summary = "Lower the vector ops of kernels to ones the device "
+                "conversions take one to one";
+  let description = [{
+    convert-gpu-to-nvvm and convert-gpu-to-rocdl convert vector ops to the
+    LLVM dialect one to one; this pass first applies the progressive
+    lowerings convert-vector-to-llvm applies on the CPU: 1-D transfers to
+    (masked) loads and stores, permutation maps, broadcasts, masks,
+    contractions to FMAs, multi-reductions, transposes, shape casts.
+    Runs on the `gpu.module`.
+
+    Before:
+    ```mlir
+    %v = vector.transfer_read %m[%i, %j], %zero {in_bounds = [true]}
+        : memref<16x64xf32>, vector<16xf32>
+    ```
+    After:
+    ```mlir
+    %v = vector.load %m[%i, %j] : memref<16x64xf32>, vector<16xf32>
+    ```
+  }];
+  let dependentDialects = ["vector::VectorDialect", "memref::MemRefDialect",
+                           "arith::ArithDialect", "scf::SCFDialect"];
 }
 
 #endif // KILN_BACKENDS_GPU_PASSES_TD

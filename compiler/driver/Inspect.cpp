@@ -150,9 +150,37 @@ int inspectUnloadable(const std::string &path, const std::string &why) {
   return 0;
 }
 
+/// The device program of a GPU artifact: platform, architectures, and each
+/// kernel with its ONNX nodes and what the assembler reported per arch.
+void printGpuProgram(const kiln_gpu_program &gpu, uint64_t arenaSize) {
+  static const char *platforms[] = {"none", "cuda", "hip", "emulator"};
+  fmt::print("gpu:       {}, archs {}, {} kernels, image {:.1f} KB\n",
+             gpu.platform < 4 ? platforms[gpu.platform] : "unknown", gpu.archs,
+             gpu.num_kernels, gpu.image_size / 1e3);
+  fmt::print("device arena: {:.2f} MB\n", arenaSize / 1e6);
+  fmt::print("kernels:\n");
+  for (uint32_t k = 0; k < gpu.num_kernels; ++k) {
+    const kiln_gpu_kernel &kernel = gpu.kernels[k];
+    std::vector<std::string> usage;
+    for (uint32_t r = 0; r < kernel.num_resources; ++r) {
+      const kiln_gpu_kernel_resources &res = kernel.resources[r];
+      usage.push_back(fmt::format("{} {} regs {} B smem {} B stack {} B spill",
+                                  res.arch, res.registers, res.shared_bytes,
+                                  res.local_bytes, res.spill_bytes));
+    }
+    if (usage.empty())
+      usage.push_back(fmt::format(
+          "{} B smem{}", kernel.shared_bytes,
+          kernel.flags & KILN_GPU_KERNEL_BARRIERS ? ", barriers" : ""));
+    fmt::print("  {:<18} {}\n", kernel.name, kernel.onnx_nodes);
+    for (const std::string &line : usage)
+      fmt::print("  {:<18}   {}\n", "", line);
+  }
+}
+
 int inspectArtifact(const std::string &path) {
   kiln_model *model = nullptr;
-  if (kiln_model_load(path.c_str(), &model) != KILN_OK)
+  if (kiln_model_inspect(path.c_str(), &model) != KILN_OK)
     return inspectUnloadable(path, kiln_last_error());
   const kiln_artifact_descriptor *d = kiln_model_descriptor(model);
   fmt::print("artifact:  {}\n", path);
@@ -160,7 +188,8 @@ int inspectArtifact(const std::string &path) {
   fmt::print("producer:  {}\n", d->producer ? d->producer : "");
   fmt::print("abi:       {}\n", d->abi_version);
   fmt::print("target:    {} (cpu {})\n", d->target_triple, d->target_cpu);
-  fmt::print("arena:     {:.2f} MB\n", d->arena_size / 1e6);
+  if (!d->gpu)
+    fmt::print("arena:     {:.2f} MB\n", d->arena_size / 1e6);
   fmt::print("weights:   {:.2f} MB\n", d->weights_size / 1e6);
   if (d->flops)
     fmt::print("compute:   {:.3f} GFLOP per run ({} FLOP in matmuls and "
@@ -177,6 +206,8 @@ int inspectArtifact(const std::string &path) {
   };
   list("inputs:", d->inputs, d->num_inputs);
   list("outputs:", d->outputs, d->num_outputs);
+  if (d->gpu)
+    printGpuProgram(*d->gpu, d->arena_size);
   kiln_model_free(model);
   return 0;
 }

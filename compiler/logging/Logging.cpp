@@ -59,6 +59,7 @@ const std::vector<NameInfo> &logs::components() {
       {"layout", "layout choices and conversions"},
       {"lowering", "kiln -> linalg lowering"},
       {"codegen", "CPU code generation: tiling, vectorization, LLVM"},
+      {"gpu", "GPU kernels: formation, launch shapes, ptxas resources"},
       {"autotune", "--autotune: candidates timed and tile sizes chosen"},
       {"arena", "buffer planning: arena size and reuse"},
       {"link", "object emission and linking"},

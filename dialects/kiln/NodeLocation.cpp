@@ -16,6 +16,19 @@ std::string mlir::kiln::onnxNodeName(Location loc) {
   return "?";
 }
 
+void mlir::kiln::appendOnnxNodeNames(Location loc,
+                                     std::vector<std::string> &names) {
+  if (auto name = dyn_cast<NameLoc>(loc)) {
+    if (!llvm::is_contained(names, name.getName().str()))
+      names.push_back(name.getName().str());
+  } else if (auto fused = dyn_cast<FusedLoc>(loc)) {
+    for (Location inner : fused.getLocations())
+      appendOnnxNodeNames(inner, names);
+  } else if (auto callSite = dyn_cast<CallSiteLoc>(loc)) {
+    appendOnnxNodeNames(callSite.getCallee(), names);
+  }
+}
+
 std::string mlir::kiln::onnxNodeList(ArrayRef<Operation *> ops) {
   std::string s;
   for (Operation *op : ops)

@@ -13,6 +13,7 @@
 #include "mlir/Support/LLVM.h"
 
 #include <string>
+#include <vector>
 
 namespace mlir {
 class Operation;
@@ -21,6 +22,9 @@ class Operation;
 namespace mlir::kiln {
 /// The first ONNX node name carried by a location ("?" if none).
 std::string onnxNodeName(Location loc);
+/// Appends to `names` every ONNX node name `loc` carries (fused locations
+/// and call sites included), in order, skipping names already there.
+void appendOnnxNodeNames(Location loc, std::vector<std::string> &names);
 /// "'a', 'b', ..." : the node names of `ops`, in order, for logs.
 std::string onnxNodeList(ArrayRef<Operation *> ops);
 } // namespace mlir::kiln

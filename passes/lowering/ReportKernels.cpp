@@ -27,6 +27,8 @@
 //===----------------------------------------------------------------------===//
 #include "passes/lowering/Passes.h"
 
+#include "dialects/kiln/NodeLocation.h"
+
 #include "compiler/logging/Logging.h"
 #include "compiler/logging/Report.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -46,21 +48,6 @@ using namespace mlir;
 using namespace mlir::kiln;
 
 namespace {
-
-using NameSet = llvm::SetVector<std::string, std::vector<std::string>,
-                                std::set<std::string>>;
-
-void collectNodeNames(Location loc, NameSet &names) {
-  if (auto name = dyn_cast<NameLoc>(loc)) {
-    names.insert(name.getName().str());
-    return;
-  }
-  if (auto fused = dyn_cast<FusedLoc>(loc))
-    for (Location inner : fused.getLocations())
-      collectNodeNames(inner, names);
-  if (auto callSite = dyn_cast<CallSiteLoc>(loc))
-    collectNodeNames(callSite.getCallee(), names);
-}
 
 bool isAllParallelGeneric(Operation *op) {
   auto generic = dyn_cast<linalg::GenericOp>(op);
@@ -156,12 +143,12 @@ struct ReportKernelsPass
           return a->isBeforeInBlock(b);
         });
         for (Operation *a : anchors) {
-          NameSet names;
+          std::vector<std::string> names;
           for (Operation *op : kernels[a]) {
-            collectNodeNames(op->getLoc(), names);
+            appendOnnxNodeNames(op->getLoc(), names);
             op->walk([&](Operation *nested) {
               if (nested != op && isKernel(nested))
-                collectNodeNames(nested->getLoc(), names);
+                appendOnnxNodeNames(nested->getLoc(), names);
             });
           }
           StringRef stringKernel = stringKernelOf(a);
@@ -170,9 +157,8 @@ struct ReportKernelsPass
               (stringKernel.empty() ? a->getName().stripDialect().str()
                                     : stringKernel.str());
           KILN_LOG("lowering", Info)
-              << name << " <- " << llvm::join(names.getArrayRef(), ", ")
-              << "\n";
-          report::kernel(name, {names.begin(), names.end()});
+              << name << " <- " << llvm::join(names, ", ") << "\n";
+          report::kernel(name, names);
         }
       }
     }

@@ -3,7 +3,6 @@
 
 #include <cstdlib>
 #include <dlfcn.h>
-#include <mutex>
 
 namespace kiln::rt::cuda {
 namespace {
@@ -101,8 +100,15 @@ const Driver *driver(std::string &error) {
 
 std::string errorText(const Driver &driver, CUresult result) {
   const char *name = nullptr, *text = nullptr;
-  driver.cuGetErrorName(result, &name);
-  driver.cuGetErrorString(result, &text);
+  if (driver.cuGetErrorName(result, &name) != CUDA_SUCCESS)
+    name = nullptr;
+  if (driver.cuGetErrorString(result, &text) != CUDA_SUCCESS)
+    text = nullptr;
+  // The toolkit's link stub knows no names.
+  if (!name && result == 34) {
+    name = "CUDA_ERROR_STUB_LIBRARY";
+    text = "the link-time stub libcuda.so, not an installed driver";
+  }
   std::string out = name ? name : "CUDA error " + std::to_string(result);
   if (text)
     out += std::string(" (") + text + ")";

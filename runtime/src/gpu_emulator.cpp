@@ -13,6 +13,7 @@
 #include "status.h"
 #include "thread_pool.h"
 
+#include <chrono>
 #include <cstring>
 #include <sys/mman.h>
 #include <ucontext.h>
@@ -160,9 +161,27 @@ public:
 
   kiln_status launch(uint32_t kernel, const uint32_t grid[3],
                      const uint32_t block[3], uint32_t sharedBytes,
-                     const uint64_t *args) override;
+                     const uint64_t *args) override {
+    auto start = std::chrono::steady_clock::now();
+    kiln_status status = run(kernel, grid, block, sharedBytes, args);
+    if (timing_)
+      times_.push_back({kernel, std::chrono::duration<double, std::milli>(
+                                    std::chrono::steady_clock::now() - start)
+                                    .count()});
+    return status;
+  }
+
+  // Host time of each kernel (the emulator's "GPU time").
+  void timeKernels(bool on) override { timing_ = on; }
+  std::vector<KernelTime> takeKernelTimes() override {
+    timing_ = false;
+    return std::move(times_);
+  }
 
 private:
+  kiln_status run(uint32_t kernel, const uint32_t grid[3],
+                  const uint32_t block[3], uint32_t sharedBytes,
+                  const uint64_t *args);
   // Blocks [begin, end) of the current launch, threads in order.
   static void runBlocks(void *ctx, int64_t begin, int64_t end);
 
@@ -173,6 +192,8 @@ private:
   kiln_emulated_kernel_fn fn_ = nullptr;
   std::vector<void *> params_;
   uint32_t grid_[3] = {}, block_[3] = {};
+  bool timing_ = false;
+  std::vector<KernelTime> times_;
 };
 
 void EmulatedStream::runBlocks(void *ctx, int64_t begin, int64_t end) {
@@ -198,9 +219,9 @@ void EmulatedStream::runBlocks(void *ctx, int64_t begin, int64_t end) {
   }
 }
 
-kiln_status EmulatedStream::launch(uint32_t kernel, const uint32_t grid[3],
-                                   const uint32_t block[3],
-                                   uint32_t sharedBytes, const uint64_t *args) {
+kiln_status EmulatedStream::run(uint32_t kernel, const uint32_t grid[3],
+                                const uint32_t block[3], uint32_t sharedBytes,
+                                const uint64_t *args) {
   const kiln_gpu_kernel &k = program_.kernels[kernel];
   if (!k.emulated)
     return fail(KILN_ERROR_BAD_ARTIFACT,

@@ -114,6 +114,8 @@ kiln_status GpuSession::run(const kiln_runtime_callbacks &callbacks,
                             const void *const *inputs, void *const *outputs,
                             bool deviceBuffers) {
   for (uint32_t i = 0; i < descriptor_.num_inputs; ++i) {
+    if (deviceBuffers && inputs[i] == inputs_[i])
+      continue; // the session's own buffer (kiln_session_device_input)
     kiln_status status =
         deviceBuffers
             ? stream_->copyOnDevice(inputs_[i], inputs[i], inputBytes_[i])
@@ -146,6 +148,8 @@ kiln_status GpuSession::run(const kiln_runtime_callbacks &callbacks,
       return fail(status, message.empty() ? kiln_last_error() : message);
   }
   for (uint32_t i = 0; i < descriptor_.num_outputs; ++i) {
+    if (deviceBuffers && outputs[i] == outputs_[i])
+      continue;
     kiln_status status =
         deviceBuffers
             ? stream_->copyOnDevice(outputs[i], outputs_[i], outputBytes_[i])

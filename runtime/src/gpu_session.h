@@ -34,6 +34,13 @@ public:
                   const void *const *inputs, void *const *outputs,
                   bool deviceBuffers);
 
+  void *deviceInput(size_t i) const {
+    return i < inputs_.size() ? inputs_[i] : nullptr;
+  }
+  void *deviceOutput(size_t i) const {
+    return i < outputs_.size() ? outputs_[i] : nullptr;
+  }
+
   // The next run times each kernel (no graph replay); the times are kept
   // for kernelTimes().
   void timeNextRun() { timeNextRun_ = true; }

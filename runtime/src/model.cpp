@@ -43,7 +43,8 @@ kiln_status checkDescriptor(const kiln_artifact_descriptor *descriptor,
 
 } // namespace
 
-extern "C" kiln_status kiln_model_load(const char *path, kiln_model **out) {
+namespace {
+kiln_status loadModel(const char *path, bool openDevice, kiln_model **out) {
   if (!path || !out)
     return fail(KILN_ERROR_INVALID_ARGUMENT, "kiln_model_load: NULL argument");
   *out = nullptr;
@@ -80,7 +81,7 @@ extern "C" kiln_status kiln_model_load(const char *path, kiln_model **out) {
       dlclose(handle);
       return fail(KILN_ERROR_OUT_OF_MEMORY, "out of memory");
     }
-    if (descriptor->gpu) {
+    if (descriptor->gpu && openDevice) {
       if (kiln_status status = openGpuDevice(*descriptor, file, model->gpu)) {
         delete model;
         dlclose(handle);
@@ -95,6 +96,15 @@ extern "C" kiln_status kiln_model_load(const char *path, kiln_model **out) {
   } catch (const std::bad_alloc &) {
     return fail(KILN_ERROR_OUT_OF_MEMORY, "out of memory");
   }
+}
+} // namespace
+
+extern "C" kiln_status kiln_model_load(const char *path, kiln_model **out) {
+  return loadModel(path, /*openDevice=*/true, out);
+}
+
+extern "C" kiln_status kiln_model_inspect(const char *path, kiln_model **out) {
+  return loadModel(path, /*openDevice=*/false, out);
 }
 
 extern "C" void kiln_model_free(kiln_model *model) {

@@ -173,6 +173,11 @@ extern "C" kiln_status kiln_session_create(const kiln_model *model,
                 "kiln_session_create: NULL argument");
   *out = nullptr;
   const kiln_artifact_descriptor &descriptor = *model->descriptor;
+  if (descriptor.gpu && !model->gpu)
+    return fail(KILN_ERROR_INVALID_ARGUMENT,
+                quoted(model->path) +
+                    " was opened by kiln_model_inspect; load it with "
+                    "kiln_model_load to run it");
   unsigned threads = options ? options->num_threads : 0;
   if (threads == 0)
     threads = availableCores();
@@ -373,4 +378,14 @@ extern "C" size_t kiln_session_kernel_times(const kiln_session *session,
   for (size_t i = 0; i < times.size() && i < capacity && out; ++i)
     out[i] = {times[i].kernel, float(times[i].milliseconds)};
   return times.size();
+}
+
+extern "C" void *kiln_session_device_input(kiln_session *session,
+                                           size_t index) {
+  return session && session->gpu ? session->gpu->deviceInput(index) : nullptr;
+}
+
+extern "C" void *kiln_session_device_output(kiln_session *session,
+                                            size_t index) {
+  return session && session->gpu ? session->gpu->deviceOutput(index) : nullptr;
 }

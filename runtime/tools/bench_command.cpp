@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <map>
 #include <string>
 #include <sys/resource.h>
 
@@ -40,6 +41,69 @@ std::string formatMilliseconds(double value) {
   return buffer;
 }
 
+double median(std::vector<double> times) {
+  std::sort(times.begin(), times.end());
+  size_t mid = times.size() / 2;
+  return times.size() % 2 ? times[mid] : (times[mid - 1] + times[mid]) / 2;
+}
+
+// GPU artifacts: the latency with the inputs and outputs already on the
+// device (the session's own buffers, no copies), and the GPU time of each
+// kernel of one run from CUDA events, the slowest first.
+void benchGpu(const Model &model, Session &session,
+              const RunnerOptions &options,
+              const std::vector<std::pair<std::string, const Tensor *>> &refs) {
+  const kiln_artifact_descriptor &descriptor = model.descriptor();
+  std::vector<const void *> in(descriptor.num_inputs);
+  std::vector<void *> out(descriptor.num_outputs);
+  for (size_t i = 0; i < in.size(); ++i)
+    in[i] = kiln_session_device_input(session.get(), i);
+  for (size_t i = 0; i < out.size(); ++i)
+    out[i] = kiln_session_device_output(session.get(), i);
+  std::vector<double> times;
+  for (int i = 0; i < options.repeat; ++i) {
+    auto start = std::chrono::steady_clock::now();
+    detail::check(kiln_session_run_device(session.get(), in.data(), in.size(),
+                                          out.data(), out.size()));
+    std::chrono::duration<double, std::milli> elapsed =
+        std::chrono::steady_clock::now() - start;
+    times.push_back(elapsed.count());
+  }
+  const char *device = kiln_model_device_name(model.get());
+  std::printf("device: %s\n", device ? device : "?");
+  std::printf("on-device latency: median %s ms (inputs and outputs in device "
+              "memory)\n",
+              formatMilliseconds(median(times)).c_str());
+
+  detail::check(kiln_session_time_next_run(session.get()));
+  session.run(refs);
+  size_t count = kiln_session_kernel_times(session.get(), nullptr, 0);
+  std::vector<kiln_kernel_time> kernels(count);
+  kiln_session_kernel_times(session.get(), kernels.data(), count);
+  std::map<uint32_t, std::pair<double, int>> perKernel;
+  double total = 0;
+  for (const kiln_kernel_time &k : kernels) {
+    perKernel[k.kernel].first += k.milliseconds;
+    perKernel[k.kernel].second += 1;
+    total += k.milliseconds;
+  }
+  std::printf("GPU kernel time: %s ms in %zu launches of %zu kernels\n",
+              formatMilliseconds(total).c_str(), kernels.size(),
+              perKernel.size());
+  std::vector<std::pair<double, uint32_t>> slowest;
+  for (const auto &[kernel, time] : perKernel)
+    slowest.push_back({time.first, kernel});
+  std::sort(slowest.rbegin(), slowest.rend());
+  const kiln_gpu_program &program = *descriptor.gpu;
+  for (size_t i = 0; i < slowest.size() && i < 10; ++i) {
+    const kiln_gpu_kernel &k = program.kernels[slowest[i].second];
+    std::printf("  %8s ms %5.1f%%  %-18s %s\n",
+                formatMilliseconds(slowest[i].first).c_str(),
+                total > 0 ? 100 * slowest[i].first / total : 0.0, k.name,
+                k.onnx_nodes);
+  }
+}
+
 int bench(const RunnerOptions &options) {
   Model model(options.model);
   const kiln_artifact_descriptor &descriptor = model.descriptor();
@@ -59,20 +123,20 @@ int bench(const RunnerOptions &options) {
         std::chrono::steady_clock::now() - start;
     times.push_back(elapsed.count());
   }
+  double middle = median(times);
   std::sort(times.begin(), times.end());
-  size_t mid = times.size() / 2;
-  double median =
-      times.size() % 2 ? times[mid] : (times[mid - 1] + times[mid]) / 2;
   std::printf("model: %s (%u threads, %d warmup, %d runs)\n",
               options.model.c_str(), session.numThreads(), options.warmup,
               options.repeat);
   std::printf("latency: median %s ms, min %s ms\n",
-              formatMilliseconds(median).c_str(),
+              formatMilliseconds(middle).c_str(),
               formatMilliseconds(times.front()).c_str());
   // The compiler's count of the contractions' work, when it made one.
-  if (uint64_t flops = model.descriptor().flops; flops && median > 0)
+  if (uint64_t flops = model.descriptor().flops; flops && middle > 0)
     std::printf("compute: %.2f GFLOP per run, %.1f GFLOP/s at the median\n",
-                double(flops) * 1e-9, double(flops) * 1e-6 / median);
+                double(flops) * 1e-9, double(flops) * 1e-6 / middle);
+  if (descriptor.gpu)
+    benchGpu(model, session, options, refs);
   std::printf("peak RSS: %.1f MB\n", peakRssMegabytes());
   std::fflush(stdout);
   return 0;

@@ -8,7 +8,9 @@
 # usage: run_onnx_test.sh KILN TEST_DIR WORK_DIR XFAIL_FILE ID [RTOL ATOL]
 # Cross testing: KILN_COMPILE_FLAGS (e.g. --target=aarch64-linux-gnu) is added
 # to `kiln compile`, and KILN_RUN (e.g. "qemu-aarch64 -L ... kiln-run")
-# replaces `kiln run`.
+# replaces `kiln run`. KILN_ASSEMBLE_FLAGS (e.g. --target=cuda) compiles the
+# model once more with those flags, for code that cannot run here but must
+# build (CUDA kernels through ptxas); that artifact is not run.
 set -u
 kiln=$1 dir=$2 work=$3 xfail_file=$4 id=$5
 rtol=${6:-1e-3} atol=${7:-1e-7}
@@ -32,14 +34,16 @@ PY
 
 run() {
   rm -rf "$work" && mkdir -p "$work" || return 1
-  local err
+  local err shapes=""
   if ! err=$("$kiln" compile "$dir/model.onnx" -o "$work/model.so" ${KILN_COMPILE_FLAGS:-} 2>&1); then
     echo "$err"
     grep -q "has a symbolic dim" <<<"$err" || return 1
-    local shapes
     shapes=$(data_shapes) || return 1
     echo "compiling for the test data's shapes: $shapes"
     "$kiln" compile "$dir/model.onnx" -o "$work/model.so" ${KILN_COMPILE_FLAGS:-} $shapes || return 1
+  fi
+  if [ -n "${KILN_ASSEMBLE_FLAGS:-}" ]; then
+    "$kiln" compile "$dir/model.onnx" -o "$work/model-device.so" $KILN_ASSEMBLE_FLAGS ${shapes:-} || return 1
   fi
   local found=0
   for set in "$dir"/test_data_set_*; do

@@ -9,3 +9,8 @@ config.test_exec_root = os.path.join(config.kiln_obj_root, "test", "lit")
 config.excludes = ["Inputs", "lit.cfg.py", "lit.site.cfg.py.in"]
 config.environment["PATH"] = os.pathsep.join(
     [config.kiln_tools_dir, config.llvm_tools_dir, config.environment.get("PATH", "")])
+
+# The CUDA toolkit's assembler, for the tests of the CUDA leaf.
+import shutil
+if shutil.which("ptxas") or os.path.exists("/usr/local/cuda/bin/ptxas"):
+    config.available_features.add("ptxas")

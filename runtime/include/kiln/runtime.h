@@ -73,6 +73,10 @@ typedef struct kiln_model kiln_model;
  * without the kiln descriptor symbol, another ABI version, or CPU features
  * this machine lacks. */
 kiln_status kiln_model_load(const char *path, kiln_model **out);
+/* Loads and checks an artifact like kiln_model_load, but opens no GPU for a
+ * GPU artifact: its descriptor (kernels, architectures) can be read on any
+ * machine. Sessions cannot be created from it. */
+kiln_status kiln_model_inspect(const char *path, kiln_model **out);
 void kiln_model_free(kiln_model *model);
 /* The artifact's descriptor: names, dtypes, shapes, target, arena size. Valid
  * while the model is loaded. */
@@ -125,6 +129,12 @@ kiln_status kiln_session_run_device(kiln_session *session,
                                     size_t num_inputs,
                                     void *const *device_outputs,
                                     size_t num_outputs);
+
+/* The session's own device buffer of input or output `index` (GPU
+ * artifacts; NULL otherwise or out of range). Passing these to
+ * kiln_session_run_device runs without any copy. */
+void *kiln_session_device_input(kiln_session *session, size_t index);
+void *kiln_session_device_output(kiln_session *session, size_t index);
 
 /* GPU time of one kernel launch, in launch order. */
 typedef struct kiln_kernel_time {

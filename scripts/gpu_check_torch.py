@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""Times the torch version of a gpu-check model on the GPU: eager and
+torch.compile (default mode), median milliseconds over 100 runs with CUDA
+events, inputs and outputs on the device. The model is rebuilt exactly as
+its export defines it (same module and shapes; the weights need not
+match, only the work).
+
+    gpu_check_torch.py SOURCE MODEL_DIR     prints "EAGER_MS COMPILE_MS"
+
+SOURCE is the bundle's `source` entry: cnn, transformer, a graph model
+(test/e2e/models/export_graph_models.py), attention:NAME, resnet18.
+"""
+import os
+import sys
+import types
+
+import numpy as np
+import torch
+
+root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(root, "test", "e2e", "models"))
+sys.path.insert(0, os.path.join(root, "examples"))
+
+
+def build(source):
+    """The module and its forward's input names, in order."""
+    # The export scripts import onnxruntime, which the GPU machine may lack;
+    # only their module definitions are used here.
+    for name in ("onnxruntime", "onnx"):
+        try:
+            __import__(name)
+        except ImportError:
+            sys.modules[name] = types.ModuleType(name)
+    torch.manual_seed(0)
+    if source == "resnet18":
+        import torchvision
+        return torchvision.models.resnet18(weights=None), ["input"]
+    if source.startswith("attention:"):
+        import export_attention
+        _, make, names, _ = export_attention.MODELS[source.split(":", 1)[1]]
+        return make(), names
+    if source == "cnn":
+        import make_examples
+        return make_examples.SmallCNN(), ["image"]
+    if source == "transformer":
+        import make_examples
+        return make_examples.TransformerBlock(), ["tokens"]
+    import export_graph_models
+    make, names, _, _ = export_graph_models.MODELS[source]
+    return make(), names
+
+
+def median_ms(fn, runs=100):
+    for _ in range(10):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(runs):
+        start, stop = torch.cuda.Event(True), torch.cuda.Event(True)
+        start.record()
+        fn()
+        stop.record()
+        stop.synchronize()
+        times.append(start.elapsed_time(stop))
+    return sorted(times)[len(times) // 2]
+
+
+def main():
+    source, model_dir = sys.argv[1], sys.argv[2]
+    model, names = build(source)
+    model = model.eval().cuda()
+    inputs = [torch.from_numpy(np.load(os.path.join(model_dir, n + ".npy")))
+              .cuda() for n in names]
+    with torch.no_grad():
+        eager = median_ms(lambda: model(*inputs))
+        compiled_model = torch.compile(model)
+        compiled = median_ms(lambda: compiled_model(*inputs))
+    print(f"{eager:.3f} {compiled:.3f}")
+
+
+if __name__ == "__main__":
+    main()
