@@ -14,6 +14,7 @@
 #include "mlir/Dialect/GPU/Utils/GPUUtils.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -86,9 +87,14 @@ struct OutlineKernelsPass
 
     for (auto [index, launch] : llvm::enumerate(launches)) {
       sinkPureOps(launch);
+      // The nodes whose work the kernel does: constants and views carry
+      // the location of wherever they were first made (CSE shares them).
       std::vector<std::string> nodes;
-      launch.walk(
-          [&](Operation *op) { appendOnnxNodeNames(op->getLoc(), nodes); });
+      launch.walk([&](Operation *op) {
+        if (!op->hasTrait<OpTrait::ConstantLike>() &&
+            !isa<ViewLikeOpInterface, memref::GetGlobalOp>(op))
+          appendOnnxNodeNames(op->getLoc(), nodes);
+      });
       SmallVector<Value> operands;
       std::string name = "kiln_kernel_" + std::to_string(index);
       gpu::GPUFuncOp func = outlineKernelFunc(launch, name, operands);
