@@ -17,6 +17,11 @@ KernelInfo mlir::kiln::describeKernel(Operation *op) {
     for (auto node : nodes.getAsRange<StringAttr>())
       info.onnxNodes.push_back(node.str());
   info.numParams = kernel.getNumArguments();
+  for (BlockArgument buffer : kernel.getWorkgroupAttributions()) {
+    auto type = cast<MemRefType>(buffer.getType());
+    info.sharedBytes += type.getNumElements() *
+                        llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+  }
   // Workgroup globals the kernel reads, each counted once.
   llvm::DenseSet<StringAttr> counted;
   kernel.walk([&](memref::GetGlobalOp get) {

@@ -13,6 +13,7 @@
 #include "compiler/logging/Logging.h"
 
 #include "mlir/Dialect/GPU/IR/CompilationInterfaces.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/StringExtras.h"
@@ -91,12 +92,24 @@ void SerializeCudaPass::runOnOperation() {
     return signalPassFailure();
   }
 
+  // Launch bounds: the block sizes are known (.maxntid); asking for at
+  // least one block per SM lets ptxas use up to 255 registers where a
+  // kernel needs them instead of spilling to reach an occupancy it guessed.
+  kernels.walk([&](LLVM::LLVMFuncOp func) {
+    if (func->hasAttr(NVVM::NVVMDialect::getKernelFuncAttrName()))
+      func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
+                    IntegerAttr::get(IntegerType::get(ctx, 32), 1));
+  });
+
   std::vector<std::pair<std::string, std::string>> cubins;
   std::string lowestPtx, lowestPtxArch;
   for (const std::string &arch : archs) {
     FailureOr<std::string> ptx = translate(kernels, arch, *toolkit);
     if (failed(ptx))
       return signalPassFailure();
+    if (logs::artifactEnabled("output_code"))
+      logs::artifactStream("output_code") << "// PTX for " << arch << "\n"
+                                          << *ptx << "\n";
     std::string cubin;
     auto resources = assemblePtx(*toolkit, *ptx, arch, optLevel, cubin, error);
     if (failed(resources)) {

@@ -29,6 +29,11 @@ constexpr StringLiteral kBarrierName = "__kiln_emulator_barrier";
 /// Field of kiln_emulated_thread (abi.h) holding dimension `dim` of `kind`.
 enum StateField { kThreadId = 0, kBlockId = 3, kBlockDim = 6, kGridDim = 9 };
 
+MemRefType withoutMemorySpace(MemRefType type) {
+  return MemRefType::get(type.getShape(), type.getElementType(),
+                         type.getLayout());
+}
+
 Value readState(OpBuilder &b, Location loc, Value state, StateField field,
                 gpu::Dimension dim) {
   Value position =
@@ -97,21 +102,44 @@ struct EmulateKernelsPass
 LogicalResult EmulateKernelsPass::emulate(gpu::GPUFuncOp kernel,
                                           ModuleOp module, func::FuncOp barrier,
                                           bool &usesBarriers) {
-  if (kernel.getNumWorkgroupAttributions() ||
-      kernel.getNumPrivateAttributions())
-    return kernel.emitError("kiln-gpu-emulate-kernels: workgroup and private "
-                            "attributions are not supported; use "
-                            "memref.alloca and workgroup globals");
+  if (kernel.getNumPrivateAttributions())
+    return kernel.emitError("kiln-gpu-emulate-kernels: private attributions "
+                            "are not supported; use memref.alloca");
   MLIRContext *ctx = &getContext();
   OpBuilder b(ctx);
   Type stateType = MemRefType::get({12}, b.getI32Type());
   SmallVector<Type> inputs(kernel.getArgumentTypes());
   inputs.push_back(stateType);
   b.setInsertionPoint(barrier);
+  // Workgroup memory becomes a host global per buffer: the emulator runs
+  // the blocks of a kernel that uses it one at a time.
+  SmallVector<memref::GlobalOp> shared;
+  for (auto [i, buffer] : llvm::enumerate(kernel.getWorkgroupAttributions())) {
+    auto type = cast<MemRefType>(buffer.getType());
+    shared.push_back(memref::GlobalOp::create(
+        b, kernel.getLoc(), (kernel.getName() + "_shared_" + Twine(i)).str(),
+        b.getStringAttr("private"), withoutMemorySpace(type), Attribute(),
+        /*constant=*/false, b.getI64IntegerAttr(64)));
+  }
+  unsigned numArgs = kernel.getNumArguments();
   auto func = func::FuncOp::create(b, kernel.getLoc(), kernel.getName(),
                                    FunctionType::get(ctx, inputs, {}));
   func.getBody().takeBody(kernel.getBody());
-  Value state = func.getBody().front().addArgument(stateType, kernel.getLoc());
+  Block &entry = func.getBody().front();
+  b.setInsertionPointToStart(&entry);
+  for (auto [i, global] : llvm::enumerate(shared)) {
+    BlockArgument buffer = entry.getArgument(numArgs + i);
+    buffer.replaceAllUsesWith(memref::GetGlobalOp::create(
+        b, kernel.getLoc(), global.getType(), global.getSymName()));
+  }
+  entry.eraseArguments(numArgs, shared.size());
+  Value state = entry.addArgument(stateType, kernel.getLoc());
+  // Views of workgroup memory are views of the globals now.
+  func.walk([](Operation *op) {
+    for (Value result : op->getResults())
+      if (auto type = dyn_cast<MemRefType>(result.getType()))
+        result.setType(withoutMemorySpace(type));
+  });
 
   WalkResult walk = func.walk([&](Operation *op) -> WalkResult {
     b.setInsertionPoint(op);

@@ -29,6 +29,11 @@ void mlir::kiln::buildGpuCodegenPipeline(OpPassManager &pm,
   pm.addPass(createMarkInputsReadOnly());
   pm.addNestedPass<func::FuncOp>(createFuseElementwise());
   addCleanup(pm);
+  // Contractions as tiled shared-memory kernels with their epilogues.
+  if (options.optLevel > 0) {
+    pm.addNestedPass<func::FuncOp>(createContractionKernels());
+    addCleanup(pm);
+  }
 
   // 2. Bufferization, as on the CPU: the entry's buffers become its
   // arguments and views of them.

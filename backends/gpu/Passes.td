@@ -49,6 +49,92 @@ def FormKernels : Pass<"kiln-gpu-form-kernels", "ModuleOp"> {
                            "scf::SCFDialect"];
 }
 
+def AttentionKernels : Pass<"kiln-gpu-attention-kernels", "func::FuncOp"> {
+  let summary = "kiln.attention as one flash-attention kernel (GPU targets)";
+  let description = [{
+    Runs before kiln-lower-to-linalg for GPU targets. Each `kiln.attention`
+    with static f32 operands and head sizes up to 64 becomes one
+    `gpu.launch` on buffers: a block of 64 threads per 64 query rows (grid
+    y: the batch), one row per thread with its q row and output accumulator
+    in registers, keys walked in tiles of 16 staged through shared memory,
+    online softmax with one rescale per tile (FlashAttention-2), causal
+    blocks stopping at their last row, the additive mask read per score.
+    Memory stays linear in the sequence length. Other attention ops keep
+    the generic lowering (logged under `KILN_LOGS=gpu`).
+
+    Before:
+    ```mlir
+    %o = kiln.attention %q, %k, %v {causal = true, scale = 0.125 : f64}
+        : (tensor<1x2x90x16xf32>, ...) -> tensor<1x2x90x16xf32>
+    ```
+    After:
+    ```mlir
+    %Q = bufferization.to_buffer %q read_only : ... to memref<1x2x90x16xf32>
+    ...
+    %out = memref.alloc() {alignment = 64 : i64} : memref<1x2x90x16xf32>
+    gpu.launch blocks(...) in (%gx = %c2, %gy = %c2, %gz = %c1)
+        threads(...) in (%sx = %c64, %sy = %c1, %sz = %c1)
+        workgroup(%Ks : memref<16x16xf32, #gpu.address_space<workgroup>>,
+                  %Vs : memref<16x16xf32, #gpu.address_space<workgroup>>) {
+      scf.for %key0 = %c0 to %end step %c16 iter_args(%m, %l, acc...) {
+        ... stage K, V; gpu.barrier; 16 scores; exp; rescale; p·V
+      }
+      ... out[row] = acc / l
+    }
+    %o = bufferization.to_tensor %out restrict writable
+    ```
+  }];
+  let dependentDialects = ["gpu::GPUDialect", "arith::ArithDialect",
+                           "bufferization::BufferizationDialect",
+                           "math::MathDialect", "memref::MemRefDialect",
+                           "scf::SCFDialect"];
+}
+
+def ContractionKernels : Pass<"kiln-gpu-contraction-kernels", "func::FuncOp"> {
+  let summary = "Static f32 contractions (and their elementwise epilogues) "
+                "as tiled shared-memory kernels";
+  let description = [{
+    Each static f32 linalg contraction with one n and one k dimension (m and
+    batch dimensions linearized; matmul, batch_matmul, Linear layers on
+    [B, S, H], transposed operands) becomes a `gpu.launch` on buffers: a
+    64x64 block tile per block of 16x16 threads, 16-deep K steps staged
+    through shared memory (workgroup attributions), a 4x4 register tile per
+    thread accumulated with FMAs. A fill init starts the accumulators; any
+    other init is added. The only consumer, when it is an all-parallel
+    `linalg.generic` reading the result elementwise (through reshapes), is
+    applied in the store (bias, activation, residual) and counted as
+    `epilogues_fused`.
+
+    Before:
+    ```mlir
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<100x300xf32>)
+    %c = linalg.matmul ins(%a, %b : tensor<100x200xf32>, tensor<200x300xf32>)
+        outs(%f : tensor<100x300xf32>) -> tensor<100x300xf32>
+    %y = linalg.generic {...} ins(%c, %bias) outs(%e) { addf, maximumf }
+    ```
+    After:
+    ```mlir
+    %A = bufferization.to_buffer %a read_only : ... to memref<100x200xf32>
+    %B = bufferization.to_buffer %b read_only : ... to memref<200x300xf32>
+    %out = memref.alloc() {alignment = 64 : i64} : memref<100x300xf32>
+    gpu.launch blocks(...) in (%gx = %c5, %gy = %c2, %gz = %c1)
+        threads(...) in (%sx = %c16, %sy = %c16, %sz = %c1)
+        workgroup(%As : memref<16x65xf32, #gpu.address_space<workgroup>>,
+                  %Bs : memref<16x64xf32, #gpu.address_space<workgroup>>) {
+      scf.for %k0 = %c0 to %c200 step %c16 iter_args(16 x f32) {
+        ... loads into %As, %Bs; gpu.barrier; 16 x 16 math.fma; gpu.barrier
+      }
+      ... bias load, addf, maximumf, memref.store into %out (guarded)
+    }
+    %y = bufferization.to_tensor %out restrict writable
+    ```
+  }];
+  let dependentDialects = ["gpu::GPUDialect", "arith::ArithDialect",
+                           "bufferization::BufferizationDialect",
+                           "math::MathDialect", "memref::MemRefDialect",
+                           "scf::SCFDialect"];
+}
+
 def OutlineKernels : Pass<"kiln-gpu-outline-kernels", "ModuleOp"> {
   let summary = "Outline the entry's gpu.launch bodies into one gpu.module";
   let description = [{

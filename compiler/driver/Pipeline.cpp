@@ -4,6 +4,7 @@
 
 #include "backends/cpu/CpuPipeline.h"
 #include "backends/cuda/CudaPipeline.h"
+#include "backends/gpu/Passes.h"
 #include "passes/fusion/Passes.h"
 #include "passes/graph/Passes.h"
 #include "passes/lowering/Passes.h"
@@ -51,6 +52,9 @@ void mlir::kiln::buildGraphPipeline(OpPassManager &pm,
 
 void mlir::kiln::buildLoweringPipeline(OpPassManager &pm,
                                        const PipelineOptions &options) {
+  // GPU targets write fused attention as one flash kernel of their own.
+  if (options.target.isGpu() && options.optLevel > 0)
+    pm.addNestedPass<func::FuncOp>(createAttentionKernels());
   pm.addPass(createLowerToLinalg());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

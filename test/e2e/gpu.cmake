@@ -52,3 +52,34 @@ foreach(example cnn transformer)
   set_tests_properties(gpu.examples.${example} gpu.examples.${example}.assemble
     PROPERTIES LABELS gpu)
 endforeach()
+
+# Whole models (the graph-pass exports, the attention exports, ResNet-18):
+# emulated against onnxruntime, and assembled with no kernel spilling.
+# They share the CPU tests' exports (and their locks).
+set(KILN_GPU_MODELS)
+foreach(model bert_encoder bert_opset14 gpt2_blocks inception_block
+              concat_chain)
+  list(APPEND KILN_GPU_MODELS
+       "graph.${model}\;${CMAKE_CURRENT_BINARY_DIR}/work/graph_models/${model}\;python3 '${KILN_GRAPH_EXPORT}' ${model}\;graph_models.${model}")
+endforeach()
+foreach(entry ${KILN_ATTENTION_MODELS})
+  list(GET entry 0 model)
+  list(APPEND KILN_GPU_MODELS
+       "attention.${model}\;${CMAKE_CURRENT_BINARY_DIR}/work/attention/${model}\;python3 '${KILN_ATTENTION_EXPORT}' ${model}\;attention.${model}")
+endforeach()
+list(APPEND KILN_GPU_MODELS
+     "resnet18\;${CMAKE_CURRENT_BINARY_DIR}/work/models/resnet18\;python3 '${CMAKE_CURRENT_SOURCE_DIR}/models/export_torchvision.py' resnet18\;models.resnet18")
+foreach(entry ${KILN_GPU_MODELS})
+  list(GET entry 0 name)
+  list(GET entry 1 work)
+  list(GET entry 2 export)
+  list(GET entry 3 lock)
+  set(export "${export} '${work}/onnx' >/dev/null || exit $?")
+  add_test(NAME gpu.models.${name}
+    COMMAND bash -c "${export}; KILN_COMPILE_FLAGS='--target=cuda --gpu-emulate' '${CMAKE_CURRENT_SOURCE_DIR}/run_example.sh' '$<TARGET_FILE:kiln>' '${work}/onnx' '${work}/gpu-emulated'")
+  add_test(NAME gpu.models.${name}.assemble
+    COMMAND bash -c "${export}; '${CMAKE_CURRENT_SOURCE_DIR}/check_gpu_assembly.sh' '$<TARGET_FILE:kiln>' '${work}/onnx/model.onnx' '${work}/gpu-cuda'")
+  set_tests_properties(gpu.models.${name} gpu.models.${name}.assemble
+    PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 900 LABELS "gpu;models"
+    RESOURCE_LOCK ${lock})
+endforeach()

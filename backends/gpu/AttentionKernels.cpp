@@ -1,0 +1,311 @@
+//===- AttentionKernels.cpp - kiln.attention as one flash kernel ----------===//
+//
+// softmax(q kᵀ · scale + mask) v as one FlashAttention-2-style kernel, memory
+// linear in the sequence length:
+//
+//   grid (ceil(Sq/64), batch), 64 threads, one query row per thread: the
+//   row of q and its output accumulator live in registers; the block walks
+//   the keys in tiles of 16 keys staged through shared memory (K and V),
+//   computes each row's scores 4 keys at a time, keeps the running max m and
+//   sum l, rescales the accumulator once per 4 keys by exp(m_old - m_new)
+//   and adds p·V; one division by l at the end. Causal attention stops each
+//   block's key loop at its last row (the tiles above the diagonal are never
+//   loaded); the mask (additive, broadcast to [B..., Sq, Sk]) is read per
+//   score.
+//
+// Runs at the lowering stage for GPU targets, on kiln.attention ops with
+// f32 operands and head sizes up to 64 (the row state in registers); other
+// attention ops keep the generic lowering. The kernel is written on buffers
+// (to_buffer / alloc / to_tensor) like the contraction kernels.
+//
+//===----------------------------------------------------------------------===//
+#include "backends/gpu/KernelBuilder.h"
+#include "backends/gpu/Passes.h"
+
+#include "compiler/logging/Logging.h"
+#include "dialects/kiln/KilnOps.h"
+#include "dialects/kiln/NodeLocation.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+#include <limits>
+
+namespace mlir::kiln {
+#define GEN_PASS_DEF_ATTENTIONKERNELS
+#include "backends/gpu/Passes.h.inc"
+} // namespace mlir::kiln
+
+using namespace mlir;
+using namespace mlir::kiln;
+using namespace mlir::kiln::gpu_kernels;
+
+namespace {
+constexpr int64_t kRows = 64;    // query rows (threads) per block
+constexpr int64_t kKeys = 16;    // keys per shared-memory tile
+constexpr int64_t kGroup = 4;    // keys per online-softmax update
+constexpr int64_t kMaxHead = 64; // head sizes kept in registers
+
+bool supported(AttentionOp op) {
+  for (Value v : op->getOperands())
+    if (!isStaticF32Tensor(v))
+      return false;
+  auto q = cast<RankedTensorType>(op.getQuery().getType());
+  auto v = cast<RankedTensorType>(op.getValue().getType());
+  return q.getRank() >= 2 && q.getShape().back() <= kMaxHead &&
+         v.getShape().back() <= kMaxHead;
+}
+
+class FlashKernelWriter {
+public:
+  FlashKernelWriter(OpBuilder &b, AttentionOp op) : b(b), op(op) {}
+  Value write();
+
+private:
+  Value f32(double value) {
+    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(value));
+  }
+  /// The mask's indices for (batch, row, key): broadcast dims read 0.
+  SmallVector<Value> maskIndices(ValueRange batch, Value row, Value key);
+
+  OpBuilder &b;
+  AttentionOp op;
+  Location loc = op.getLoc();
+  SmallVector<int64_t> batchSizes, maskShape;
+  int64_t sq = 0, sk = 0, d = 0, dv = 0;
+};
+
+SmallVector<Value> FlashKernelWriter::maskIndices(ValueRange batch, Value row,
+                                                  Value key) {
+  SmallVector<Value> full(batch.begin(), batch.end());
+  full.push_back(row);
+  full.push_back(key);
+  SmallVector<Value> indices;
+  size_t offset = full.size() - maskShape.size();
+  for (auto [i, size] : llvm::enumerate(maskShape))
+    indices.push_back(size == 1 ? index(b, loc, 0) : full[offset + i]);
+  return indices;
+}
+
+Value FlashKernelWriter::write() {
+  auto qType = cast<RankedTensorType>(op.getQuery().getType());
+  auto kType = cast<RankedTensorType>(op.getKey().getType());
+  auto vType = cast<RankedTensorType>(op.getValue().getType());
+  int64_t rank = qType.getRank();
+  batchSizes.assign(qType.getShape().begin(), qType.getShape().end() - 2);
+  sq = qType.getShape()[rank - 2];
+  d = qType.getShape()[rank - 1];
+  sk = kType.getShape()[rank - 2];
+  dv = vType.getShape()[rank - 1];
+  int64_t batchTotal = 1;
+  for (int64_t size : batchSizes)
+    batchTotal *= size;
+
+  Value q = readOnlyBuffer(b, loc, op.getQuery());
+  Value k = readOnlyBuffer(b, loc, op.getKey());
+  Value v = readOnlyBuffer(b, loc, op.getValue());
+  Value mask;
+  if (op.getMask()) {
+    mask = readOnlyBuffer(b, loc, op.getMask());
+    auto shape = cast<RankedTensorType>(op.getMask().getType()).getShape();
+    maskShape.assign(shape.begin(), shape.end());
+  }
+  SmallVector<int64_t> outShape(batchSizes);
+  outShape.append({sq, dv});
+  Value out = newBuffer(b, loc, outShape, b.getF32Type());
+
+  Type f32Type = b.getF32Type();
+  gpu::LaunchOp launch = createLaunch(
+      b, loc,
+      {index(b, loc, llvm::divideCeil(sq, kRows)), index(b, loc, batchTotal)},
+      {kRows},
+      {workgroupMemRef({kKeys, d}, f32Type),
+       workgroupMemRef({kKeys, dv}, f32Type)});
+  Value sharedK = launch.getWorkgroupAttributions()[0];
+  Value sharedV = launch.getWorkgroupAttributions()[1];
+  Value tid = launch.getThreadIds().x;
+  Value row0 = arith::MulIOp::create(b, loc, launch.getBlockIds().x,
+                                     index(b, loc, kRows));
+  Value row = arith::AddIOp::create(b, loc, row0, tid);
+  SmallVector<Value> batch =
+      batchSizes.empty()
+          ? SmallVector<Value>()
+          : delinearize(b, loc, launch.getBlockIds().y, batchSizes);
+  auto at = [&](ValueRange lead, Value i, Value j) {
+    SmallVector<Value> indices(lead.begin(), lead.end());
+    indices.push_back(i);
+    indices.push_back(j);
+    return indices;
+  };
+  Value zero = f32(0.0), negInf = f32(-std::numeric_limits<double>::infinity());
+  Value rowOk = lessThan(b, loc, row, index(b, loc, sq));
+  Value skBound = index(b, loc, sk);
+
+  // The thread's query row, in registers.
+  SmallVector<Value> qRow;
+  for (int64_t i = 0; i < d; ++i)
+    qRow.push_back(
+        guardedLoad(b, loc, q, at(batch, row, index(b, loc, i)), rowOk, zero));
+
+  // Causal: keys past the block's last row are masked for every row.
+  Value keyEnd = skBound;
+  if (op.getCausal())
+    keyEnd = arith::MinUIOp::create(
+        b, loc, skBound,
+        arith::AddIOp::create(b, loc, row0, index(b, loc, kRows)));
+
+  SmallVector<Value> state = {negInf, zero}; // m, l
+  state.append(dv, zero);                    // acc
+  auto keys = scf::ForOp::create(b, loc, index(b, loc, 0), keyEnd,
+                                 index(b, loc, kKeys), state);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(keys.getBody());
+    Value key0 = keys.getInductionVar();
+    ValueRange carried = keys.getRegionIterArgs();
+    // Stage the tile's K and V rows (zeros past the last key).
+    auto stage = [&](Value source, Value shared, int64_t width) {
+      auto copy = scf::ForOp::create(b, loc, tid, index(b, loc, kKeys * width),
+                                     index(b, loc, kRows));
+      OpBuilder::InsertionGuard copyGuard(b);
+      b.setInsertionPointToStart(copy.getBody());
+      Value e = copy.getInductionVar();
+      Value j = arith::DivUIOp::create(b, loc, e, index(b, loc, width));
+      Value c = arith::RemUIOp::create(b, loc, e, index(b, loc, width));
+      Value key = arith::AddIOp::create(b, loc, key0, j);
+      Value value = guardedLoad(b, loc, source, at(batch, key, c),
+                                lessThan(b, loc, key, skBound), zero);
+      memref::StoreOp::create(b, loc, value, shared, ValueRange{j, c});
+    };
+    stage(k, sharedK, d);
+    stage(v, sharedV, dv);
+    gpu::BarrierOp::create(b, loc);
+
+    // The tile's keys in groups of 4: their scores, then the online
+    // softmax update (one rescale of m, l and acc per group). A loop over
+    // groups rather than the whole tile unrolled keeps the row state and
+    // four scores in registers.
+    auto groups =
+        scf::ForOp::create(b, loc, index(b, loc, 0), index(b, loc, kKeys),
+                           index(b, loc, kGroup), carried);
+    {
+      OpBuilder::InsertionGuard groupGuard(b);
+      b.setInsertionPointToStart(groups.getBody());
+      Value j0 = groups.getInductionVar();
+      ValueRange rowState = groups.getRegionIterArgs();
+      Value scale = f32(op.getScale().convertToDouble());
+      SmallVector<Value> scores;
+      Value groupMax = negInf;
+      for (int64_t j = 0; j < kGroup; ++j) {
+        Value jj = arith::AddIOp::create(b, loc, j0, index(b, loc, j));
+        Value s = zero;
+        for (int64_t i = 0; i < d; ++i)
+          s = math::FmaOp::create(
+              b, loc, qRow[i],
+              memref::LoadOp::create(b, loc, sharedK,
+                                     ValueRange{jj, index(b, loc, i)}),
+              s);
+        s = arith::MulFOp::create(b, loc, s, scale);
+        Value key = arith::AddIOp::create(b, loc, key0, jj);
+        Value keyOk = lessThan(b, loc, key, skBound);
+        if (mask)
+          s = arith::AddFOp::create(
+              b, loc, s,
+              guardedLoad(b, loc, mask, maskIndices(batch, row, key),
+                          arith::AndIOp::create(b, loc, keyOk, rowOk), zero));
+        Value masked = arith::XOrIOp::create(
+            b, loc, keyOk,
+            arith::ConstantOp::create(b, loc, b.getBoolAttr(true)));
+        if (op.getCausal())
+          masked = arith::OrIOp::create(
+              b, loc, masked,
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, key,
+                                    row));
+        s = arith::SelectOp::create(b, loc, masked, negInf, s);
+        scores.push_back(s);
+        groupMax = arith::MaximumFOp::create(b, loc, groupMax, s);
+      }
+      // A max of -inf (nothing kept yet) subtracts 0, so exp gives 0, not
+      // NaN.
+      Value maxNew = arith::MaximumFOp::create(b, loc, rowState[0], groupMax);
+      Value noneKept = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                             maxNew, negInf);
+      Value safeMax = arith::SelectOp::create(b, loc, noneKept, zero, maxNew);
+      Value correction = math::ExpOp::create(
+          b, loc, arith::SubFOp::create(b, loc, rowState[0], safeMax));
+      Value sum = arith::MulFOp::create(b, loc, rowState[1], correction);
+      SmallVector<Value> probs;
+      for (Value s : scores) {
+        Value p = math::ExpOp::create(
+            b, loc, arith::SubFOp::create(b, loc, s, safeMax));
+        probs.push_back(p);
+        sum = arith::AddFOp::create(b, loc, sum, p);
+      }
+      SmallVector<Value> updated = {maxNew, sum};
+      for (int64_t c = 0; c < dv; ++c) {
+        Value acc = arith::MulFOp::create(b, loc, rowState[2 + c], correction);
+        for (int64_t j = 0; j < kGroup; ++j)
+          acc = math::FmaOp::create(
+              b, loc, probs[j],
+              memref::LoadOp::create(
+                  b, loc, sharedV,
+                  ValueRange{
+                      arith::AddIOp::create(b, loc, j0, index(b, loc, j)),
+                      index(b, loc, c)}),
+              acc);
+        updated.push_back(acc);
+      }
+      scf::YieldOp::create(b, loc, updated);
+    }
+    SmallVector<Value> next(groups.getResults());
+    gpu::BarrierOp::create(b, loc);
+    scf::YieldOp::create(b, loc, next);
+  }
+
+  // One division by l; a row with every key masked gives 0/0 = NaN, as the
+  // unfused softmax does.
+  auto store = scf::IfOp::create(b, loc, rowOk, /*withElseRegion=*/false);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&store.getThenRegion().front());
+    Value sum = keys.getResult(1);
+    for (int64_t c = 0; c < dv; ++c)
+      memref::StoreOp::create(
+          b, loc, arith::DivFOp::create(b, loc, keys.getResult(2 + c), sum),
+          out, at(batch, row, index(b, loc, c)));
+  }
+  b.setInsertionPointAfter(launch);
+  return asTensor(b, loc, out);
+}
+
+struct AttentionKernelsPass
+    : public kiln::impl::AttentionKernelsBase<AttentionKernelsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    SmallVector<AttentionOp> ops;
+    getOperation().walk([&](AttentionOp op) {
+      if (supported(op))
+        ops.push_back(op);
+      else
+        KILN_LOG("gpu", Info)
+            << "attention at '" << onnxNodeName(op->getLoc())
+            << "' keeps the generic lowering (needs static f32 operands "
+               "and head sizes up to "
+            << kMaxHead << ")\n";
+    });
+    for (AttentionOp op : ops) {
+      OpBuilder b(op);
+      Value result = FlashKernelWriter(b, op).write();
+      KILN_LOG("gpu", Info)
+          << "flash attention kernel for '" << onnxNodeName(op->getLoc()) << "'"
+          << (op.getCausal() ? " (causal)" : "") << "\n";
+      op.getResult().replaceAllUsesWith(result);
+      op.erase();
+    }
+  }
+};
+} // namespace

@@ -1,0 +1,125 @@
+//===- KernelBuilder.cpp - Small IR builders the GPU kernels share --------===//
+#include "backends/gpu/KernelBuilder.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace mlir::kiln;
+
+Value gpu_kernels::index(OpBuilder &b, Location loc, int64_t value) {
+  return arith::ConstantIndexOp::create(b, loc, value);
+}
+
+gpu::LaunchOp gpu_kernels::createLaunch(OpBuilder &b, Location loc,
+                                        ArrayRef<Value> grid,
+                                        ArrayRef<int64_t> block,
+                                        TypeRange workgroup) {
+  Value one = index(b, loc, 1);
+  auto dim = [&](ArrayRef<Value> sizes, size_t i) {
+    return i < sizes.size() ? sizes[i] : one;
+  };
+  SmallVector<Value> blockSizes;
+  for (int64_t size : block)
+    blockSizes.push_back(index(b, loc, size));
+  auto launch = gpu::LaunchOp::create(
+      b, loc, dim(grid, 0), dim(grid, 1), dim(grid, 2), dim(blockSizes, 0),
+      dim(blockSizes, 1), dim(blockSizes, 2), /*dynamicSharedMemorySize=*/{},
+      /*asyncTokenType=*/{}, /*asyncDependencies=*/{}, workgroup);
+  Block &body = launch.getBody().front();
+  b.setInsertionPointToEnd(&body);
+  gpu::TerminatorOp::create(b, loc);
+  b.setInsertionPointToStart(&body);
+  return launch;
+}
+
+MemRefType gpu_kernels::workgroupMemRef(ArrayRef<int64_t> shape, Type element) {
+  MLIRContext *ctx = element.getContext();
+  return MemRefType::get(
+      shape, element, MemRefLayoutAttrInterface(),
+      gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup));
+}
+
+SmallVector<Value> gpu_kernels::delinearize(OpBuilder &b, Location loc,
+                                            Value linear,
+                                            ArrayRef<int64_t> sizes) {
+  SmallVector<Value> indices(sizes.size());
+  Value rest = linear;
+  for (int64_t d = int64_t(sizes.size()) - 1; d >= 0; --d) {
+    if (d == 0) {
+      indices[d] = rest;
+      break;
+    }
+    Value size = index(b, loc, sizes[d]);
+    indices[d] = arith::RemUIOp::create(b, loc, rest, size);
+    rest = arith::DivUIOp::create(b, loc, rest, size);
+  }
+  return indices;
+}
+
+Value gpu_kernels::linearize(OpBuilder &b, Location loc, ValueRange indices,
+                             ArrayRef<int64_t> sizes) {
+  Value linear = index(b, loc, 0);
+  for (auto [i, size] : llvm::zip(indices, sizes))
+    linear = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, linear, index(b, loc, size)), i);
+  return linear;
+}
+
+Value gpu_kernels::guardedLoad(OpBuilder &b, Location loc, Value memref,
+                               ValueRange indices, Value inBounds,
+                               Value fallback) {
+  auto ifOp = scf::IfOp::create(b, loc, TypeRange{fallback.getType()}, inBounds,
+                                /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+  scf::YieldOp::create(
+      b, loc, memref::LoadOp::create(b, loc, memref, indices).getResult());
+  b.setInsertionPointToStart(&ifOp.getElseRegion().front());
+  scf::YieldOp::create(b, loc, fallback);
+  return ifOp.getResult(0);
+}
+
+Value gpu_kernels::lessThan(OpBuilder &b, Location loc, Value a, Value bound) {
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, a, bound);
+}
+
+SmallVector<Value> gpu_kernels::applyMap(OpBuilder &b, Location loc,
+                                         AffineMap map, ValueRange loops) {
+  SmallVector<Value> indices;
+  for (AffineExpr expr : map.getResults()) {
+    if (auto dim = dyn_cast<AffineDimExpr>(expr))
+      indices.push_back(loops[dim.getPosition()]);
+    else
+      indices.push_back(
+          index(b, loc, cast<AffineConstantExpr>(expr).getValue()));
+  }
+  return indices;
+}
+
+bool gpu_kernels::isStaticF32Tensor(Value value) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  return type && type.hasStaticShape() && type.getElementType().isF32();
+}
+
+Value gpu_kernels::readOnlyBuffer(OpBuilder &b, Location loc, Value tensor) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  return bufferization::ToBufferOp::create(
+      b, loc, MemRefType::get(type.getShape(), type.getElementType()), tensor,
+      /*read_only=*/true);
+}
+
+Value gpu_kernels::newBuffer(OpBuilder &b, Location loc,
+                             ArrayRef<int64_t> shape, Type element) {
+  return memref::AllocOp::create(b, loc, MemRefType::get(shape, element),
+                                 b.getI64IntegerAttr(64));
+}
+
+Value gpu_kernels::asTensor(OpBuilder &b, Location loc, Value buffer) {
+  auto type = cast<MemRefType>(buffer.getType());
+  return bufferization::ToTensorOp::create(
+      b, loc, RankedTensorType::get(type.getShape(), type.getElementType()),
+      buffer, /*restrict=*/true, /*writable=*/true);
+}

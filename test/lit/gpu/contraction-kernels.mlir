@@ -1,0 +1,74 @@
+// RUN: kiln-opt %s --pass-pipeline='builtin.module(func.func(kiln-gpu-contraction-kernels))' -split-input-file | FileCheck %s
+
+// A 100x200x300 matmul with a bias + ReLU consumer: one kernel of 5x2
+// blocks of 16x16 threads staging A (transposed, padded rows) and B tiles
+// in shared memory, 16 FMAs per K step per pair of 4-vectors, the bias and
+// ReLU applied in the store; the generic is gone (the matmul and its fill
+// are left dead for the cleanup).
+// CHECK-LABEL: func.func @matmul_bias_relu(
+// CHECK-SAME:    %[[A:.+]]: tensor<100x200xf32>, %[[B:.+]]: tensor<200x300xf32>, %[[BIAS:.+]]: tensor<300xf32>)
+// CHECK-DAG:     %[[AB:.+]] = bufferization.to_buffer %[[A]] read_only : tensor<100x200xf32> to memref<100x200xf32>
+// CHECK-DAG:     %[[BB:.+]] = bufferization.to_buffer %[[B]] read_only
+// CHECK-DAG:     %[[BIASB:.+]] = bufferization.to_buffer %[[BIAS]] read_only
+// CHECK:         %[[OUT:.+]] = memref.alloc() {alignment = 64 : i64} : memref<100x300xf32>
+// CHECK:         gpu.launch blocks({{.*}}) in ({{.*}}) threads({{.*}}) in ({{.*}}) workgroup(%[[AS:.+]] : memref<16x65xf32, #gpu.address_space<workgroup>>, %[[BS:.+]] : memref<16x64xf32, #gpu.address_space<workgroup>>)
+// CHECK:           scf.for %{{.+}} = %c0{{.*}} to %c200{{.*}} step %c16{{.*}} iter_args(
+// CHECK:             memref.load %[[AB]]
+// CHECK:             memref.store %{{.+}}, %[[AS]]
+// CHECK:             memref.load %[[BB]]
+// CHECK:             memref.store %{{.+}}, %[[BS]]
+// CHECK:             gpu.barrier
+// CHECK:             scf.for
+// CHECK-COUNT-16:      math.fma
+// CHECK:             gpu.barrier
+// CHECK:           memref.load %[[BIASB]]
+// CHECK:           arith.addf
+// CHECK:           arith.maximumf
+// CHECK:           memref.store %{{.+}}, %[[OUT]]
+// CHECK:         %[[R:.+]] = bufferization.to_tensor %[[OUT]] restrict writable
+// CHECK-NOT:     linalg.generic
+// CHECK:         return %[[R]]
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d1)>
+func.func @matmul_bias_relu(%a: tensor<100x200xf32>, %b: tensor<200x300xf32>, %bias: tensor<300xf32>) -> tensor<100x300xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<100x300xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<100x300xf32>) -> tensor<100x300xf32>
+  %c = linalg.matmul ins(%a, %b : tensor<100x200xf32>, tensor<200x300xf32>) outs(%f : tensor<100x300xf32>) -> tensor<100x300xf32>
+  %y = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%c, %bias : tensor<100x300xf32>, tensor<300xf32>) outs(%e : tensor<100x300xf32>) {
+  ^bb0(%x: f32, %bb: f32, %o: f32):
+    %s = arith.addf %x, %bb : f32
+    %r = arith.maximumf %s, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<100x300xf32>
+  return %y : tensor<100x300xf32>
+}
+
+// -----
+
+// A batch matmul whose result has two uses: no epilogue, the batch is grid
+// z, the result is stored as it is.
+// CHECK-LABEL: func.func @batch_matmul(
+// CHECK:         %[[SIX:.+]] = arith.constant 6 : index
+// CHECK:         gpu.launch blocks({{.*}}) in (%{{.+}} = %{{.+}}, %{{.+}} = %{{.+}}, %{{.+}} = %[[SIX]])
+// CHECK:         %[[R:.+]] = bufferization.to_tensor
+// CHECK:         return %[[R]], %[[R]]
+func.func @batch_matmul(%a: tensor<6x50x8xf32>, %b: tensor<6x8x50xf32>) -> (tensor<6x50x50xf32>, tensor<6x50x50xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<6x50x50xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<6x50x50xf32>) -> tensor<6x50x50xf32>
+  %c = linalg.batch_matmul ins(%a, %b : tensor<6x50x8xf32>, tensor<6x8x50xf32>) outs(%f : tensor<6x50x50xf32>) -> tensor<6x50x50xf32>
+  return %c, %c : tensor<6x50x50xf32>, tensor<6x50x50xf32>
+}
+
+// -----
+
+// Integer matmuls keep the generic path.
+// CHECK-LABEL: func.func @integer(
+// CHECK-NOT:     gpu.launch
+// CHECK:         linalg.matmul
+func.func @integer(%a: tensor<4x4xi32>, %b: tensor<4x4xi32>, %c: tensor<4x4xi32>) -> tensor<4x4xi32> {
+  %r = linalg.matmul ins(%a, %b : tensor<4x4xi32>, tensor<4x4xi32>) outs(%c : tensor<4x4xi32>) -> tensor<4x4xi32>
+  return %r : tensor<4x4xi32>
+}
