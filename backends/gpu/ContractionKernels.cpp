@@ -1,8 +1,10 @@
 //===- ContractionKernels.cpp - Tiled f32 matmul kernels with epilogues ---===//
 //
 // A static f32 contraction (matmul, batch matmul, a Linear on [B, S, H], a
-// transposed operand: any linalg op with one n, one k, m and batch dims and
-// projected-permutation maps) becomes one kernel that stages tiles of both
+// transposed operand) or convolution (implicit GEMM: rows are the batch and
+// output pixels, columns the output channels, the filter window and input
+// channels are reduced; each group of dims linearized, operands read
+// through their indexing maps) becomes one kernel that stages tiles of both
 // operands through shared memory:
 //
 //   grid (ceil(N/64), ceil(M/64), batch), 16x16 threads, a 64x64 block tile;
@@ -57,8 +59,9 @@ constexpr int64_t kAPad = 1; // As[k][m] rows of 65 floats
 
 struct Contraction {
   linalg::LinalgOp op;
-  SmallVector<unsigned> batch, m;
-  unsigned n = 0, k = 0;
+  /// Loop dims by role, each group linearized (last dim fastest): batch is
+  /// grid z, m the rows and n the columns of the result tile, k reduced.
+  SmallVector<unsigned> batch, m, n, k;
   SmallVector<int64_t> loopSizes;
   AffineMap mapA, mapB, mapC;
   /// The accumulator's start: a fill's scalar, else the init tensor.
@@ -68,6 +71,12 @@ struct Contraction {
   linalg::GenericOp epilogue;
   int64_t epilogueOperand = -1;
 
+  SmallVector<int64_t> sizes(ArrayRef<unsigned> dims) const {
+    SmallVector<int64_t> result;
+    for (unsigned d : dims)
+      result.push_back(loopSizes[d]);
+    return result;
+  }
   int64_t size(ArrayRef<unsigned> dims) const {
     int64_t total = 1;
     for (unsigned d : dims)
@@ -82,6 +91,31 @@ bool isProjectedPermutationOrConstant(AffineMap map) {
            (isa<AffineConstantExpr>(e) &&
             cast<AffineConstantExpr>(e).getValue() == 0);
   });
+}
+
+/// Sums of dims times non-negative constants (a convolution's input map).
+bool isSumOfScaledDims(AffineExpr e) {
+  if (isa<AffineDimExpr>(e))
+    return true;
+  if (auto constant = dyn_cast<AffineConstantExpr>(e))
+    return constant.getValue() >= 0;
+  auto binary = dyn_cast<AffineBinaryOpExpr>(e);
+  if (!binary)
+    return false;
+  if (binary.getKind() == AffineExprKind::Add)
+    return isSumOfScaledDims(binary.getLHS()) &&
+           isSumOfScaledDims(binary.getRHS());
+  if (binary.getKind() == AffineExprKind::Mul) {
+    auto constant = dyn_cast<AffineConstantExpr>(binary.getRHS());
+    return constant && constant.getValue() >= 0 &&
+           isSumOfScaledDims(binary.getLHS());
+  }
+  return false;
+}
+
+bool isSumOfScaledDims(AffineMap map) {
+  return llvm::all_of(map.getResults(),
+                      [](AffineExpr e) { return isSumOfScaledDims(e); });
 }
 
 /// The elementwise consumer of `value` (through single-use reshapes) that
@@ -115,31 +149,64 @@ linalg::GenericOp matchEpilogue(Value value, int64_t &operand) {
   return {};
 }
 
+/// The dims of `op` by role: a contraction's batch/m/n/k, or a
+/// convolution's (batch and output image rows, output channels columns,
+/// filter window and input channels reduced). Fails for depthwise
+/// convolutions (their channels are neither rows nor columns).
+LogicalResult classifyDims(linalg::LinalgOp op, Contraction &c) {
+  auto sorted = [](ArrayRef<unsigned> dims) {
+    SmallVector<unsigned> result(dims.begin(), dims.end());
+    llvm::sort(result);
+    return result;
+  };
+  if (linalg::isaContractionOpInterface(op)) {
+    FailureOr<linalg::ContractionDimensions> dims =
+        linalg::inferContractionDims(op);
+    if (failed(dims) || dims->m.empty() || dims->n.empty() || dims->k.empty())
+      return failure();
+    c.batch = sorted(dims->batch);
+    c.m = sorted(dims->m);
+    c.n = sorted(dims->n);
+    c.k = sorted(dims->k);
+    return success();
+  }
+  if (linalg::isaConvolutionOpInterface(op)) {
+    FailureOr<linalg::ConvolutionDimensions> dims =
+        linalg::inferConvolutionDims(op);
+    if (failed(dims) || !dims->depth.empty() || dims->outputChannel.empty() ||
+        dims->inputChannel.empty())
+      return failure();
+    SmallVector<unsigned> rows(dims->batch.begin(), dims->batch.end());
+    SmallVector<unsigned> reduced(dims->filterLoop.begin(),
+                                  dims->filterLoop.end());
+    rows.append(dims->outputImage.begin(), dims->outputImage.end());
+    reduced.append(dims->inputChannel.begin(), dims->inputChannel.end());
+    c.m = sorted(rows);
+    c.n = sorted(dims->outputChannel);
+    c.k = sorted(reduced);
+    return success();
+  }
+  return failure();
+}
+
 FailureOr<Contraction> matchContraction(linalg::LinalgOp op) {
-  if (!linalg::isaContractionOpInterface(op) || op.getNumDpsInputs() != 2 ||
-      op.getNumDpsInits() != 1 || !op.hasPureTensorSemantics())
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
+      !op.hasPureTensorSemantics())
     return failure();
   for (Value value : op->getOperands())
     if (!isStaticF32Tensor(value))
       return failure();
-  FailureOr<linalg::ContractionDimensions> dims =
-      linalg::inferContractionDims(op);
-  if (failed(dims) || dims->n.size() != 1 || dims->k.size() != 1 ||
-      dims->m.empty())
-    return failure();
+  // The body must be a multiply-accumulate (what both interfaces check).
   Contraction c;
   c.op = op;
-  c.batch.assign(dims->batch.begin(), dims->batch.end());
-  c.m.assign(dims->m.begin(), dims->m.end());
-  c.n = dims->n[0];
-  c.k = dims->k[0];
+  if (failed(classifyDims(op, c)))
+    return failure();
   c.loopSizes = op.getStaticLoopRanges();
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   c.mapA = maps[0];
   c.mapB = maps[1];
   c.mapC = maps[2];
-  if (!isProjectedPermutationOrConstant(c.mapA) ||
-      !isProjectedPermutationOrConstant(c.mapB) ||
+  if (!isSumOfScaledDims(c.mapA) || !isSumOfScaledDims(c.mapB) ||
       !c.mapC.isProjectedPermutation())
     return failure();
   Value init = op.getDpsInits()[0];
@@ -159,8 +226,10 @@ public:
   void write();
 
 private:
-  /// Loop values for the loads of a (batch, m, k) or (batch, k, n) element.
-  SmallVector<Value> loops(ValueRange batch, Value mLinear, Value n, Value k);
+  /// Loop values for the loads of a (batch, m, k) or (batch, k, n) element
+  /// (each of m, n, k linearized over its dims).
+  SmallVector<Value> loops(ValueRange batch, Value mLinear, Value nLinear,
+                           Value kLinear);
   Value loadTile(Value buffer, AffineMap map, ValueRange loopValues,
                  Value inBounds);
   void storeResult(ValueRange batch, Value mLinear, Value n, Value acc);
@@ -174,18 +243,23 @@ private:
   int64_t sizeM = 0, sizeN = 0, sizeK = 0;
 };
 
-SmallVector<Value> KernelWriter::loops(ValueRange batch, Value mLinear, Value n,
-                                       Value k) {
+SmallVector<Value> KernelWriter::loops(ValueRange batch, Value mLinear,
+                                       Value nLinear, Value kLinear) {
   SmallVector<Value> values(c.loopSizes.size(), index(b, loc, 0));
   for (auto [dim, value] : llvm::zip(c.batch, batch))
     values[dim] = value;
-  SmallVector<int64_t> mSizes;
-  for (unsigned d : c.m)
-    mSizes.push_back(c.loopSizes[d]);
-  for (auto [dim, value] : llvm::zip(c.m, delinearize(b, loc, mLinear, mSizes)))
-    values[dim] = value;
-  values[c.n] = n;
-  values[c.k] = k;
+  auto place = [&](ArrayRef<unsigned> dims, Value linear) {
+    if (dims.size() == 1) {
+      values[dims[0]] = linear;
+      return;
+    }
+    for (auto [dim, value] :
+         llvm::zip(dims, delinearize(b, loc, linear, c.sizes(dims))))
+      values[dim] = value;
+  };
+  place(c.m, mLinear);
+  place(c.n, nLinear);
+  place(c.k, kLinear);
   return values;
 }
 
@@ -236,8 +310,8 @@ void KernelWriter::write() {
   b.setInsertionPoint(root);
   zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
   sizeM = c.size(c.m);
-  sizeN = c.loopSizes[c.n];
-  sizeK = c.loopSizes[c.k];
+  sizeN = c.size(c.n);
+  sizeK = c.size(c.k);
   bufA = readOnlyBuffer(b, loc, c.op.getDpsInputs()[0]);
   bufB = readOnlyBuffer(b, loc, c.op.getDpsInputs()[1]);
   if (c.init)
@@ -392,7 +466,7 @@ struct ContractionKernelsPass
       KILN_LOG("gpu", Info)
           << "tiled contraction kernel for " << onnxNodeName(c.op->getLoc())
           << " (" << c.size(c.batch) << " x " << c.size(c.m) << "x"
-          << c.loopSizes[c.n] << "x" << c.loopSizes[c.k]
+          << c.size(c.n) << "x" << c.size(c.k)
           << (c.epilogue ? ", epilogue " + onnxNodeName(c.epilogue->getLoc())
                          : std::string())
           << ")\n";

@@ -86,16 +86,35 @@ Value gpu_kernels::lessThan(OpBuilder &b, Location loc, Value a, Value bound) {
   return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, a, bound);
 }
 
+/// `expr` (dims, constants, sums and products) on index values.
+static Value evaluate(OpBuilder &b, Location loc, AffineExpr expr,
+                      ValueRange loops) {
+  if (auto dim = dyn_cast<AffineDimExpr>(expr))
+    return loops[dim.getPosition()];
+  if (auto constant = dyn_cast<AffineConstantExpr>(expr))
+    return gpu_kernels::index(b, loc, constant.getValue());
+  auto binary = cast<AffineBinaryOpExpr>(expr);
+  Value lhs = evaluate(b, loc, binary.getLHS(), loops);
+  Value rhs = evaluate(b, loc, binary.getRHS(), loops);
+  switch (binary.getKind()) {
+  case AffineExprKind::Add:
+    return arith::AddIOp::create(b, loc, lhs, rhs);
+  case AffineExprKind::Mul:
+    return arith::MulIOp::create(b, loc, lhs, rhs);
+  case AffineExprKind::FloorDiv:
+    return arith::DivUIOp::create(b, loc, lhs, rhs);
+  case AffineExprKind::Mod:
+    return arith::RemUIOp::create(b, loc, lhs, rhs);
+  default:
+    llvm_unreachable("ceildiv in an indexing map");
+  }
+}
+
 SmallVector<Value> gpu_kernels::applyMap(OpBuilder &b, Location loc,
                                          AffineMap map, ValueRange loops) {
   SmallVector<Value> indices;
-  for (AffineExpr expr : map.getResults()) {
-    if (auto dim = dyn_cast<AffineDimExpr>(expr))
-      indices.push_back(loops[dim.getPosition()]);
-    else
-      indices.push_back(
-          index(b, loc, cast<AffineConstantExpr>(expr).getValue()));
-  }
+  for (AffineExpr expr : map.getResults())
+    indices.push_back(evaluate(b, loc, expr, loops));
   return indices;
 }
 

@@ -44,8 +44,8 @@ Value guardedLoad(OpBuilder &b, Location loc, Value memref, ValueRange indices,
 /// `a < b` on indices.
 Value lessThan(OpBuilder &b, Location loc, Value a, Value bound);
 
-/// The indices an indexing map (projected permutation or constants) gives
-/// for loop values `loops`.
+/// The indices an indexing map (dims, non-negative constants, sums,
+/// products, floordiv/mod by constants) gives for loop values `loops`.
 SmallVector<Value> applyMap(OpBuilder &b, Location loc, AffineMap map,
                             ValueRange loops);
 

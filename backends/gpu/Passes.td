@@ -91,12 +91,15 @@ def AttentionKernels : Pass<"kiln-gpu-attention-kernels", "func::FuncOp"> {
 }
 
 def ContractionKernels : Pass<"kiln-gpu-contraction-kernels", "func::FuncOp"> {
-  let summary = "Static f32 contractions (and their elementwise epilogues) "
-                "as tiled shared-memory kernels";
+  let summary = "Static f32 contractions and convolutions (and their "
+                "elementwise epilogues) as tiled shared-memory kernels";
   let description = [{
-    Each static f32 linalg contraction with one n and one k dimension (m and
-    batch dimensions linearized; matmul, batch_matmul, Linear layers on
-    [B, S, H], transposed operands) becomes a `gpu.launch` on buffers: a
+    Each static f32 linalg contraction (matmul, batch_matmul, Linear layers
+    on [B, S, H], transposed operands) and convolution (implicit GEMM: rows
+    the batch and output pixels, columns the output channels, the filter
+    window and input channels reduced; not depthwise) becomes, with every
+    dimension group linearized and operands read through their indexing
+    maps, a `gpu.launch` on buffers: a
     64x64 block tile per block of 16x16 threads, 16-deep K steps staged
     through shared memory (workgroup attributions), a 4x4 register tile per
     thread accumulated with FMAs. A fill init starts the accumulators; any

@@ -72,3 +72,24 @@ func.func @integer(%a: tensor<4x4xi32>, %b: tensor<4x4xi32>, %c: tensor<4x4xi32>
   %r = linalg.matmul ins(%a, %b : tensor<4x4xi32>, tensor<4x4xi32>) outs(%c : tensor<4x4xi32>) -> tensor<4x4xi32>
   return %r : tensor<4x4xi32>
 }
+
+// -----
+
+// An NHWC convolution is an implicit GEMM: rows are the output pixels
+// (n, oh, ow), columns the filters, the reduction runs over (kh, kw, c); the
+// input is read through its strided window map (2 * oh + kh).
+// CHECK-LABEL: func.func @conv_nhwc(
+// CHECK:         %[[IN:.+]] = bufferization.to_buffer %arg0 read_only : tensor<1x9x9x8xf32> to memref<1x9x9x8xf32>
+// CHECK:         gpu.launch
+// CHECK:           scf.for %{{.+}} = %c0{{.*}} to %c72{{.*}} step %c16
+// CHECK:             arith.muli %{{.+}}, %c2{{.*}} : index
+// CHECK:             memref.load %[[IN]]
+// CHECK:             gpu.barrier
+func.func @conv_nhwc(%x: tensor<1x9x9x8xf32>, %w: tensor<3x3x8x16xf32>) -> tensor<1x4x4x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x4x4x16xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x4x4x16xf32>) -> tensor<1x4x4x16xf32>
+  %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%x, %w : tensor<1x9x9x8xf32>, tensor<3x3x8x16xf32>) outs(%f : tensor<1x4x4x16xf32>) -> tensor<1x4x4x16xf32>
+  return %c : tensor<1x4x4x16xf32>
+}
