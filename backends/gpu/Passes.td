@@ -90,6 +90,45 @@ def AttentionKernels : Pass<"kiln-gpu-attention-kernels", "func::FuncOp"> {
                            "scf::SCFDialect"];
 }
 
+def NormalizationKernels
+    : Pass<"kiln-gpu-normalization-kernels", "func::FuncOp"> {
+  let summary = "layer_norm, softmax and log_softmax rows as block kernels "
+                "(GPU targets)";
+  let description = [{
+    Runs before kiln-lower-to-linalg for GPU targets. Each `kiln.layer_norm`
+    (dims from `axis` on), `kiln.softmax` or `kiln.log_softmax` (last axis)
+    on a static f32 tensor becomes one `gpu.launch` on buffers with a block
+    of 128 threads per row: threads stride over the row's columns, combine
+    partial sums (or maxima) through shared memory in 7 halving steps
+    between barriers, and write the row in a last pass (layer norm: mean,
+    then the variance of the deviations, then `(x - mean) * rstd * scale +
+    bias`; softmax: max, sum of exponentials, quotient). Other shapes keep
+    the generic lowering (logged under `KILN_LOGS=gpu`).
+
+    Before:
+    ```mlir
+    %y = kiln.layer_norm %x, %g, %b {axis = 2 : i64, epsilon = 1.0e-05 : f64}
+        : (tensor<1x16x64xf32>, tensor<64xf32>, tensor<64xf32>)
+        -> tensor<1x16x64xf32>
+    ```
+    After:
+    ```mlir
+    %in = memref.collapse_shape (bufferization.to_buffer %x read_only) [[0, 1], [2]]
+    gpu.launch blocks(...) in (%gx = %c16, ...) threads(...) in (%sx = %c128, ...)
+        workgroup(%partials : memref<128xf32, #gpu.address_space<workgroup>>) {
+      %sum = scf.for %c = %tid to %c64 step %c128 iter_args(...) { addf }
+      ... tree over %partials with gpu.barrier; mean; variance; rsqrt
+      scf.for %c = %tid to %c64 step %c128 { ... memref.store }
+    }
+    %y = bufferization.to_tensor %out restrict writable
+    ```
+  }];
+  let dependentDialects = ["gpu::GPUDialect", "arith::ArithDialect",
+                           "bufferization::BufferizationDialect",
+                           "math::MathDialect", "memref::MemRefDialect",
+                           "scf::SCFDialect"];
+}
+
 def ContractionKernels : Pass<"kiln-gpu-contraction-kernels", "func::FuncOp"> {
   let summary = "Static f32 contractions and convolutions (and their "
                 "elementwise epilogues) as tiled shared-memory kernels";

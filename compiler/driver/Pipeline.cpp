@@ -52,9 +52,12 @@ void mlir::kiln::buildGraphPipeline(OpPassManager &pm,
 
 void mlir::kiln::buildLoweringPipeline(OpPassManager &pm,
                                        const PipelineOptions &options) {
-  // GPU targets write fused attention as one flash kernel of their own.
-  if (options.target.isGpu() && options.optLevel > 0)
+  // GPU targets write fused attention as one flash kernel of their own,
+  // and normalization rows as block reductions.
+  if (options.target.isGpu() && options.optLevel > 0) {
     pm.addNestedPass<func::FuncOp>(createAttentionKernels());
+    pm.addNestedPass<func::FuncOp>(createNormalizationKernels());
+  }
   pm.addPass(createLowerToLinalg());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
