@@ -1,0 +1,86 @@
+//===- ContractionKernels.h - Tiled contraction kernels, shared parts -*- C++
+//-*-===//
+//
+// What the SIMT (ContractionKernels.cpp) and tensor-core (ContractionMma.cpp)
+// contraction kernels share: the match (a contraction or convolution with
+// its dims by role and its elementwise epilogue) and the writer's operand
+// loads, result store (init, epilogue) and buffers.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_BACKENDS_GPU_CONTRACTIONKERNELS_H
+#define KILN_BACKENDS_GPU_CONTRACTIONKERNELS_H
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/Builders.h"
+
+namespace mlir::kiln::gpu_kernels {
+
+/// A static f32 contraction or convolution as a GEMM.
+struct Contraction {
+  linalg::LinalgOp op;
+  /// Loop dims by role, each group linearized (last dim fastest): batch is
+  /// grid z, m the rows and n the columns of the result tile, k reduced.
+  SmallVector<unsigned> batch, m, n, k;
+  SmallVector<int64_t> loopSizes;
+  AffineMap mapA, mapB, mapC;
+  /// The accumulator's start: a fill's scalar, else the init tensor.
+  Value fillValue, init;
+  /// The elementwise consumer applied in the store, and the reshapes
+  /// between it and the contraction.
+  linalg::GenericOp epilogue;
+  int64_t epilogueOperand = -1;
+
+  SmallVector<int64_t> sizes(ArrayRef<unsigned> dims) const {
+    SmallVector<int64_t> result;
+    for (unsigned d : dims)
+      result.push_back(loopSizes[d]);
+    return result;
+  }
+  int64_t size(ArrayRef<unsigned> dims) const {
+    int64_t total = 1;
+    for (unsigned d : dims)
+      total *= loopSizes[d];
+    return total;
+  }
+};
+
+/// The contraction `op` is (dims, maps, init, epilogue), or failure.
+FailureOr<Contraction> matchContraction(linalg::LinalgOp op);
+
+/// Writes one kernel for `c` before its root (the epilogue, else the
+/// contraction): operand buffers, the result buffer, loads through the
+/// operands' maps and the store with init and epilogue. The kernel body
+/// (the tiling) is the caller's.
+class ContractionWriter {
+public:
+  ContractionWriter(OpBuilder &b, Contraction &c);
+
+  /// Loop values for a (batch, m, k) or (batch, k, n) element (each of m,
+  /// n, k linearized over its dims).
+  SmallVector<Value> loops(ValueRange batch, Value mLinear, Value nLinear,
+                           Value kLinear);
+  /// A[batch, m, k] and B[batch, k, n], 0 where `inBounds` is false.
+  Value loadA(ValueRange batch, Value m, Value k, Value inBounds);
+  Value loadB(ValueRange batch, Value k, Value n, Value inBounds);
+  /// Stores `acc` for element (batch, m, n): plus the init, through the
+  /// epilogue.
+  void storeResult(ValueRange batch, Value m, Value n, Value acc);
+  /// The batch indices of grid z.
+  SmallVector<Value> batchIndices(Value blockZ);
+  /// The grid: (ceil(N / tileN), ceil(M / tileM), batch).
+  SmallVector<Value> grid(int64_t tileM, int64_t tileN);
+  /// Replaces the root's result with the kernel's (after `launch`).
+  void finish(gpu::LaunchOp launch);
+
+  OpBuilder &b;
+  Contraction &c;
+  Location loc;
+  Value bufA, bufB, bufInit, out, zero;
+  SmallVector<Value> epilogueBuffers;
+  int64_t sizeM = 0, sizeN = 0, sizeK = 0;
+};
+
+} // namespace mlir::kiln::gpu_kernels
+
+#endif // KILN_BACKENDS_GPU_CONTRACTIONKERNELS_H

@@ -1,0 +1,259 @@
+//===- ContractionWriter.cpp - Contraction match, loads and stores -------===//
+#include "backends/gpu/ContractionKernels.h"
+#include "backends/gpu/KernelBuilder.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
+
+using namespace mlir;
+using namespace mlir::kiln;
+using namespace mlir::kiln::gpu_kernels;
+
+namespace {
+bool isProjectedPermutationOrConstant(AffineMap map) {
+  return llvm::all_of(map.getResults(), [](AffineExpr e) {
+    return isa<AffineDimExpr>(e) ||
+           (isa<AffineConstantExpr>(e) &&
+            cast<AffineConstantExpr>(e).getValue() == 0);
+  });
+}
+
+/// Sums of dims times non-negative constants (a convolution's input map).
+bool isSumOfScaledDims(AffineExpr e) {
+  if (isa<AffineDimExpr>(e))
+    return true;
+  if (auto constant = dyn_cast<AffineConstantExpr>(e))
+    return constant.getValue() >= 0;
+  auto binary = dyn_cast<AffineBinaryOpExpr>(e);
+  if (!binary)
+    return false;
+  if (binary.getKind() == AffineExprKind::Add)
+    return isSumOfScaledDims(binary.getLHS()) &&
+           isSumOfScaledDims(binary.getRHS());
+  if (binary.getKind() == AffineExprKind::Mul) {
+    auto constant = dyn_cast<AffineConstantExpr>(binary.getRHS());
+    return constant && constant.getValue() >= 0 &&
+           isSumOfScaledDims(binary.getLHS());
+  }
+  return false;
+}
+
+bool isSumOfScaledDims(AffineMap map) {
+  return llvm::all_of(map.getResults(),
+                      [](AffineExpr e) { return isSumOfScaledDims(e); });
+}
+
+/// The elementwise consumer of `value` (through single-use reshapes) that
+/// reads it with an identity map as one of its inputs, if any.
+linalg::GenericOp matchEpilogue(Value value, int64_t &operand) {
+  while (value.hasOneUse()) {
+    Operation *user = *value.getUsers().begin();
+    if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(user)) {
+      value = user->getResult(0);
+      continue;
+    }
+    auto generic = dyn_cast<linalg::GenericOp>(user);
+    if (!generic || generic.getNumDpsInits() != 1 ||
+        generic.getNumParallelLoops() != generic.getNumLoops() ||
+        !generic.getIndexingMapsArray().back().isIdentity() ||
+        !isStaticF32Tensor(generic.getResult(0)) ||
+        generic.getRegionOutputArgs()[0].use_empty() == false)
+      return {};
+    for (OpOperand *input : generic.getDpsInputOperands()) {
+      AffineMap map = generic.getMatchingIndexingMap(input);
+      if (input->get() == value) {
+        if (!map.isIdentity() || operand >= 0)
+          return {};
+        operand = input->getOperandNumber();
+      } else if (!isProjectedPermutationOrConstant(map)) {
+        return {};
+      }
+    }
+    return operand >= 0 ? generic : linalg::GenericOp();
+  }
+  return {};
+}
+
+/// The dims of `op` by role: a contraction's batch/m/n/k, or a
+/// convolution's (batch and output image rows, output channels columns,
+/// filter window and input channels reduced). Fails for depthwise
+/// convolutions (their channels are neither rows nor columns).
+LogicalResult classifyDims(linalg::LinalgOp op, Contraction &c) {
+  auto sorted = [](ArrayRef<unsigned> dims) {
+    SmallVector<unsigned> result(dims.begin(), dims.end());
+    llvm::sort(result);
+    return result;
+  };
+  if (linalg::isaContractionOpInterface(op)) {
+    FailureOr<linalg::ContractionDimensions> dims =
+        linalg::inferContractionDims(op);
+    if (failed(dims) || dims->m.empty() || dims->n.empty() || dims->k.empty())
+      return failure();
+    c.batch = sorted(dims->batch);
+    c.m = sorted(dims->m);
+    c.n = sorted(dims->n);
+    c.k = sorted(dims->k);
+    return success();
+  }
+  if (linalg::isaConvolutionOpInterface(op)) {
+    FailureOr<linalg::ConvolutionDimensions> dims =
+        linalg::inferConvolutionDims(op);
+    if (failed(dims) || !dims->depth.empty() || dims->outputChannel.empty() ||
+        dims->inputChannel.empty())
+      return failure();
+    SmallVector<unsigned> rows(dims->batch.begin(), dims->batch.end());
+    SmallVector<unsigned> reduced(dims->filterLoop.begin(),
+                                  dims->filterLoop.end());
+    rows.append(dims->outputImage.begin(), dims->outputImage.end());
+    reduced.append(dims->inputChannel.begin(), dims->inputChannel.end());
+    c.m = sorted(rows);
+    c.n = sorted(dims->outputChannel);
+    c.k = sorted(reduced);
+    return success();
+  }
+  return failure();
+}
+
+} // namespace
+
+FailureOr<Contraction> gpu_kernels::matchContraction(linalg::LinalgOp op) {
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
+      !op.hasPureTensorSemantics())
+    return failure();
+  for (Value value : op->getOperands())
+    if (!isStaticF32Tensor(value))
+      return failure();
+  // The body must be a multiply-accumulate (what both interfaces check).
+  Contraction c;
+  c.op = op;
+  if (failed(classifyDims(op, c)))
+    return failure();
+  c.loopSizes = op.getStaticLoopRanges();
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  c.mapA = maps[0];
+  c.mapB = maps[1];
+  c.mapC = maps[2];
+  if (!isSumOfScaledDims(c.mapA) || !isSumOfScaledDims(c.mapB) ||
+      !c.mapC.isProjectedPermutation())
+    return failure();
+  Value init = op.getDpsInits()[0];
+  if (auto fill = init.getDefiningOp<linalg::FillOp>())
+    c.fillValue = fill.getInputs()[0];
+  else
+    c.init = init;
+  c.epilogue = matchEpilogue(op->getResult(0), c.epilogueOperand);
+  return c;
+}
+
+ContractionWriter::ContractionWriter(OpBuilder &b, Contraction &c)
+    : b(b), c(c), loc(c.op.getLoc()) {
+  Operation *root =
+      c.epilogue ? c.epilogue.getOperation() : c.op.getOperation();
+  b.setInsertionPoint(root);
+  zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
+  sizeM = c.size(c.m);
+  sizeN = c.size(c.n);
+  sizeK = c.size(c.k);
+  bufA = readOnlyBuffer(b, loc, c.op.getDpsInputs()[0]);
+  bufB = readOnlyBuffer(b, loc, c.op.getDpsInputs()[1]);
+  if (c.init)
+    bufInit = readOnlyBuffer(b, loc, c.init);
+  if (c.epilogue)
+    for (OpOperand *operand : c.epilogue.getDpsInputOperands())
+      epilogueBuffers.push_back(int64_t(operand->getOperandNumber()) ==
+                                        c.epilogueOperand
+                                    ? Value()
+                                    : readOnlyBuffer(b, loc, operand->get()));
+  auto resultType = cast<RankedTensorType>(root->getResult(0).getType());
+  out = newBuffer(b, loc, resultType.getShape(), b.getF32Type());
+}
+
+SmallVector<Value> ContractionWriter::loops(ValueRange batch, Value mLinear,
+                                            Value nLinear, Value kLinear) {
+  SmallVector<Value> values(c.loopSizes.size(), index(b, loc, 0));
+  for (auto [dim, value] : llvm::zip(c.batch, batch))
+    values[dim] = value;
+  auto place = [&](ArrayRef<unsigned> dims, Value linear) {
+    if (dims.size() == 1) {
+      values[dims[0]] = linear;
+      return;
+    }
+    for (auto [dim, value] :
+         llvm::zip(dims, delinearize(b, loc, linear, c.sizes(dims))))
+      values[dim] = value;
+  };
+  place(c.m, mLinear);
+  place(c.n, nLinear);
+  place(c.k, kLinear);
+  return values;
+}
+
+Value ContractionWriter::loadA(ValueRange batch, Value m, Value k,
+                               Value inBounds) {
+  SmallVector<Value> values = loops(batch, m, index(b, loc, 0), k);
+  return guardedLoad(b, loc, bufA, applyMap(b, loc, c.mapA, values), inBounds,
+                     zero);
+}
+
+Value ContractionWriter::loadB(ValueRange batch, Value k, Value n,
+                               Value inBounds) {
+  SmallVector<Value> values = loops(batch, index(b, loc, 0), n, k);
+  return guardedLoad(b, loc, bufB, applyMap(b, loc, c.mapB, values), inBounds,
+                     zero);
+}
+
+void ContractionWriter::storeResult(ValueRange batch, Value mLinear, Value n,
+                                    Value acc) {
+  SmallVector<Value> loopValues = loops(batch, mLinear, n, index(b, loc, 0));
+  SmallVector<Value> cIndices = applyMap(b, loc, c.mapC, loopValues);
+  if (bufInit)
+    acc = arith::AddFOp::create(
+        b, loc, acc, memref::LoadOp::create(b, loc, bufInit, cIndices));
+  if (!c.epilogue) {
+    memref::StoreOp::create(b, loc, acc, out, cIndices);
+    return;
+  }
+  // The element's place in the epilogue's space: the same row-major
+  // position (reshapes keep it).
+  auto cType = cast<RankedTensorType>(c.op->getResult(0).getType());
+  auto eType = cast<RankedTensorType>(c.epilogue.getResult(0).getType());
+  Value flat = linearize(b, loc, cIndices, cType.getShape());
+  SmallVector<Value> coords = delinearize(b, loc, flat, eType.getShape());
+  IRMapping mapping;
+  Block *body = c.epilogue.getBody();
+  for (auto [i, operand] : llvm::enumerate(c.epilogue.getDpsInputOperands())) {
+    Value arg = body->getArgument(i);
+    if (int64_t(operand->getOperandNumber()) == c.epilogueOperand) {
+      mapping.map(arg, acc);
+      continue;
+    }
+    AffineMap map = c.epilogue.getMatchingIndexingMap(operand);
+    mapping.map(arg, memref::LoadOp::create(b, loc, epilogueBuffers[i],
+                                            applyMap(b, loc, map, coords)));
+  }
+  for (Operation &op : body->without_terminator())
+    b.clone(op, mapping);
+  Value result = mapping.lookup(body->getTerminator()->getOperand(0));
+  memref::StoreOp::create(b, loc, result, out, coords);
+}
+
+SmallVector<Value> ContractionWriter::batchIndices(Value blockZ) {
+  if (c.batch.empty())
+    return {};
+  return delinearize(b, loc, blockZ, c.sizes(c.batch));
+}
+
+SmallVector<Value> ContractionWriter::grid(int64_t tileM, int64_t tileN) {
+  return {index(b, loc, llvm::divideCeil(sizeN, tileN)),
+          index(b, loc, llvm::divideCeil(sizeM, tileM)),
+          index(b, loc, c.size(c.batch))};
+}
+
+void ContractionWriter::finish(gpu::LaunchOp launch) {
+  Operation *root =
+      c.epilogue ? c.epilogue.getOperation() : c.op.getOperation();
+  b.setInsertionPointAfter(launch);
+  root->getResult(0).replaceAllUsesWith(asTensor(b, loc, out));
+}
