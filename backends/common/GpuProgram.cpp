@@ -44,7 +44,7 @@ public:
   llvm::Constant *resources(const KernelInfo &kernel, size_t index);
   FailureOr<llvm::Constant *> emulatedEntry(const KernelInfo &kernel,
                                             std::string &error);
-  void defineBarrier();
+  void defineEmulatorCalls();
   llvm::Constant *image(llvm::ArrayRef<char> bytes);
 
   llvm::Module &module;
@@ -94,21 +94,25 @@ ProgramBuilder::emulatedEntry(const KernelInfo &kernel, std::string &error) {
   return entry;
 }
 
-void ProgramBuilder::defineBarrier() {
-  llvm::Function *barrier = module.getFunction("__kiln_emulator_barrier");
-  if (!barrier || !barrier->isDeclaration())
-    return;
-  // {u32 coordinates[12], ptr scheduler, ptr barrier}
+void ProgramBuilder::defineEmulatorCalls() {
+  // {u32 coordinates[12], ptr scheduler, ptr barrier, ptr mma}
   auto *threadTy = llvm::StructType::get(
-      ctx, {llvm::ArrayType::get(i32Ty, 12), ptrTy, ptrTy});
-  llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", barrier));
-  llvm::Value *thread = barrier->getArg(0);
-  llvm::Value *callee =
-      b.CreateLoad(ptrTy, b.CreateStructGEP(threadTy, thread, 2));
-  b.CreateCall(
-      llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptrTy}, false),
-      callee, {thread});
-  b.CreateRetVoid();
+      ctx, {llvm::ArrayType::get(i32Ty, 12), ptrTy, ptrTy, ptrTy});
+  for (auto [name, field] : {std::pair{"__kiln_emulator_barrier", 2u},
+                             std::pair{"__kiln_emulator_mma", 3u}}) {
+    llvm::Function *fn = module.getFunction(name);
+    if (!fn || !fn->isDeclaration())
+      continue;
+    // fn(thread, args...) calls thread->field(thread, args...).
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", fn));
+    llvm::Value *callee =
+        b.CreateLoad(ptrTy, b.CreateStructGEP(threadTy, fn->getArg(0), field));
+    llvm::SmallVector<llvm::Value *> args;
+    for (llvm::Argument &arg : fn->args())
+      args.push_back(&arg);
+    b.CreateCall(fn->getFunctionType(), callee, args);
+    b.CreateRetVoid();
+  }
 }
 
 llvm::Constant *ProgramBuilder::image(llvm::ArrayRef<char> bytes) {
@@ -125,7 +129,7 @@ llvm::Constant *mlir::kiln::buildGpuProgram(llvm::Module &module,
   ProgramBuilder b(module);
   bool emulated = gpu.platform == KILN_GPU_EMULATOR;
   if (emulated)
-    b.defineBarrier();
+    b.defineEmulatorCalls();
   auto *kernelTy =
       llvm::StructType::get(b.ctx, {b.ptrTy, b.ptrTy, b.i32Ty, b.i32Ty, b.i32Ty,
                                     b.i32Ty, b.ptrTy, b.ptrTy});

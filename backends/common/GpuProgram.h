@@ -16,8 +16,9 @@ namespace mlir::kiln {
 /// (section .kiln.gpu), and `weights` for the runtime to upload. For the
 /// emulator, each kernel `K(params..., ptr thread)` (as the host pipeline
 /// leaves it) gets an entry point `K.emulated(ptr args, ptr thread)` that
-/// loads each parameter from its slot, and `__kiln_emulator_barrier` is
-/// defined. Fails with `error` set if a kernel of the table is missing.
+/// loads each parameter from its slot, and `__kiln_emulator_barrier` and
+/// `__kiln_emulator_mma` are defined. Fails with `error` set if a kernel of the
+/// table is missing.
 llvm::Constant *buildGpuProgram(llvm::Module &module, const GpuContents &gpu,
                                 llvm::Constant *weights, std::string &error);
 

@@ -170,13 +170,6 @@ FailureOr<Target> Target::fromFlags(StringRef targetFlag, StringRef cpu,
                 .str();
     return failure();
   }
-  if (gpu.precision != GpuPrecision::Fp32) {
-    error = ("--gpu-precision=" + precision +
-             " is not built yet: the CUDA kernels compute in fp32 "
-             "(docs/gpu.md)")
-                .str();
-    return failure();
-  }
   gpu.warpSize = target.kind == TargetKind::Cuda ? 32 : 64;
   gpu.sharedMemoryBytes = 48 * 1024;
   return target;

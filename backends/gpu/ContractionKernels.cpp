@@ -166,6 +166,12 @@ struct ContractionKernelsPass
   using Base::Base;
 
   void runOnOperation() override {
+    if (!llvm::is_contained({"fp32", "tf32", "bf16", "fp16"}, precision)) {
+      getOperation().emitError("kiln-gpu-contraction-kernels: unknown "
+                               "precision '")
+          << precision << "' (fp32, tf32, bf16, fp16)";
+      return signalPassFailure();
+    }
     SmallVector<linalg::LinalgOp> candidates;
     getOperation().walk([&](linalg::LinalgOp op) {
       if (!op->getParentOfType<scf::ForallOp>()) // not inside a tiled loop
@@ -183,7 +189,13 @@ struct ContractionKernelsPass
         continue;
       Contraction &c = *match;
       OpBuilder b(c.op);
-      writeSimtKernel(b, c);
+      if (precision == "fp32")
+        writeSimtKernel(b, c);
+      else
+        writeMmaKernel(b, c,
+                       precision == "fp16"   ? MmaOperand::F16
+                       : precision == "bf16" ? MmaOperand::BF16
+                                             : MmaOperand::TF32);
       KILN_LOG("gpu", Info)
           << "tiled contraction kernel for " << onnxNodeName(c.op->getLoc())
           << " (" << c.size(c.batch) << " x " << c.size(c.m) << "x"

@@ -81,6 +81,14 @@ public:
   int64_t sizeM = 0, sizeN = 0, sizeK = 0;
 };
 
+/// The operand type of a tensor-core kernel (PTX mma.sync with f32
+/// accumulation).
+enum class MmaOperand { F16, BF16, TF32 };
+
+/// Replaces `c` (and its epilogue) with a tensor-core kernel
+/// (ContractionMma.cpp).
+void writeMmaKernel(OpBuilder &b, Contraction &c, MmaOperand operand);
+
 } // namespace mlir::kiln::gpu_kernels
 
 #endif // KILN_BACKENDS_GPU_CONTRACTIONKERNELS_H

@@ -13,7 +13,12 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+#include "kiln/abi.h"
 
 namespace mlir::kiln {
 #define GEN_PASS_DEF_EMULATEKERNELS
@@ -25,6 +30,76 @@ using namespace mlir::kiln;
 
 namespace {
 constexpr StringLiteral kBarrierName = "__kiln_emulator_barrier";
+constexpr StringLiteral kMmaName = "__kiln_emulator_mma";
+/// A, B and C fragments of one lane as 32-bit words (4 + 2 + 4); D comes
+/// back in the last four.
+constexpr int64_t kMmaSlots = 10;
+
+/// The emulator's code for an mma shape and operand type (abi.h).
+std::optional<int32_t> mmaKind(NVVM::MmaOp mma) {
+  auto type = mma.getMultiplicandAPtxType();
+  NVVM::MMAShapeAttr shape = mma.getShapeAttr();
+  if (!type || shape.getM() != 16 || shape.getN() != 8)
+    return std::nullopt;
+  if (*type == NVVM::MMATypes::f16 && shape.getK() == 16)
+    return KILN_EMULATED_MMA_F16_M16N8K16;
+  if (*type == NVVM::MMATypes::bf16 && shape.getK() == 16)
+    return KILN_EMULATED_MMA_BF16_M16N8K16;
+  if (*type == NVVM::MMATypes::tf32 && shape.getK() == 8)
+    return KILN_EMULATED_MMA_TF32_M16N8K8;
+  return std::nullopt;
+}
+
+/// `mma` as a call of the emulator's warp-collective mma: the lane's
+/// fragments go through a slot array, the accumulators' users read D.
+LogicalResult emulateMma(NVVM::MmaOp mma, Value state, func::FuncOp mmaFn) {
+  std::optional<int32_t> kind = mmaKind(mma);
+  if (!kind)
+    return mma.emitError("kiln-gpu-emulate-kernels: the emulator runs "
+                         "m16n8k16 f16/bf16 and m16n8k8 tf32 mma only");
+  OpBuilder b(mma);
+  Location loc = mma.getLoc();
+  Type i32 = b.getI32Type();
+  Value slots =
+      memref::AllocaOp::create(b, loc, MemRefType::get({kMmaSlots}, i32));
+  auto toWord = [&](Value v) -> Value {
+    if (isa<VectorType>(v.getType())) {
+      Value word =
+          vector::BitCastOp::create(b, loc, VectorType::get({1}, i32), v);
+      return vector::ExtractOp::create(b, loc, word, ArrayRef<int64_t>{0});
+    }
+    if (v.getType().isF32())
+      return arith::BitcastOp::create(b, loc, i32, v);
+    return v;
+  };
+  int64_t slot = 0;
+  for (ValueRange operands :
+       {mma.getOperandA(), mma.getOperandB(), mma.getOperandC()})
+    for (Value v : operands)
+      memref::StoreOp::create(
+          b, loc, toWord(v), slots,
+          ValueRange{arith::ConstantIndexOp::create(b, loc, slot++)});
+  func::CallOp::create(
+      b, loc, mmaFn,
+      ValueRange{state, arith::ConstantIntOp::create(b, loc, i32, *kind),
+                 slots});
+  for (Operation *user : llvm::make_early_inc_range(mma->getUsers())) {
+    auto extract = dyn_cast<LLVM::ExtractValueOp>(user);
+    if (!extract || extract.getPosition().size() != 1)
+      return mma.emitError("kiln-gpu-emulate-kernels: an mma result must be "
+                           "read by llvm.extractvalue");
+    b.setInsertionPoint(extract);
+    Value word = memref::LoadOp::create(
+        b, loc, slots,
+        ValueRange{arith::ConstantIndexOp::create(
+            b, loc, kMmaSlots - 4 + extract.getPosition()[0])});
+    extract.replaceAllUsesWith(
+        arith::BitcastOp::create(b, loc, b.getF32Type(), word).getResult());
+    extract.erase();
+  }
+  mma.erase();
+  return success();
+}
 
 /// Field of kiln_emulated_thread (abi.h) holding dimension `dim` of `kind`.
 enum StateField { kThreadId = 0, kBlockId = 3, kBlockDim = 6, kGridDim = 9 };
@@ -47,7 +122,8 @@ struct EmulateKernelsPass
   using Base::Base;
 
   LogicalResult emulate(gpu::GPUFuncOp kernel, ModuleOp module,
-                        func::FuncOp barrier, bool &usesBarriers);
+                        func::FuncOp barrier, func::FuncOp mmaFn,
+                        bool &usesBarriers);
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
@@ -65,6 +141,13 @@ struct EmulateKernelsPass
         func::FuncOp::create(b, module.getLoc(), kBarrierName,
                              FunctionType::get(ctx, {stateType}, {}));
     barrier.setPrivate();
+    auto mmaFn = func::FuncOp::create(
+        b, module.getLoc(), kMmaName,
+        FunctionType::get(ctx,
+                          {stateType, b.getI32Type(),
+                           MemRefType::get({kMmaSlots}, b.getI32Type())},
+                          {}));
+    mmaFn.setPrivate();
 
     std::string error;
     FailureOr<std::vector<KernelInfo>> table = getKernelTable(module, error);
@@ -76,14 +159,15 @@ struct EmulateKernelsPass
          llvm::make_early_inc_range(kernels.getOps<gpu::GPUFuncOp>())) {
       std::string name = kernel.getName().str();
       bool usesBarriers = false;
-      if (failed(emulate(kernel, module, barrier, usesBarriers)))
+      if (failed(emulate(kernel, module, barrier, mmaFn, usesBarriers)))
         return signalPassFailure();
       for (KernelInfo &info : *table)
         if (info.name == name)
           info.usesBarriers = usesBarriers;
     }
-    if (barrier.symbolKnownUseEmpty(module))
-      barrier.erase();
+    for (func::FuncOp fn : {barrier, mmaFn})
+      if (fn.symbolKnownUseEmpty(module))
+        fn.erase();
     // Globals of the device module (constants copied from the host module,
     // workgroup memory) become host globals.
     SymbolTable hostSymbols(module);
@@ -101,6 +185,7 @@ struct EmulateKernelsPass
 
 LogicalResult EmulateKernelsPass::emulate(gpu::GPUFuncOp kernel,
                                           ModuleOp module, func::FuncOp barrier,
+                                          func::FuncOp mmaFn,
                                           bool &usesBarriers) {
   if (kernel.getNumPrivateAttributions())
     return kernel.emitError("kiln-gpu-emulate-kernels: private attributions "
@@ -140,6 +225,14 @@ LogicalResult EmulateKernelsPass::emulate(gpu::GPUFuncOp kernel,
       if (auto type = dyn_cast<MemRefType>(result.getType()))
         result.setType(withoutMemorySpace(type));
   });
+
+  // Warp-collective matrix products (tensor-core kernels).
+  SmallVector<NVVM::MmaOp> mmas;
+  func.walk([&](NVVM::MmaOp mma) { mmas.push_back(mma); });
+  for (NVVM::MmaOp mma : mmas)
+    if (failed(emulateMma(mma, state, mmaFn)))
+      return failure();
+  usesBarriers |= !mmas.empty();
 
   WalkResult walk = func.walk([&](Operation *op) -> WalkResult {
     b.setInsertionPoint(op);

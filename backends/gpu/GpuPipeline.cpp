@@ -31,7 +31,10 @@ void mlir::kiln::buildGpuCodegenPipeline(OpPassManager &pm,
   addCleanup(pm);
   // Contractions as tiled shared-memory kernels with their epilogues.
   if (options.optLevel > 0) {
-    pm.addNestedPass<func::FuncOp>(createContractionKernels());
+    ContractionKernelsOptions contractions;
+    contractions.precision =
+        stringifyGpuPrecision(options.target.gpu.precision).str();
+    pm.addNestedPass<func::FuncOp>(createContractionKernels(contractions));
     addCleanup(pm);
   }
 

@@ -145,7 +145,11 @@ def ContractionKernels : Pass<"kiln-gpu-contraction-kernels", "func::FuncOp"> {
     other init is added. The only consumer, when it is an all-parallel
     `linalg.generic` reading the result elementwise (through reshapes), is
     applied in the store (bias, activation, residual) and counted as
-    `epilogues_fused`.
+    `epilogues_fused`. With `precision` tf32, bf16 or fp16 the products
+    run on tensor cores instead (ContractionMma.cpp): 4 warps per 64x64
+    tile, operands staged in shared memory in that type (f32 rounded to
+    tf32), `nvvm.mma.sync` m16n8k16 (m16n8k8 for tf32) with f32
+    accumulators, the same loads, init and epilogue.
 
     Before:
     ```mlir
@@ -171,10 +175,16 @@ def ContractionKernels : Pass<"kiln-gpu-contraction-kernels", "func::FuncOp"> {
     %y = bufferization.to_tensor %out restrict writable
     ```
   }];
+  let options = [
+    Option<"precision", "precision", "std::string", "\"fp32\"",
+           "Arithmetic of the products: fp32 (SIMT FMAs), or tf32, bf16, "
+           "fp16 on tensor cores with f32 accumulation">,
+  ];
   let dependentDialects = ["gpu::GPUDialect", "arith::ArithDialect",
                            "bufferization::BufferizationDialect",
                            "math::MathDialect", "memref::MemRefDialect",
-                           "scf::SCFDialect"];
+                           "scf::SCFDialect", "vector::VectorDialect",
+                           "LLVM::LLVMDialect", "NVVM::NVVMDialect"];
 }
 
 def OutlineKernels : Pass<"kiln-gpu-outline-kernels", "ModuleOp"> {
@@ -261,7 +271,9 @@ def EmulateKernels : Pass<"kiln-gpu-emulate-kernels", "ModuleOp"> {
     block id, block size, grid size). `gpu.thread_id`, `gpu.block_id`,
     `gpu.block_dim` and `gpu.grid_dim` read it; `gpu.barrier` calls
     `@__kiln_emulator_barrier(state)`, which yields to the block's other
-    threads. Workgroup (shared) memory becomes host globals: the emulator
+    threads; `nvvm.mma.sync` calls `@__kiln_emulator_mma(state, kind,
+    slots)` with the lane's fragments as 32-bit words, the warp's product
+    computed by the runtime. Workgroup (shared) memory becomes host globals: the emulator
     runs one block at a time. The kernel table goes to the module attribute
     `kiln.gpu.kernels` and the `gpu.module` is erased.
 
@@ -284,7 +296,7 @@ def EmulateKernels : Pass<"kiln-gpu-emulate-kernels", "ModuleOp"> {
     ```
   }];
   let dependentDialects = ["func::FuncDialect", "memref::MemRefDialect",
-                           "arith::ArithDialect"];
+                           "arith::ArithDialect", "vector::VectorDialect"];
 }
 
 def LowerVectorOps : Pass<"kiln-gpu-lower-vector-ops"> {

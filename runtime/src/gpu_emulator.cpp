@@ -13,6 +13,7 @@
 #include "status.h"
 #include "thread_pool.h"
 
+#include <array>
 #include <chrono>
 #include <cstring>
 #include <sys/mman.h>
@@ -34,6 +35,83 @@ struct Fiber {
   bool waiting = false;
 };
 
+constexpr int kMmaSlots = 10; // A 4, B 2, C/D 4 words (abi.h)
+
+float halfToFloat(uint16_t h) {
+  uint32_t sign = uint32_t(h >> 15) << 31, exponent = (h >> 10) & 0x1f,
+           mantissa = h & 0x3ff, bits;
+  if (exponent == 0x1f) {
+    bits = sign | 0x7f800000 | (mantissa << 13);
+  } else if (exponent != 0) {
+    bits = sign | ((exponent + 112) << 23) | (mantissa << 13);
+  } else if (mantissa == 0) {
+    bits = sign;
+  } else { // subnormal: normalize
+    int shift = 0;
+    while (!(mantissa & 0x400)) {
+      mantissa <<= 1;
+      ++shift;
+    }
+    bits = sign | (uint32_t(113 - shift) << 23) | ((mantissa & 0x3ff) << 13);
+  }
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+float wordToFloat(uint32_t bits) {
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+// D = A B + C for one lane of a warp, from the 32 lanes' fragments in the
+// PTX ISA's layout (group g = lane / 4, thread t = lane % 4): m16n8k16
+// f16/bf16 (A: rows g, g+8 at columns 2t, 2t+1 and 2t+8, 2t+9; B: rows
+// 2t, 2t+1, 2t+8, 2t+9 at column g) and m16n8k8 tf32 (A: rows g, g+8 at
+// columns t, t+4; B: rows t, t+4 at column g). C/D: rows g, g+8 at columns
+// 2t, 2t+1.
+void computeMma(uint32_t kind, const std::array<uint32_t, kMmaSlots> *warp,
+                size_t lane, uint32_t *slots) {
+  float a[16][16] = {}, b[16][8] = {};
+  int depth = kind == KILN_EMULATED_MMA_TF32_M16N8K8 ? 8 : 16;
+  auto unpack = [&](uint32_t word, int half) {
+    uint16_t bits = uint16_t(half ? word >> 16 : word & 0xffff);
+    return kind == KILN_EMULATED_MMA_F16_M16N8K16
+               ? halfToFloat(bits)
+               : wordToFloat(uint32_t(bits) << 16);
+  };
+  for (int l = 0; l < 32; ++l) {
+    const std::array<uint32_t, kMmaSlots> &w = warp[l];
+    int g = l / 4, t = l % 4;
+    if (depth == 8) {
+      a[g][t] = wordToFloat(w[0]);
+      a[g + 8][t] = wordToFloat(w[1]);
+      a[g][t + 4] = wordToFloat(w[2]);
+      a[g + 8][t + 4] = wordToFloat(w[3]);
+      b[t][g] = wordToFloat(w[4]);
+      b[t + 4][g] = wordToFloat(w[5]);
+      continue;
+    }
+    for (int h = 0; h < 2; ++h) {
+      a[g][2 * t + h] = unpack(w[0], h);
+      a[g + 8][2 * t + h] = unpack(w[1], h);
+      a[g][2 * t + 8 + h] = unpack(w[2], h);
+      a[g + 8][2 * t + 8 + h] = unpack(w[3], h);
+      b[2 * t + h][g] = unpack(w[4], h);
+      b[2 * t + 8 + h][g] = unpack(w[5], h);
+    }
+  }
+  int g = int(lane) / 4, t = int(lane) % 4;
+  for (int e = 0; e < 4; ++e) {
+    int row = g + (e >= 2 ? 8 : 0), col = 2 * t + e % 2;
+    float d = wordToFloat(slots[6 + e]);
+    for (int k = 0; k < depth; ++k)
+      d += a[row][k] * b[k][col];
+    std::memcpy(&slots[6 + e], &d, sizeof d);
+  }
+}
+
 // Runs the threads of one block as fibers.
 class BlockScheduler {
 public:
@@ -49,8 +127,10 @@ public:
                        const uint32_t grid[3], const uint32_t block[3],
                        const uint32_t blockId[3]) {
     size_t count = size_t(block[0]) * block[1] * block[2];
-    if (fibers_.size() < count)
+    if (fibers_.size() < count) {
       fibers_.resize(count);
+      exchange_.resize(count);
+    }
     kernel_ = kernel;
     params_ = params;
     for (size_t i = 0; i < count; ++i) {
@@ -74,6 +154,7 @@ public:
       }
       t.scheduler = this;
       t.barrier = &BlockScheduler::barrier;
+      t.mma = &BlockScheduler::mma;
       fiber.done = fiber.waiting = false;
       getcontext(&fiber.context);
       fiber.context.uc_stack.ss_sp = fiber.stack;
@@ -121,6 +202,19 @@ private:
     // uc_link returns to main_.
   }
 
+  // A warp's mma.sync: every lane leaves its fragments, the block meets,
+  // each lane computes its own D from its warp's fragments, and the block
+  // meets again before the exchange is reused.
+  static void mma(kiln_emulated_thread *thread, uint32_t kind,
+                  uint32_t *slots) {
+    auto *self = static_cast<BlockScheduler *>(thread->scheduler);
+    size_t me = self->current_ - self->fibers_.data();
+    std::copy(slots, slots + kMmaSlots, self->exchange_[me].begin());
+    barrier(thread);
+    computeMma(kind, &self->exchange_[me - me % 32], me % 32, slots);
+    barrier(thread);
+  }
+
   static void barrier(kiln_emulated_thread *thread) {
     auto *self = static_cast<BlockScheduler *>(thread->scheduler);
     Fiber *fiber = self->current_;
@@ -130,6 +224,7 @@ private:
 
   static thread_local BlockScheduler *active_;
   std::vector<Fiber> fibers_;
+  std::vector<std::array<uint32_t, kMmaSlots>> exchange_;
   ucontext_t main_;
   Fiber *current_ = nullptr;
   kiln_emulated_kernel_fn kernel_ = nullptr;

@@ -27,8 +27,8 @@ bool checkExpectations(const kiln_artifact_descriptor &descriptor,
     const Tensor &actual = outputs[file.index];
     Tensor expected =
         bfloat16FromBits(io::readTensorFile(file.path).tensor, actual.dtype());
-    Comparison comparison =
-        compareTensors(actual, expected, options.rtol, options.atol);
+    Comparison comparison = compareTensors(actual, expected, options.rtol,
+                                           options.atol, options.relL2);
     allPass = allPass && comparison.pass;
     std::printf("expect '%s': %s\n", descriptor.outputs[file.index].name,
                 describe(comparison, actual, expected).c_str());

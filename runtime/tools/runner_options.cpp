@@ -58,6 +58,9 @@ std::string usageText(Command command, const std::string &program) {
          "  --rtol X --atol Y   pass if |actual - expected| <= atol + rtol * "
          "|expected|\n"
          "                      (defaults 1e-3 and 1e-7)\n"
+         "  --rel-l2 X          pass if ||actual - expected|| <= X * "
+         "||expected||\n"
+         "                      (L2 norms) instead, for tf32/bf16/fp16 math\n"
          "  --threads N         worker threads (default: all cores)\n"
          "  --help              show this text\n"
          "Exit code: 0 success, 1 error or --expect mismatch, 2 usage error.\n";
@@ -117,6 +120,8 @@ RunnerOptions parseRunnerOptions(Command command, int argc, char **argv) {
       options.rtol = parseTolerance(flag, takeValue());
     } else if (!bench && flag == "--atol") {
       options.atol = parseTolerance(flag, takeValue());
+    } else if (!bench && flag == "--rel-l2") {
+      options.relL2 = parseTolerance(flag, takeValue());
     } else if (bench && flag == "--repeat") {
       options.repeat =
           static_cast<int>(parseUnsigned(flag, takeValue(), 1000000));

@@ -31,6 +31,7 @@ struct RunnerOptions {
   uint64_t seed = 0;
   std::string outputDir;
   double rtol = 1e-3, atol = 1e-7;
+  double relL2 = -1;    // --rel-l2; < 0: the element-wise rule
   uint32_t threads = 0; // 0: all available cores
   int repeat = 50, warmup = 5;
   bool help = false;

@@ -9,7 +9,7 @@
 namespace kiln::runner {
 
 Comparison compareTensors(const Tensor &actual, const Tensor &expected,
-                          double rtol, double atol) {
+                          double rtol, double atol, double relL2) {
   Comparison result;
   if (actual.dtype() != expected.dtype()) {
     result.pass = false;
@@ -33,6 +33,7 @@ Comparison compareTensors(const Tensor &actual, const Tensor &expected,
     return result;
   }
   const double infinity = std::numeric_limits<double>::infinity();
+  double errorSquares = 0, expectedSquares = 0;
   for (size_t i = 0; i < count; ++i) {
     double a = elementAt(actual, i), e = elementAt(expected, i);
     bool mismatch;
@@ -45,12 +46,19 @@ Comparison compareTensors(const Tensor &actual, const Tensor &expected,
       double rel = diff == 0 ? 0 : e == 0 ? infinity : diff / std::fabs(e);
       result.maxAbsError = std::max(result.maxAbsError, diff);
       result.maxRelError = std::max(result.maxRelError, rel);
-      mismatch = diff > atol + rtol * std::fabs(e);
+      errorSquares += diff * diff;
+      expectedSquares += e * e;
+      mismatch = relL2 < 0 && diff > atol + rtol * std::fabs(e);
     }
     if (mismatch && result.mismatches++ == 0)
       result.firstMismatch = i;
   }
-  result.pass = result.mismatches == 0;
+  result.relL2Error = errorSquares == 0 ? 0
+                      : expectedSquares == 0
+                          ? infinity
+                          : std::sqrt(errorSquares / expectedSquares);
+  result.pass =
+      result.mismatches == 0 && (relL2 < 0 || result.relL2Error <= relL2);
   return result;
 }
 
@@ -70,8 +78,9 @@ std::string describe(const Comparison &comparison, const Tensor &actual,
   }
   char buffer[256];
   std::snprintf(buffer, sizeof buffer,
-                " (max abs error %.6g, max rel error %.6g",
-                comparison.maxAbsError, comparison.maxRelError);
+                " (max abs error %.6g, max rel error %.6g, rel L2 error %.3g",
+                comparison.maxAbsError, comparison.maxRelError,
+                comparison.relL2Error);
   std::string text = verdict + buffer;
   if (comparison.mismatches) {
     size_t i = comparison.firstMismatch;

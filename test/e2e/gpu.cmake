@@ -83,3 +83,42 @@ foreach(entry ${KILN_GPU_MODELS})
     PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 900 LABELS "gpu;models"
     RESOURCE_LOCK ${lock})
 endforeach()
+
+# Tensor-core kernels (--gpu-precision): emulated (the emulator runs
+# mma.sync as a warp-collective product) within 1e-2 relative L2 error of
+# onnxruntime's fp32 outputs, and assembled without spills.
+foreach(precision tf32 bf16 fp16)
+  set(flags "--target=cuda --gpu-emulate --gpu-precision=${precision}")
+  foreach(example cnn transformer)
+    add_test(NAME gpu.${precision}.examples.${example}
+      COMMAND ${CMAKE_COMMAND} -E env "KILN_COMPILE_FLAGS=${flags}"
+              KILN_REL_L2=1e-2 ${CMAKE_CURRENT_SOURCE_DIR}/run_example.sh
+              $<TARGET_FILE:kiln> ${PROJECT_SOURCE_DIR}/examples/${example}
+              ${CMAKE_CURRENT_BINARY_DIR}/work/gpu/${precision}/${example})
+    add_test(NAME gpu.${precision}.examples.${example}.assemble
+      COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/check_gpu_assembly.sh
+              $<TARGET_FILE:kiln> ${PROJECT_SOURCE_DIR}/examples/${example}/model.onnx
+              ${CMAKE_CURRENT_BINARY_DIR}/work/gpu/${precision}/${example}-cuda
+              --gpu-precision=${precision})
+    set_tests_properties(gpu.${precision}.examples.${example}
+      gpu.${precision}.examples.${example}.assemble PROPERTIES LABELS gpu)
+  endforeach()
+  set(models graph.bert_encoder graph.gpt2_blocks)
+  if(precision STREQUAL "bf16")
+    list(APPEND models resnet18) # the widest error: 8-bit mantissas
+  endif()
+  foreach(entry ${KILN_GPU_MODELS})
+    list(GET entry 0 name)
+    if(NOT name IN_LIST models)
+      continue()
+    endif()
+    list(GET entry 1 work)
+    list(GET entry 2 export)
+    list(GET entry 3 lock)
+    add_test(NAME gpu.${precision}.models.${name}
+      COMMAND bash -c "${export} '${work}/onnx' >/dev/null || exit $?; KILN_REL_L2=1e-2 KILN_COMPILE_FLAGS='${flags}' '${CMAKE_CURRENT_SOURCE_DIR}/run_example.sh' '$<TARGET_FILE:kiln>' '${work}/onnx' '${work}/gpu-${precision}'")
+    set_tests_properties(gpu.${precision}.models.${name} PROPERTIES
+      SKIP_RETURN_CODE 77 TIMEOUT 900 LABELS "gpu;models"
+      RESOURCE_LOCK ${lock})
+  endforeach()
+endforeach()

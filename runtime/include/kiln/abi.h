@@ -164,7 +164,17 @@ typedef struct kiln_emulated_thread {
   uint32_t grid_dim[3];
   void *scheduler;
   void (*barrier)(struct kiln_emulated_thread *self);
+  /* A warp's PTX mma.sync (every thread of the block calls it together):
+   * slots[0..3] hold the lane's A fragment, [4..5] B, [6..9] the f32 C
+   * accumulators as bits, in the PTX ISA's fragment layout; on return
+   * [6..9] hold D. `kind` is a KILN_EMULATED_MMA_*. */
+  void (*mma)(struct kiln_emulated_thread *self, uint32_t kind,
+              uint32_t *slots);
 } kiln_emulated_thread;
+
+#define KILN_EMULATED_MMA_F16_M16N8K16 0
+#define KILN_EMULATED_MMA_BF16_M16N8K16 1
+#define KILN_EMULATED_MMA_TF32_M16N8K8 2
 
 /* A kernel compiled for the host: args[i] points to parameter i's slot. */
 typedef void (*kiln_emulated_kernel_fn)(void *const *args,

@@ -53,8 +53,9 @@ TEST_CASE("run with --expect passes on the right answer", "[runner]") {
                  "output 'y': float32 [2,3] min=-1 max=4 mean=1.5\n"));
   CHECK(contains(result.out, "run time: "));
   CHECK(contains(result.out, "ms (2 threads)\n"));
-  CHECK(contains(result.out,
-                 "expect 'y': PASS (max abs error 0, max rel error 0)\n"));
+  CHECK(contains(
+      result.out,
+      "expect 'y': PASS (max abs error 0, max rel error 0, rel L2 error 0)\n"));
   CHECK(result.err.empty());
 
   // By order, with --flag=value spelling.
