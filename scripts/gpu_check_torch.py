@@ -5,11 +5,14 @@ events, inputs and outputs on the device. The model is rebuilt exactly as
 its export defines it (same module and shapes; the weights need not
 match, only the work).
 
-    gpu_check_torch.py SOURCE MODEL_DIR     prints "EAGER_MS COMPILE_MS"
+    gpu_check_torch.py SOURCE MODEL_DIR [PRECISION]
+        prints "EAGER_MS COMPILE_MS"; PRECISION tf32 allows TF32 matmuls,
+        bf16/fp16 run under torch.autocast (as --gpu-precision does)
 
 SOURCE is the bundle's `source` entry: cnn, transformer, a graph model
 (test/e2e/models/export_graph_models.py), attention:NAME, resnet18.
 """
+import contextlib
 import os
 import sys
 import types
@@ -67,11 +70,17 @@ def median_ms(fn, runs=100):
 
 def main():
     source, model_dir = sys.argv[1], sys.argv[2]
+    precision = sys.argv[3] if len(sys.argv) > 3 else "fp32"
+    torch.backends.cuda.matmul.allow_tf32 = precision == "tf32"
+    torch.backends.cudnn.allow_tf32 = precision == "tf32"
+    autocast = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(precision)
     model, names = build(source)
     model = model.eval().cuda()
     inputs = [torch.from_numpy(np.load(os.path.join(model_dir, n + ".npy")))
               .cuda() for n in names]
-    with torch.no_grad():
+    context = (torch.autocast("cuda", dtype=autocast) if autocast
+               else contextlib.nullcontext())
+    with torch.no_grad(), context:
         eager = median_ms(lambda: model(*inputs))
         compiled_model = torch.compile(model)
         compiled = median_ms(lambda: compiled_model(*inputs))
