@@ -85,7 +85,8 @@ void writeSimtKernel(OpBuilder &b, Contraction &c) {
     return arith::AndIOp::create(b, loc, p, q);
   };
 
-  SmallVector<Value> initAcc(kRegM * kRegN, c.fillValue ? c.fillValue : zero);
+  SmallVector<Value> initAcc(kRegM * kRegN,
+                             c.fillValue ? w.widen(c.fillValue) : zero);
   auto kLoop = scf::ForOp::create(b, loc, index(b, loc, 0), kBound,
                                   index(b, loc, kTileK), initAcc);
   {
@@ -189,7 +190,15 @@ struct ContractionKernelsPass
         continue;
       Contraction &c = *match;
       OpBuilder b(c.op);
-      if (precision == "fp32")
+      // f16/bf16 models run on tensor cores natively; f32 ones when the
+      // precision allows.
+      Type element =
+          cast<ShapedType>(c.op.getDpsInputs()[0].getType()).getElementType();
+      if (element.isF16())
+        writeMmaKernel(b, c, MmaOperand::F16);
+      else if (element.isBF16())
+        writeMmaKernel(b, c, MmaOperand::BF16);
+      else if (precision == "fp32")
         writeSimtKernel(b, c);
       else
         writeMmaKernel(b, c,

@@ -72,6 +72,13 @@ public:
   SmallVector<Value> grid(int64_t tileM, int64_t tileN);
   /// Replaces the root's result with the kernel's (after `launch`).
   void finish(gpu::LaunchOp launch);
+  /// The operands' element type: f32, f16 or bf16 (f16/bf16 models).
+  Type operandType() { return elementType(bufA); }
+
+  /// f16/bf16 values are computed as f32 and stored in their own type.
+  Type elementType(Value shaped);
+  Value widen(Value v);
+  Value narrow(Value v, Type type);
 
   OpBuilder &b;
   Contraction &c;

@@ -161,7 +161,7 @@ void MmaWriter::write() {
   Value warpN = mul(rem(warp, 2), kWarpTile);
 
   SmallVector<Value> initAcc(kTilesM * kTilesN * 4,
-                             c.fillValue ? c.fillValue : w.zero);
+                             c.fillValue ? w.widen(c.fillValue) : w.zero);
   auto kLoop = scf::ForOp::create(b, loc, index(b, loc, 0), kBound,
                                   index(b, loc, kDepth), initAcc);
   {

@@ -12,6 +12,13 @@ using namespace mlir::kiln;
 using namespace mlir::kiln::gpu_kernels;
 
 namespace {
+/// A static tensor of f32, f16 or bf16.
+bool isMmaElementType(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && tensor.hasStaticShape() &&
+         isa<Float32Type, Float16Type, BFloat16Type>(tensor.getElementType());
+}
+
 bool isProjectedPermutationOrConstant(AffineMap map) {
   return llvm::all_of(map.getResults(), [](AffineExpr e) {
     return isa<AffineDimExpr>(e) ||
@@ -58,7 +65,7 @@ linalg::GenericOp matchEpilogue(Value value, int64_t &operand) {
     if (!generic || generic.getNumDpsInits() != 1 ||
         generic.getNumParallelLoops() != generic.getNumLoops() ||
         !generic.getIndexingMapsArray().back().isIdentity() ||
-        !isStaticF32Tensor(generic.getResult(0)) ||
+        !isMmaElementType(generic.getResult(0).getType()) ||
         generic.getRegionOutputArgs()[0].use_empty() == false)
       return {};
     for (OpOperand *input : generic.getDpsInputOperands()) {
@@ -122,9 +129,20 @@ FailureOr<Contraction> gpu_kernels::matchContraction(linalg::LinalgOp op) {
   if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
       !op.hasPureTensorSemantics())
     return failure();
+  // f32, f16 or bf16 operands of one type (computed with f32
+  // accumulators); the result in that type or f32 (the lowering
+  // accumulates half-precision products in f32).
   for (Value value : op->getOperands())
-    if (!isStaticF32Tensor(value))
+    if (!isMmaElementType(value.getType()))
       return failure();
+  auto elementOf = [](Value v) {
+    return cast<ShapedType>(v.getType()).getElementType();
+  };
+  Type operands = elementOf(op.getDpsInputs()[0]);
+  Type result = elementOf(op.getDpsInits()[0]);
+  if (elementOf(op.getDpsInputs()[1]) != operands ||
+      (result != operands && !result.isF32()))
+    return failure();
   // The body must be a multiply-accumulate (what both interfaces check).
   Contraction c;
   c.op = op;
@@ -167,7 +185,23 @@ ContractionWriter::ContractionWriter(OpBuilder &b, Contraction &c)
                                     ? Value()
                                     : readOnlyBuffer(b, loc, operand->get()));
   auto resultType = cast<RankedTensorType>(root->getResult(0).getType());
-  out = newBuffer(b, loc, resultType.getShape(), b.getF32Type());
+  out = newBuffer(b, loc, resultType.getShape(), resultType.getElementType());
+}
+
+Type ContractionWriter::elementType(Value shaped) {
+  return cast<ShapedType>(shaped.getType()).getElementType();
+}
+
+Value ContractionWriter::widen(Value v) {
+  return v.getType().isF32()
+             ? v
+             : arith::ExtFOp::create(b, loc, b.getF32Type(), v).getResult();
+}
+
+Value ContractionWriter::narrow(Value v, Type type) {
+  return type == v.getType()
+             ? v
+             : arith::TruncFOp::create(b, loc, type, v).getResult();
 }
 
 SmallVector<Value> ContractionWriter::loops(ValueRange batch, Value mLinear,
@@ -193,15 +227,15 @@ SmallVector<Value> ContractionWriter::loops(ValueRange batch, Value mLinear,
 Value ContractionWriter::loadA(ValueRange batch, Value m, Value k,
                                Value inBounds) {
   SmallVector<Value> values = loops(batch, m, index(b, loc, 0), k);
-  return guardedLoad(b, loc, bufA, applyMap(b, loc, c.mapA, values), inBounds,
-                     zero);
+  return widen(guardedLoad(b, loc, bufA, applyMap(b, loc, c.mapA, values),
+                           inBounds, narrow(zero, elementType(bufA))));
 }
 
 Value ContractionWriter::loadB(ValueRange batch, Value k, Value n,
                                Value inBounds) {
   SmallVector<Value> values = loops(batch, index(b, loc, 0), n, k);
-  return guardedLoad(b, loc, bufB, applyMap(b, loc, c.mapB, values), inBounds,
-                     zero);
+  return widen(guardedLoad(b, loc, bufB, applyMap(b, loc, c.mapB, values),
+                           inBounds, narrow(zero, elementType(bufB))));
 }
 
 void ContractionWriter::storeResult(ValueRange batch, Value mLinear, Value n,
@@ -210,7 +244,9 @@ void ContractionWriter::storeResult(ValueRange batch, Value mLinear, Value n,
   SmallVector<Value> cIndices = applyMap(b, loc, c.mapC, loopValues);
   if (bufInit)
     acc = arith::AddFOp::create(
-        b, loc, acc, memref::LoadOp::create(b, loc, bufInit, cIndices));
+        b, loc, acc, widen(memref::LoadOp::create(b, loc, bufInit, cIndices)));
+  // The accumulator in the contraction's own type (f16/bf16 models).
+  acc = narrow(acc, elementType(c.op->getResult(0)));
   if (!c.epilogue) {
     memref::StoreOp::create(b, loc, acc, out, cIndices);
     return;

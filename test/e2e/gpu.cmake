@@ -122,3 +122,19 @@ foreach(precision tf32 bf16 fp16)
       RESOURCE_LOCK ${lock})
   endforeach()
 endforeach()
+
+# Half-precision models: their contractions run on tensor cores natively
+# (mma.sync with f32 accumulation), emulated against numpy within 1e-2
+# relative L2 error, and assembled without spills.
+foreach(type float16 bfloat16)
+  set(work ${CMAKE_CURRENT_BINARY_DIR}/work/gpu/half_matmul_${type})
+  set(export "python3 '${CMAKE_CURRENT_SOURCE_DIR}/models/export_half_matmul.py' ${type} '${work}/onnx' || exit $?")
+  add_test(NAME gpu.models.half_matmul_${type}
+    COMMAND bash -c "${export}; KILN_REL_L2=1e-2 KILN_COMPILE_FLAGS='--target=cuda --gpu-emulate' '${CMAKE_CURRENT_SOURCE_DIR}/run_example.sh' '$<TARGET_FILE:kiln>' '${work}/onnx' '${work}/emulated'")
+  add_test(NAME gpu.models.half_matmul_${type}.assemble
+    COMMAND bash -c "${export}; '${CMAKE_CURRENT_SOURCE_DIR}/check_gpu_assembly.sh' '$<TARGET_FILE:kiln>' '${work}/onnx/model.onnx' '${work}/cuda'")
+  set_tests_properties(gpu.models.half_matmul_${type}
+    gpu.models.half_matmul_${type}.assemble PROPERTIES
+    SKIP_RETURN_CODE 77 LABELS "gpu;models"
+    RESOURCE_LOCK gpu.half_matmul_${type})
+endforeach()
