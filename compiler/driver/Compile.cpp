@@ -10,6 +10,7 @@
 #include "compiler/driver/Autotune.h"
 
 #include "backends/common/Artifact.h"
+#include "backends/common/KernelTable.h"
 #include "compiler/driver/Diagnostics.h"
 #include "compiler/driver/Flops.h"
 #include "compiler/driver/InitAll.h"
@@ -107,6 +108,38 @@ FailureOr<ArtifactSpec> describeIO(ModuleOp module) {
              main.getResultAttrOfType<StringAttr>(i, "kiln.name"), i, "output"))
       return failure();
   return spec;
+}
+
+/// The kernel table a GPU leaf left on the module, for --report.
+void reportGpuKernels(ModuleOp module) {
+  std::string error;
+  FailureOr<std::vector<KernelInfo>> table = getKernelTable(module, error);
+  if (failed(table))
+    return;
+  llvm::json::Array kernels;
+  for (const KernelInfo &kernel : *table) {
+    llvm::json::Array nodes, resources;
+    for (const std::string &node : kernel.onnxNodes)
+      nodes.push_back(node);
+    for (const KernelResources &r : kernel.resources)
+      resources.push_back(llvm::json::Object{
+          {"arch", r.arch},
+          {"registers", r.registers},
+          {"shared_bytes", r.sharedBytes},
+          {"stack_bytes", r.localBytes},
+          {"spill_bytes", r.spillStoreBytes + r.spillLoadBytes}});
+    kernels.push_back(llvm::json::Object{{"kernel", kernel.name},
+                                         {"onnx_nodes", std::move(nodes)},
+                                         {"shared_bytes", kernel.sharedBytes},
+                                         {"resources", std::move(resources)}});
+  }
+  auto attr = [&](StringRef name) {
+    auto value = module->getAttrOfType<StringAttr>(name);
+    return value ? value.str() : std::string();
+  };
+  report::gpu(llvm::json::Object{{"platform", attr("kiln.gpu.platform")},
+                                 {"archs", attr("kiln.gpu.archs")},
+                                 {"kernels", std::move(kernels)}});
 }
 
 struct StageTimer {
@@ -274,6 +307,9 @@ int mlir::kiln::compileModel(const CompileOptions &options) {
       timer.done("autotune");
     }
   }
+
+  if (pipeline.target.isGpu() && !options.analyzeOnly)
+    reportGpuKernels(*module);
 
   // The backend's decisions (epilogues fused) are in the report now; no
   // object code is needed for that.

@@ -2,6 +2,8 @@
 
 #include "compiler/logging/Report.h"
 
+#include <optional>
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -13,6 +15,7 @@ namespace {
 struct State {
   std::map<std::string, int64_t> counters;
   std::vector<std::pair<std::string, std::vector<std::string>>> kernels;
+  std::optional<llvm::json::Value> gpu;
 };
 State &state() {
   static State s;
@@ -61,6 +64,11 @@ void report::foldKernel(const std::vector<std::string> &anchor,
 void report::reset() {
   state().counters.clear();
   state().kernels.clear();
+  state().gpu.reset();
+}
+
+void report::gpu(llvm::json::Value section) {
+  state().gpu = std::move(section);
 }
 
 const std::map<std::string, int64_t> &report::counters() {
@@ -90,6 +98,8 @@ std::string report::toJson() {
         llvm::json::Object{{"kernel", name}, {"onnx_nodes", std::move(list)}});
   }
   counts["kernels"] = std::move(kernels);
+  if (state().gpu)
+    counts["gpu"] = *state().gpu;
   std::string s;
   llvm::raw_string_ostream os(s);
   os << llvm::formatv("{0:2}", llvm::json::Value(std::move(counts))) << "\n";

@@ -9,6 +9,7 @@
 #define KILN_COMPILER_LOGGING_REPORT_H
 
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/JSON.h"
 
 #include <map>
 #include <string>
@@ -30,6 +31,10 @@ void foldKernel(const std::vector<std::string> &anchor,
 
 const std::map<std::string, int64_t> &counters();
 const std::vector<std::pair<std::string, std::vector<std::string>>> &kernels();
+
+/// The GPU kernels of a GPU target (their table, archs and the assembler's
+/// report), written under "gpu".
+void gpu(llvm::json::Value section);
 
 /// The report as JSON; the counters every report has are present even at 0.
 std::string toJson();
