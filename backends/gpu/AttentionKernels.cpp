@@ -55,8 +55,12 @@ bool supported(AttentionOp op) {
       return false;
   auto q = cast<RankedTensorType>(op.getQuery().getType());
   auto v = cast<RankedTensorType>(op.getValue().getType());
+  int64_t batch = 1;
+  for (int64_t size : q.getShape().drop_back(2))
+    batch *= size;
+  // The batch is grid y: at most 65535 blocks.
   return q.getRank() >= 2 && q.getShape().back() <= kMaxHead &&
-         v.getShape().back() <= kMaxHead;
+         v.getShape().back() <= kMaxHead && batch <= 65535;
 }
 
 class FlashKernelWriter {

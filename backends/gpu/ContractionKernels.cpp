@@ -52,7 +52,8 @@ namespace {
 // Block tile, K step, threads per side and the register tile they imply.
 constexpr int64_t kTileM = 64, kTileN = 64, kTileK = 16, kThreads = 16;
 constexpr int64_t kRegM = kTileM / kThreads, kRegN = kTileN / kThreads;
-constexpr int64_t kAPad = 1; // As[k][m] rows of 65 floats
+constexpr int64_t kAPad = 1;          // As[k][m] rows of 65 floats
+constexpr int64_t kMaxGridYZ = 65535; // CUDA's limit for grid y and z
 
 /// The SIMT kernel: a 64x64 block tile, 4x4 FMAs per thread.
 void writeSimtKernel(OpBuilder &b, Contraction &c) {
@@ -189,6 +190,16 @@ struct ContractionKernelsPass
       if (failed(match))
         continue;
       Contraction &c = *match;
+      // Grid y (row tiles) and z (batch) hold at most 65535 blocks; bigger
+      // problems keep the generic kernels, linearized over grid x.
+      if (llvm::divideCeil(c.size(c.m), kTileM) > kMaxGridYZ ||
+          c.size(c.batch) > kMaxGridYZ) {
+        KILN_LOG("gpu", Info)
+            << "contraction at '" << onnxNodeName(c.op->getLoc())
+            << "' is too large for a tiled grid; it keeps "
+               "the generic kernels\n";
+        continue;
+      }
       OpBuilder b(c.op);
       // f16/bf16 models run on tensor cores natively; f32 ones when the
       // precision allows.
