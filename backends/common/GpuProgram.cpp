@@ -130,9 +130,14 @@ llvm::Constant *mlir::kiln::buildGpuProgram(llvm::Module &module,
   bool emulated = gpu.platform == KILN_GPU_EMULATOR;
   if (emulated)
     b.defineEmulatorCalls();
+  auto *dimsTy = llvm::ArrayType::get(b.i32Ty, 3);
   auto *kernelTy =
       llvm::StructType::get(b.ctx, {b.ptrTy, b.ptrTy, b.i32Ty, b.i32Ty, b.i32Ty,
-                                    b.i32Ty, b.ptrTy, b.ptrTy});
+                                    b.i32Ty, b.ptrTy, b.ptrTy, dimsTy, dimsTy});
+  auto dims = [&](const std::array<int64_t, 3> &shape) {
+    return llvm::ConstantArray::get(
+        dimsTy, {b.i32(shape[0]), b.i32(shape[1]), b.i32(shape[2])});
+  };
   std::vector<llvm::Constant *> kernels;
   for (auto [index, kernel] : llvm::enumerate(gpu.kernels)) {
     llvm::Constant *entry = llvm::ConstantPointerNull::get(b.ptrTy);
@@ -148,7 +153,8 @@ llvm::Constant *mlir::kiln::buildGpuProgram(llvm::Module &module,
         {b.string(kernel.name, "kiln_gpu_kernel_name"),
          b.string(llvm::join(kernel.onnxNodes, ","), "kiln_gpu_kernel_nodes"),
          b.i32(kernel.numParams), b.i32(flags), b.i32(kernel.sharedBytes),
-         b.i32(kernel.resources.size()), b.resources(kernel, index), entry}));
+         b.i32(kernel.resources.size()), b.resources(kernel, index), entry,
+         dims(kernel.grid), dims(kernel.block)}));
   }
   llvm::Constant *table = llvm::ConstantPointerNull::get(b.ptrTy);
   if (!kernels.empty())

@@ -17,6 +17,13 @@ KernelInfo mlir::kiln::describeKernel(Operation *op) {
     for (auto node : nodes.getAsRange<StringAttr>())
       info.onnxNodes.push_back(node.str());
   info.numParams = kernel.getNumArguments();
+  info.usesBarriers =
+      kernel.walk([](gpu::BarrierOp) { return WalkResult::interrupt(); })
+          .wasInterrupted();
+  if (std::optional<ArrayRef<int32_t>> grid = kernel.getKnownGridSize())
+    std::copy(grid->begin(), grid->end(), info.grid.begin());
+  if (std::optional<ArrayRef<int32_t>> block = kernel.getKnownBlockSize())
+    std::copy(block->begin(), block->end(), info.block.begin());
   for (BlockArgument buffer : kernel.getWorkgroupAttributions()) {
     auto type = cast<MemRefType>(buffer.getType());
     info.sharedBytes += type.getNumElements() *
@@ -59,6 +66,8 @@ void mlir::kiln::setKernelTable(ModuleOp module, ArrayRef<KernelInfo> kernels) {
         b.getNamedAttr("params", b.getI64IntegerAttr(kernel.numParams)),
         b.getNamedAttr("barriers", b.getBoolAttr(kernel.usesBarriers)),
         b.getNamedAttr("shared", b.getI64IntegerAttr(kernel.sharedBytes)),
+        b.getNamedAttr("grid", b.getDenseI64ArrayAttr(kernel.grid)),
+        b.getNamedAttr("block", b.getDenseI64ArrayAttr(kernel.block)),
         b.getNamedAttr("resources", b.getArrayAttr(resources)),
     }));
   }
@@ -94,6 +103,12 @@ mlir::kiln::getKernelTable(ModuleOp module, std::string &error) {
       info.name = stringField(dict, "name", ok);
       info.numParams = intField(dict, "params", ok);
       info.sharedBytes = intField(dict, "shared", ok);
+      for (auto [name, shape] :
+           {std::pair{"grid", &info.grid}, std::pair{"block", &info.block}})
+        if (auto dims = dict.getAs<DenseI64ArrayAttr>(name);
+            dims && dims.size() == 3)
+          std::copy(dims.asArrayRef().begin(), dims.asArrayRef().end(),
+                    shape->begin());
       auto barriers = dict.getAs<BoolAttr>("barriers");
       info.usesBarriers = barriers && barriers.getValue();
       if (auto nodes = dict.getAs<ArrayAttr>("nodes"))

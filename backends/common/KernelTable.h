@@ -14,6 +14,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,8 @@ struct KernelInfo {
   bool usesBarriers = false;
   /// Static shared memory the kernel declares, bytes.
   int64_t sharedBytes = 0;
+  /// The launch shape when fixed at compile time (0: computed by the run).
+  std::array<int64_t, 3> grid = {0, 0, 0}, block = {0, 0, 0};
   std::vector<KernelResources> resources;
 };
 

@@ -13,7 +13,9 @@ def SerializeCuda : Pass<"kiln-cuda-serialize", "ModuleOp"> {
     `ptxas -v` into a cubin, and the cubins plus the PTX of the lowest
     architecture (for newer GPUs to JIT) are bundled by `fatbinary`. ptxas's
     report (registers, shared memory, stack, spills per kernel and arch)
-    goes into the kernel table; a kernel that spills more than
+    goes into the kernel table; a kernel that spills at ptxas's default
+    occupancy is assembled again with the launch bound of one block per SM
+    (`.minnctapersm 1`, up to 255 registers); a kernel that spills more than
     `spill-budget` bytes is an error naming it. The module gets
     `kiln.gpu.platform = "cuda"`, `kiln.gpu.archs`, `kiln.gpu.kernels` and
     the fatbin as the `kiln.gpu.image` blob; the gpu.module is erased.

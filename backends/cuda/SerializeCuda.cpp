@@ -17,6 +17,7 @@
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 
 namespace mlir::kiln {
 #define GEN_PASS_DEF_SERIALIZECUDA
@@ -31,21 +32,29 @@ struct SerializeCudaPass
     : public kiln::impl::SerializeCudaBase<SerializeCudaPass> {
   using Base::Base;
 
-  /// PTX of `kernels` for `arch`.
+  /// PTX of `kernels` for `arch`; the kernels named in `wide` get the
+  /// launch bound of one block per SM.
   FailureOr<std::string> translate(gpu::GPUModuleOp kernels, StringRef arch,
-                                   const CudaToolkit &toolkit);
+                                   const CudaToolkit &toolkit,
+                                   const llvm::StringSet<> &wide);
 
   void runOnOperation() override;
 };
 
 FailureOr<std::string>
 SerializeCudaPass::translate(gpu::GPUModuleOp kernels, StringRef arch,
-                             const CudaToolkit &toolkit) {
+                             const CudaToolkit &toolkit,
+                             const llvm::StringSet<> &wide) {
   MLIRContext *ctx = &getContext();
   auto target =
       NVVM::NVVMTargetAttr::get(ctx, optLevel, "nvptx64-nvidia-cuda", arch);
   OwningOpRef<gpu::GPUModuleOp> copy = kernels.clone();
   (*copy).setTargetsAttr(ArrayAttr::get(ctx, {target}));
+  copy->walk([&](LLVM::LLVMFuncOp func) {
+    if (wide.contains(func.getName()))
+      func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
+                    IntegerAttr::get(IntegerType::get(ctx, 32), 1));
+  });
   std::string ptx;
   SymbolTable *symbols = nullptr;
   auto getSymbols = [&]() -> SymbolTable * { return symbols; };
@@ -92,30 +101,40 @@ void SerializeCudaPass::runOnOperation() {
     return signalPassFailure();
   }
 
-  // Launch bounds: the block sizes are known (.maxntid); asking for at
-  // least one block per SM lets ptxas use up to 255 registers where a
-  // kernel needs them instead of spilling to reach an occupancy it guessed.
-  kernels.walk([&](LLVM::LLVMFuncOp func) {
-    if (func->hasAttr(NVVM::NVVMDialect::getKernelFuncAttrName()))
-      func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
-                    IntegerAttr::get(IntegerType::get(ctx, 32), 1));
-  });
-
   std::vector<std::pair<std::string, std::string>> cubins;
   std::string lowestPtx, lowestPtxArch;
   for (const std::string &arch : archs) {
-    FailureOr<std::string> ptx = translate(kernels, arch, *toolkit);
-    if (failed(ptx))
-      return signalPassFailure();
+    // ptxas aims at full occupancy and spills to reach it; a kernel that
+    // spills is assembled again with one block per SM as its bound
+    // (.minnctapersm 1), which lets it keep its values in up to 255
+    // registers.
+    llvm::StringSet<> wide;
+    FailureOr<std::string> ptx;
+    FailureOr<std::map<std::string, KernelResources>> resources;
+    std::string cubin;
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      ptx = translate(kernels, arch, *toolkit, wide);
+      if (failed(ptx))
+        return signalPassFailure();
+      resources = assemblePtx(*toolkit, *ptx, arch, optLevel, cubin, error);
+      if (failed(resources)) {
+        module.emitError() << "kiln-cuda-serialize: " << error;
+        return signalPassFailure();
+      }
+      size_t before = wide.size();
+      for (const auto &[name, r] : *resources)
+        if (r.spillStoreBytes + r.spillLoadBytes > 0 &&
+            wide.insert(name).second)
+          KILN_LOG("gpu", Info)
+              << name << " spills " << r.spillStoreBytes + r.spillLoadBytes
+              << " bytes on " << arch << " with " << r.registers
+              << " registers; assembling it with one block per SM\n";
+      if (wide.size() == before)
+        break;
+    }
     if (logs::artifactEnabled("output_code"))
       logs::artifactStream("output_code") << "// PTX for " << arch << "\n"
                                           << *ptx << "\n";
-    std::string cubin;
-    auto resources = assemblePtx(*toolkit, *ptx, arch, optLevel, cubin, error);
-    if (failed(resources)) {
-      module.emitError() << "kiln-cuda-serialize: " << error;
-      return signalPassFailure();
-    }
     for (KernelInfo &kernel : *table) {
       auto it = resources->find(kernel.name);
       if (it == resources->end())

@@ -128,10 +128,15 @@ void reportGpuKernels(ModuleOp module) {
           {"shared_bytes", r.sharedBytes},
           {"stack_bytes", r.localBytes},
           {"spill_bytes", r.spillStoreBytes + r.spillLoadBytes}});
-    kernels.push_back(llvm::json::Object{{"kernel", kernel.name},
-                                         {"onnx_nodes", std::move(nodes)},
-                                         {"shared_bytes", kernel.sharedBytes},
-                                         {"resources", std::move(resources)}});
+    kernels.push_back(llvm::json::Object{
+        {"kernel", kernel.name},
+        {"onnx_nodes", std::move(nodes)},
+        {"shared_bytes", kernel.sharedBytes},
+        {"grid",
+         llvm::json::Array{kernel.grid[0], kernel.grid[1], kernel.grid[2]}},
+        {"block",
+         llvm::json::Array{kernel.block[0], kernel.block[1], kernel.block[2]}},
+        {"resources", std::move(resources)}});
   }
   auto attr = [&](StringRef name) {
     auto value = module->getAttrOfType<StringAttr>(name);

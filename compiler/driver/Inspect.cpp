@@ -168,11 +168,15 @@ void printGpuProgram(const kiln_gpu_program &gpu, uint64_t arenaSize) {
                                   res.arch, res.registers, res.shared_bytes,
                                   res.local_bytes, res.spill_bytes));
     }
-    if (usage.empty())
-      usage.push_back(fmt::format(
-          "{} B smem{}", kernel.shared_bytes,
-          kernel.flags & KILN_GPU_KERNEL_BARRIERS ? ", barriers" : ""));
+    std::string shape =
+        kernel.block[0]
+            ? fmt::format("grid {}x{}x{} block {}x{}x{}, ", kernel.grid[0],
+                          kernel.grid[1], kernel.grid[2], kernel.block[0],
+                          kernel.block[1], kernel.block[2])
+            : std::string();
     fmt::print("  {:<18} {}\n", kernel.name, kernel.onnx_nodes);
+    fmt::print("  {:<18}   {}{} B smem{}\n", "", shape, kernel.shared_bytes,
+               kernel.flags & KILN_GPU_KERNEL_BARRIERS ? ", barriers" : "");
     for (const std::string &line : usage)
       fmt::print("  {:<18}   {}\n", "", line);
   }

@@ -191,6 +191,9 @@ typedef struct kiln_gpu_kernel {
   uint32_t num_resources;
   const kiln_gpu_kernel_resources *resources; /* per architecture */
   kiln_emulated_kernel_fn emulated; /* KILN_GPU_EMULATOR only, else NULL */
+  /* The launch shape, when it is fixed at compile time (0: set by the run). */
+  uint32_t grid[3];
+  uint32_t block[3];
 } kiln_gpu_kernel;
 
 typedef struct kiln_gpu_program {

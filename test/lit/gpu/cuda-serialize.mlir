@@ -7,7 +7,7 @@
 // CHECK:      module attributes {
 // CHECK-SAME:   kiln.gpu.archs = "sm_80,sm_90a"
 // CHECK-SAME:   kiln.gpu.image = dense_resource<kiln_gpu_image> : tensor<{{[0-9]+}}xi8>
-// CHECK-SAME:   kiln.gpu.kernels = [{barriers = false, name = "kiln_kernel_0", nodes = ["relu_1"], params = 2 : i64, resources = [{arch = "sm_80", local = 0 : i64, registers = {{[0-9]+}} : i64, shared = 0 : i64, spill_loads = 0 : i64, spill_stores = 0 : i64}, {arch = "sm_90a", local = 0 : i64, registers = {{[0-9]+}} : i64, shared = 0 : i64, spill_loads = 0 : i64, spill_stores = 0 : i64}], shared = 0 : i64}]
+// CHECK-SAME:   kiln.gpu.kernels = [{barriers = false, {{.*}}name = "kiln_kernel_0", nodes = ["relu_1"], params = 2 : i64, resources = [{arch = "sm_80", local = 0 : i64, registers = {{[0-9]+}} : i64, shared = 0 : i64, spill_loads = 0 : i64, spill_stores = 0 : i64}, {arch = "sm_90a", local = 0 : i64, registers = {{[0-9]+}} : i64, shared = 0 : i64, spill_loads = 0 : i64, spill_stores = 0 : i64}], shared = 0 : i64}]
 // CHECK-SAME:   kiln.gpu.platform = "cuda"
 // CHECK-NOT:  gpu.module
 // CHECK:      kiln_gpu_image: "0x{{[0-9A-F]*}}50ED55BA

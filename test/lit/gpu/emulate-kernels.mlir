@@ -4,7 +4,7 @@
 // thread's coordinates (thread id, block id, block size, grid size: twelve
 // i32); a barrier calls the emulator; device-module globals move to the
 // host module; the kernel table records which kernels use barriers.
-// CHECK:       module attributes {kiln.gpu.kernels = [{barriers = true, name = "kiln_kernel_0", {{.*}}}], kiln.gpu.platform = "emulator"} {
+// CHECK:       module attributes {kiln.gpu.kernels = [{barriers = true, {{.*}}name = "kiln_kernel_0", {{.*}}}], kiln.gpu.platform = "emulator"} {
 // CHECK-NOT:     gpu.module
 // CHECK:         memref.global "private" @tile : memref<8xf32>
 // CHECK-LABEL:   func.func @kiln_kernel_0(

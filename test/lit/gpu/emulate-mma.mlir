@@ -4,7 +4,7 @@
 // lane's A, B and C fragments as 32-bit words in a slot array (f16 pairs
 // bitcast, f32 accumulators as bits), D read back from the last four slots;
 // the kernel is marked as synchronizing (the emulator runs it as fibers).
-// CHECK:       kiln.gpu.kernels = [{barriers = true, name = "kiln_kernel_0"
+// CHECK:       kiln.gpu.kernels = [{barriers = true, {{.*}}name = "kiln_kernel_0"
 // CHECK-LABEL: func.func @kiln_kernel_0(
 // CHECK-SAME:    %[[STATE:[a-z0-9]+]]: memref<12xi32>)
 // CHECK:         %[[SLOTS:.+]] = memref.alloca() : memref<10xi32>

@@ -5,7 +5,7 @@
 // argument (a buffer's address, an index, a float's bits). The entry gets
 // the runtime argument; the kernel table records each kernel's ONNX nodes
 // and parameter count.
-// CHECK:       module attributes {{{.*}}kiln.gpu.kernels = [{barriers = false, name = "kiln_kernel_0", nodes = ["relu_1"], params = 1 : i64, resources = [], shared = 0 : i64}, {barriers = false, name = "kiln_kernel_1", nodes = [], params = 3 : i64, resources = [], shared = 0 : i64}]
+// CHECK:       module attributes {{{.*}}kiln.gpu.kernels = [{barriers = false, block = array<i64: 0, 0, 0>, grid = array<i64: 0, 0, 0>, name = "kiln_kernel_0", nodes = ["relu_1"], params = 1 : i64, resources = [], shared = 0 : i64}, {barriers = false, block = array<i64: 0, 0, 0>, grid = array<i64: 0, 0, 0>, name = "kiln_kernel_1", nodes = [], params = 3 : i64, resources = [], shared = 0 : i64}]
 // CHECK-LABEL: func.func @main(
 // CHECK-SAME:    %[[X:[a-z0-9]+]]: memref<8xf32>, %[[RUNTIME:[a-z0-9]+]]: memref<0xi8> {kiln.runtime})
 // CHECK:         %[[SLOTS:.+]] = memref.alloca() : memref<1xi64>
