@@ -72,7 +72,8 @@ llvm::Constant *ProgramBuilder::resources(const KernelInfo &kernel,
 FailureOr<llvm::Constant *>
 ProgramBuilder::emulatedEntry(const KernelInfo &kernel, std::string &error) {
   llvm::Function *fn = module.getFunction(kernel.name);
-  if (!fn || fn->isDeclaration() || fn->arg_size() != kernel.numParams + 1) {
+  if (!fn || fn->isDeclaration() ||
+      fn->arg_size() != size_t(kernel.numParams) + 1) {
     error = "the emulated kernel " + kernel.name + " is missing or has " +
             "other parameters than its table entry";
     return failure();

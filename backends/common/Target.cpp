@@ -108,6 +108,11 @@ LogicalResult parseArchs(TargetKind kind, StringRef list,
 }
 } // namespace
 
+bool GpuTarget::hasTensorCores() const {
+  // The archs are sorted, lowest first.
+  return !archs.empty() && cudaCapability(archs.front()) >= 80;
+}
+
 FailureOr<Target> Target::fromFlags(StringRef targetFlag, StringRef cpu,
                                     StringRef gpuArchs, StringRef precision,
                                     bool emulate, std::string &error) {
@@ -168,6 +173,15 @@ FailureOr<Target> Target::fromFlags(StringRef targetFlag, StringRef cpu,
     error = ("unknown --gpu-precision '" + precision +
              "'; accepted: fp32, tf32, bf16, fp16")
                 .str();
+    return failure();
+  }
+  if (gpu.precision != GpuPrecision::Fp32 && !gpu.hasTensorCores()) {
+    error =
+        ("--gpu-precision=" + precision +
+         " runs on the tensor cores of sm_80 and newer, and --gpu-arch "
+         "includes " +
+         gpu.archs.front() + "; drop it from --gpu-arch or compile with fp32")
+            .str();
     return failure();
   }
   gpu.warpSize = target.kind == TargetKind::Cuda ? 32 : 64;

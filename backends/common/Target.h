@@ -37,6 +37,10 @@ struct GpuTarget {
   unsigned warpSize = 32;
   /// Static shared memory one block may use, bytes.
   unsigned sharedMemoryBytes = 48 * 1024;
+
+  /// Whether every arch has the tensor-core instructions the contraction
+  /// kernels use (mma.sync m16n8k8 tf32, m16n8k16 f16/bf16: sm_80 and up).
+  bool hasTensorCores() const;
 };
 
 struct Target {

@@ -124,11 +124,12 @@ void SerializeCudaPass::runOnOperation() {
       size_t before = wide.size();
       for (const auto &[name, r] : *resources)
         if (r.spillStoreBytes + r.spillLoadBytes > 0 &&
-            wide.insert(name).second)
+            wide.insert(name).second) {
           KILN_LOG("gpu", Info)
               << name << " spills " << r.spillStoreBytes + r.spillLoadBytes
               << " bytes on " << arch << " with " << r.registers
               << " registers; assembling it with one block per SM\n";
+        }
       if (wide.size() == before)
         break;
     }
@@ -145,6 +146,16 @@ void SerializeCudaPass::runOnOperation() {
           << kernel.name << " " << arch << ": " << r.registers << " registers, "
           << r.sharedBytes << " B shared, " << r.localBytes << " B stack, "
           << r.spillStoreBytes << "/" << r.spillLoadBytes << " B spilled\n";
+      // CUDA gives a thread at most 512 KiB of local memory; a kernel that
+      // needs more would fail every launch.
+      constexpr int64_t kMaxStackBytes = 512 * 1024;
+      if (r.localBytes > kMaxStackBytes) {
+        module.emitError() << "kernel " << kernel.name << " ("
+                           << llvm::join(kernel.onnxNodes, ", ") << ") needs "
+                           << r.localBytes << " bytes of stack per thread on "
+                           << arch << "; CUDA allows " << kMaxStackBytes;
+        return signalPassFailure();
+      }
       int64_t spills = r.spillStoreBytes + r.spillLoadBytes;
       if (spillBudget >= 0 && spills > spillBudget) {
         module.emitError() << "kernel " << kernel.name << " ("

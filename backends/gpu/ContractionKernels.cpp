@@ -174,6 +174,11 @@ struct ContractionKernelsPass
           << precision << "' (fp32, tf32, bf16, fp16)";
       return signalPassFailure();
     }
+    if (!tensorCores && precision != "fp32") {
+      getOperation().emitError("kiln-gpu-contraction-kernels: precision '")
+          << precision << "' needs tensor cores (tensor-cores=true)";
+      return signalPassFailure();
+    }
     SmallVector<linalg::LinalgOp> candidates;
     getOperation().walk([&](linalg::LinalgOp op) {
       if (!op->getParentOfType<scf::ForallOp>()) // not inside a tiled loop
@@ -201,11 +206,13 @@ struct ContractionKernelsPass
         continue;
       }
       OpBuilder b(c.op);
-      // f16/bf16 models run on tensor cores natively; f32 ones when the
-      // precision allows.
+      // f16/bf16 models run on tensor cores natively where there are
+      // some; f32 ones when the precision allows.
       Type element =
           cast<ShapedType>(c.op.getDpsInputs()[0].getType()).getElementType();
-      if (element.isF16())
+      if (!tensorCores)
+        writeSimtKernel(b, c);
+      else if (element.isF16())
         writeMmaKernel(b, c, MmaOperand::F16);
       else if (element.isBF16())
         writeMmaKernel(b, c, MmaOperand::BF16);

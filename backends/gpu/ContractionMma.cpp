@@ -80,7 +80,12 @@ Value MmaWriter::toOperand(Value v) {
       arith::AddIOp::create(b, loc, bits,
                             arith::ConstantIntOp::create(b, loc, i32, 0x1000)),
       arith::ConstantIntOp::create(b, loc, i32, int64_t(0xFFFFE000)));
-  return arith::BitcastOp::create(b, loc, b.getF32Type(), rounded);
+  // NaNs stay NaN (the GPU's canonical 0x7fffffff would carry over into
+  // the sign bit).
+  Value isNaN = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, v, v);
+  return arith::SelectOp::create(
+      b, loc, isNaN, v,
+      arith::BitcastOp::create(b, loc, b.getF32Type(), rounded));
 }
 
 Value MmaWriter::pack(Value shared, Value r0, Value c0, Value r1, Value c1) {

@@ -149,6 +149,9 @@ FailureOr<Contraction> gpu_kernels::matchContraction(linalg::LinalgOp op) {
   if (failed(classifyDims(op, c)))
     return failure();
   c.loopSizes = op.getStaticLoopRanges();
+  // An empty problem is no kernel (the generic path writes nothing).
+  if (llvm::is_contained(c.loopSizes, 0))
+    return failure();
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   c.mapA = maps[0];
   c.mapB = maps[1];

@@ -173,7 +173,8 @@ LogicalResult FormKernelsPass::formParallelKernel(scf::ParallelOp loop) {
   // Trip count of each dimension: constants when the bounds are, else
   // computed on the host.
   SmallVector<Value> trips;
-  std::optional<int64_t> staticTotal = 1;
+  // The iteration count while every loop is static (-1 once one is not).
+  int64_t knownTotal = 1;
   Value total;
   for (auto [lb, ub, step] :
        llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
@@ -184,12 +185,12 @@ LogicalResult FormKernelsPass::formParallelKernel(scf::ParallelOp loop) {
     if (l && u && s && *s > 0) {
       int64_t count = *u > *l ? llvm::divideCeil(*u - *l, *s) : 0;
       trip = arith::ConstantIndexOp::create(b, loc, count);
-      if (staticTotal)
-        staticTotal = *staticTotal * count;
+      if (knownTotal >= 0)
+        knownTotal *= count;
     } else {
       Value extent = arith::SubIOp::create(b, loc, ub, lb);
       trip = arith::CeilDivUIOp::create(b, loc, extent, step);
-      staticTotal = std::nullopt;
+      knownTotal = -1;
     }
     trips.push_back(trip);
     total =
@@ -198,6 +199,9 @@ LogicalResult FormKernelsPass::formParallelKernel(scf::ParallelOp loop) {
   // Small loops take a block of whole warps, not the full block size.
   int64_t threads = threadsPerBlock;
   Value blocks;
+  std::optional<int64_t> staticTotal;
+  if (knownTotal >= 0)
+    staticTotal = knownTotal;
   if (staticTotal) {
     if (*staticTotal == 0) {
       loop.erase();

@@ -34,6 +34,7 @@ void mlir::kiln::buildGpuCodegenPipeline(OpPassManager &pm,
     ContractionKernelsOptions contractions;
     contractions.precision =
         stringifyGpuPrecision(options.target.gpu.precision).str();
+    contractions.tensorCores = options.target.gpu.hasTensorCores();
     pm.addNestedPass<func::FuncOp>(createContractionKernels(contractions));
     addCleanup(pm);
   }

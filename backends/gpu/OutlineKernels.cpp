@@ -99,6 +99,12 @@ struct OutlineKernelsPass
       std::string name = "kiln_kernel_" + std::to_string(index);
       gpu::GPUFuncOp func = outlineKernelFunc(launch, name, operands);
       symbols.insert(func);
+      // Shared buffers 16-byte aligned: the device leaves declare them with
+      // their element type's alignment, while LLVM may vectorize accesses
+      // assuming a global's preferred one.
+      for (unsigned i = 0; i < func.getNumWorkgroupAttributions(); ++i)
+        func.setWorkgroupAttributionAttr(i, "llvm.align",
+                                         b.getI64IntegerAttr(16));
       SmallVector<Attribute> nodeAttrs;
       for (const std::string &node : nodes)
         nodeAttrs.push_back(StringAttr::get(ctx, node));

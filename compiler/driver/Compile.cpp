@@ -182,6 +182,14 @@ int mlir::kiln::compileModel(const CompileOptions &options) {
     return 1;
   }
   pipeline.target = *target;
+  if (target->isGpu() && target->gpu.precision != GpuPrecision::Fp32 &&
+      options.optLevel < 1) {
+    llvm::errs() << "error: --gpu-precision="
+                 << stringifyGpuPrecision(target->gpu.precision)
+                 << " selects the tensor-core kernels of -O1 and up; -O0 "
+                    "computes in fp32\n";
+    return 1;
+  }
 
   if (options.autotune && !options.analyzeOnly) {
     if (options.optLevel < 1) {

@@ -48,10 +48,12 @@ Loaded load() {
               e) &
       resolve(library, "cuDevicePrimaryCtxRelease_v2",
               d.cuDevicePrimaryCtxRelease, e) &
+      resolve(library, "cuCtxGetCurrent", d.cuCtxGetCurrent, e) &
       resolve(library, "cuCtxSetCurrent", d.cuCtxSetCurrent, e) &
       resolve(library, "cuModuleLoadData", d.cuModuleLoadData, e) &
       resolve(library, "cuModuleUnload", d.cuModuleUnload, e) &
       resolve(library, "cuModuleGetFunction", d.cuModuleGetFunction, e) &
+      resolve(library, "cuFuncGetAttribute", d.cuFuncGetAttribute, e) &
       resolve(library, "cuFuncSetAttribute", d.cuFuncSetAttribute, e) &
       resolve(library, "cuMemAlloc_v2", d.cuMemAlloc, e) &
       resolve(library, "cuMemFree_v2", d.cuMemFree, e) &

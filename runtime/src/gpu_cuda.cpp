@@ -17,6 +17,38 @@ using namespace cuda;
 
 class CudaDevice;
 
+// Makes a context current on the calling thread for the scope's life and
+// then restores whatever was current before, so a service's own CUDA work
+// on the same thread (the runtime API, other contexts) is not redirected.
+class ContextScope {
+public:
+  ContextScope(const Driver &driver, CUcontext context) : driver_(driver) {
+    if (driver_.cuCtxGetCurrent(&previous_) != CUDA_SUCCESS)
+      previous_ = nullptr;
+    restore_ = previous_ != context;
+    if (restore_)
+      driver_.cuCtxSetCurrent(context);
+  }
+  ~ContextScope() {
+    if (restore_)
+      driver_.cuCtxSetCurrent(previous_);
+  }
+  ContextScope(const ContextScope &) = delete;
+  ContextScope &operator=(const ContextScope &) = delete;
+
+private:
+  const Driver &driver_;
+  CUcontext previous_ = nullptr;
+  bool restore_ = false;
+};
+
+// KILN_CUDA_SYNC=1: wait after each kernel, so a fault names its kernel
+// (which a CUDA graph cannot do: the session then launches directly).
+bool syncEachLaunch() {
+  const char *env = std::getenv("KILN_CUDA_SYNC");
+  return env && std::strcmp(env, "1") == 0;
+}
+
 class CudaStream : public GpuStream {
 public:
   CudaStream(CudaDevice &device, CUstream stream)
@@ -33,12 +65,12 @@ public:
                      const uint64_t *args) override;
   kiln_status synchronize() override;
 
-  bool supportsGraphs() const override { return true; }
+  bool supportsGraphs() const override { return !syncEachLaunch(); }
   kiln_status beginCapture() override;
-  kiln_status endCapture() override;
+  kiln_status endCapture(bool keep) override;
   kiln_status replay() override;
 
-  void timeKernels(bool on) override { timing_ = on; }
+  void timeKernels(bool on) override;
   std::vector<KernelTime> takeKernelTimes() override;
 
 private:
@@ -61,7 +93,7 @@ public:
   ~CudaDevice() override {
     if (!driver_)
       return;
-    activate();
+    ContextScope scope = enter();
     if (weights_)
       driver_->cuMemFree(reinterpret_cast<CUdeviceptr>(weights_));
     if (module_)
@@ -74,18 +106,20 @@ public:
                    const std::string &path);
 
   kiln_status allocate(uint64_t bytes, const char *what, void **out) override {
-    activate();
+    ContextScope scope = enter();
     CUdeviceptr ptr = 0;
     CUresult result = driver_->cuMemAlloc(&ptr, bytes ? bytes : 1);
     if (result != CUDA_SUCCESS) {
       size_t free = 0, total = 0;
       driver_->cuMemGetInfo(&free, &total);
-      return fail(result == CUDA_ERROR_OUT_OF_MEMORY ? KILN_ERROR_OUT_OF_MEMORY
-                                                     : KILN_ERROR_RUN_FAILED,
-                  "out of GPU memory allocating " + std::to_string(bytes) +
-                      " bytes for the " + what + " (" + std::to_string(free) +
-                      " of " + std::to_string(total) + " bytes free on " +
-                      name_ + "): " + errorText(*driver_, result));
+      bool oom = result == CUDA_ERROR_OUT_OF_MEMORY;
+      return fail(oom ? KILN_ERROR_OUT_OF_MEMORY : KILN_ERROR_RUN_FAILED,
+                  std::string(oom ? "out of GPU memory allocating "
+                                  : "cannot allocate ") +
+                      std::to_string(bytes) + " bytes for the " + what + " (" +
+                      std::to_string(free) + " of " + std::to_string(total) +
+                      " bytes free on " + name_ +
+                      "): " + errorText(*driver_, result));
     }
     *out = reinterpret_cast<void *>(ptr);
     return KILN_OK;
@@ -94,13 +128,13 @@ public:
   void release(void *device) override {
     if (!device)
       return;
-    activate();
+    ContextScope scope = enter();
     driver_->cuMemFree(reinterpret_cast<CUdeviceptr>(device));
   }
 
   kiln_status createStream(ThreadPool *,
                            std::unique_ptr<GpuStream> &out) override {
-    activate();
+    ContextScope scope = enter();
     CUstream stream = nullptr;
     CUresult result = driver_->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING);
     if (result != CUDA_SUCCESS)
@@ -112,9 +146,9 @@ public:
 
   std::string name() const override { return name_; }
 
-  // The context is current per thread; every entry point makes it current
-  // on the calling thread first.
-  void activate() const { driver_->cuCtxSetCurrent(context_); }
+  // The context is current per thread: every entry point holds a scope
+  // that makes it current on the calling thread.
+  ContextScope enter() const { return ContextScope(*driver_, context_); }
 
   const Driver *driver_ = nullptr;
   const kiln_gpu_program *program_ = nullptr;
@@ -178,7 +212,7 @@ kiln_status CudaDevice::open(const kiln_artifact_descriptor &descriptor,
   }
   name_ = std::string(deviceName) + " (sm_" + std::to_string(major) +
           std::to_string(minor) + ")";
-  activate();
+  ContextScope scope = enter();
 
   if (program_->num_kernels > 0) {
     result = driver_->cuModuleLoadData(&module_, program_->image);
@@ -220,7 +254,7 @@ kiln_status CudaDevice::open(const kiln_artifact_descriptor &descriptor,
 }
 
 CudaStream::~CudaStream() {
-  device_.activate();
+  ContextScope scope = device_.enter();
   const Driver &d = *device_.driver_;
   for (Timed &t : timed_) {
     d.cuEventDestroy(t.start);
@@ -241,7 +275,7 @@ kiln_status CudaStream::check(CUresult result, const std::string &what) {
 
 kiln_status CudaStream::copyToDevice(void *device, const void *host,
                                      uint64_t bytes) {
-  device_.activate();
+  ContextScope scope = device_.enter();
   return check(device_.driver_->cuMemcpyHtoDAsync(
                    reinterpret_cast<CUdeviceptr>(device), host, bytes, stream_),
                "copying an input to the GPU failed");
@@ -249,7 +283,7 @@ kiln_status CudaStream::copyToDevice(void *device, const void *host,
 
 kiln_status CudaStream::copyToHost(void *host, const void *device,
                                    uint64_t bytes) {
-  device_.activate();
+  ContextScope scope = device_.enter();
   return check(device_.driver_->cuMemcpyDtoHAsync(
                    host, reinterpret_cast<CUdeviceptr>(device), bytes, stream_),
                "copying an output from the GPU failed");
@@ -257,7 +291,7 @@ kiln_status CudaStream::copyToHost(void *host, const void *device,
 
 kiln_status CudaStream::copyOnDevice(void *dst, const void *src,
                                      uint64_t bytes) {
-  device_.activate();
+  ContextScope scope = device_.enter();
   return check(device_.driver_->cuMemcpyDtoDAsync(
                    reinterpret_cast<CUdeviceptr>(dst),
                    reinterpret_cast<CUdeviceptr>(src), bytes, stream_),
@@ -298,49 +332,59 @@ kiln_status CudaStream::launch(uint32_t kernel, const uint32_t grid[3],
                      std::to_string(grid[2]) + ", block " +
                      std::to_string(block[0]) + "x" + std::to_string(block[1]) +
                      "x" + std::to_string(block[2]) + ")");
-  // KILN_CUDA_SYNC=1 waits after each kernel, so a fault names its kernel.
-  static const bool syncEach = [] {
-    const char *env = std::getenv("KILN_CUDA_SYNC");
-    return env && std::strcmp(env, "1") == 0;
-  }();
-  if (syncEach)
+  if (syncEachLaunch())
     return check(d.cuStreamSynchronize(stream_),
                  describeKernel(*device_.program_, kernel) + " failed");
   return KILN_OK;
 }
 
 kiln_status CudaStream::synchronize() {
-  device_.activate();
+  ContextScope scope = device_.enter();
   return check(device_.driver_->cuStreamSynchronize(stream_),
                "the GPU run failed (KILN_CUDA_SYNC=1 names the kernel)");
 }
 
 kiln_status CudaStream::beginCapture() {
-  device_.activate();
+  ContextScope scope = device_.enter();
   return check(device_.driver_->cuStreamBeginCapture(
                    stream_, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
                "cannot capture the run into a CUDA graph");
 }
 
-kiln_status CudaStream::endCapture() {
+kiln_status CudaStream::endCapture(bool keep) {
+  ContextScope scope = device_.enter();
   const Driver &d = *device_.driver_;
+  if (graph_) {
+    d.cuGraphExecDestroy(graph_);
+    graph_ = nullptr;
+  }
   CUgraph graph = nullptr;
   if (kiln_status status = check(d.cuStreamEndCapture(stream_, &graph),
                                  "capturing the CUDA graph failed"))
     return status;
-  kiln_status status = check(d.cuGraphInstantiateWithFlags(&graph_, graph, 0),
-                             "instantiating the CUDA graph failed");
-  d.cuGraphDestroy(graph);
+  kiln_status status = KILN_OK;
+  if (keep)
+    status = check(d.cuGraphInstantiateWithFlags(&graph_, graph, 0),
+                   "instantiating the CUDA graph failed");
+  if (graph)
+    d.cuGraphDestroy(graph);
   return status;
 }
 
 kiln_status CudaStream::replay() {
-  device_.activate();
+  ContextScope scope = device_.enter();
   return check(device_.driver_->cuGraphLaunch(graph_, stream_),
                "launching the CUDA graph failed");
 }
 
+void CudaStream::timeKernels(bool on) {
+  if (on)
+    takeKernelTimes(); // drop events from an unfinished earlier run
+  timing_ = on;
+}
+
 std::vector<KernelTime> CudaStream::takeKernelTimes() {
+  ContextScope scope = device_.enter();
   const Driver &d = *device_.driver_;
   std::vector<KernelTime> times;
   for (Timed &t : timed_) {

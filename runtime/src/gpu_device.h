@@ -43,7 +43,11 @@ public:
   // without graphs return false from supportsGraphs().
   virtual bool supportsGraphs() const { return false; }
   virtual kiln_status beginCapture() { return KILN_OK; }
-  virtual kiln_status endCapture() { return KILN_OK; }
+  // Ends the capture; `keep` false drops what was captured.
+  virtual kiln_status endCapture(bool keep) {
+    (void)keep;
+    return KILN_OK;
+  }
   virtual kiln_status replay() { return KILN_OK; }
 
   // Per-kernel timing of the launches that follow (events around each);

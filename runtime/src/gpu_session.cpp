@@ -78,6 +78,9 @@ int32_t GpuSession::launchCallback(void *context, uint32_t kernel,
   }
   uint32_t grid[3] = {gridX, gridY, gridZ};
   uint32_t block[3] = {blockX, blockY, blockZ};
+  // An empty grid (a zero-sized tensor) is no work; the driver refuses it.
+  if (gridX == 0 || gridY == 0 || gridZ == 0)
+    return 0;
   kiln_status status =
       self->stream_->launch(kernel, grid, block, sharedBytes, args);
   if (status != KILN_OK) {
@@ -137,7 +140,8 @@ kiln_status GpuSession::run(const kiln_runtime_callbacks &callbacks,
     kiln_status status = runEntry(callbacks);
     std::string message = status ? kiln_last_error() : "";
     if (capture) {
-      kiln_status captured = stream_->endCapture();
+      // A failed run's capture is ended and dropped, not kept.
+      kiln_status captured = stream_->endCapture(/*keep=*/status == KILN_OK);
       if (!status && captured)
         return captured;
       graphReady_ = !status;

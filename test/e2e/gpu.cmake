@@ -133,8 +133,37 @@ foreach(type float16 bfloat16)
     COMMAND bash -c "${export}; KILN_REL_L2=1e-2 KILN_COMPILE_FLAGS='--target=cuda --gpu-emulate' '${CMAKE_CURRENT_SOURCE_DIR}/run_example.sh' '$<TARGET_FILE:kiln>' '${work}/onnx' '${work}/emulated'")
   add_test(NAME gpu.models.half_matmul_${type}.assemble
     COMMAND bash -c "${export}; '${CMAKE_CURRENT_SOURCE_DIR}/check_gpu_assembly.sh' '$<TARGET_FILE:kiln>' '${work}/onnx/model.onnx' '${work}/cuda'")
+  # Below sm_80 the same contractions are SIMT kernels computing in f32.
+  add_test(NAME gpu.models.half_matmul_${type}.sm_75
+    COMMAND bash -c "${export}; KILN_REL_L2=1e-2 KILN_COMPILE_FLAGS='--target=cuda --gpu-emulate --gpu-arch=sm_75' '${CMAKE_CURRENT_SOURCE_DIR}/run_example.sh' '$<TARGET_FILE:kiln>' '${work}/onnx' '${work}/sm_75'")
   set_tests_properties(gpu.models.half_matmul_${type}
+    gpu.models.half_matmul_${type}.sm_75
     gpu.models.half_matmul_${type}.assemble PROPERTIES
     SKIP_RETURN_CODE 77 LABELS "gpu;models"
     RESOURCE_LOCK gpu.half_matmul_${type})
 endforeach()
+
+# GPU flags the compiler refuses, each with its message.
+set(gpu_model ${CMAKE_CURRENT_SOURCE_DIR}/autotune/matmul.onnx)
+add_test(NAME gpu.flags.precision_needs_sm80
+  COMMAND kiln compile ${gpu_model} -o unused.so --target=cuda
+          --gpu-arch=sm_90a,sm_75 --gpu-precision=tf32)
+set_tests_properties(gpu.flags.precision_needs_sm80 PROPERTIES
+  PASS_REGULAR_EXPRESSION "^error: --gpu-precision=tf32 runs on the tensor cores of sm_80 and newer, and --gpu-arch includes sm_75; drop it from --gpu-arch or compile with fp32\n$")
+add_test(NAME gpu.flags.precision_needs_O1
+  COMMAND kiln compile ${gpu_model} -o unused.so --target=cuda -O0
+          --gpu-precision=bf16)
+set_tests_properties(gpu.flags.precision_needs_O1 PROPERTIES
+  PASS_REGULAR_EXPRESSION "^error: --gpu-precision=bf16 selects the tensor-core kernels of -O1 and up; -O0 computes in fp32\n$")
+add_test(NAME gpu.flags.unknown_arch
+  COMMAND kiln compile ${gpu_model} -o unused.so --target=cuda
+          --gpu-arch=sm_61)
+set_tests_properties(gpu.flags.unknown_arch PROPERTIES
+  PASS_REGULAR_EXPRESSION "^error: unknown --gpu-arch 'sm_61' for --target=cuda; accepted: sm_75 to sm_121")
+add_test(NAME gpu.flags.needs_gpu_target
+  COMMAND kiln compile ${gpu_model} -o unused.so --gpu-precision=tf32)
+set_tests_properties(gpu.flags.needs_gpu_target PROPERTIES
+  PASS_REGULAR_EXPRESSION "^error: --gpu-precision needs a GPU target \\(--target=cuda or --target=hip\\)\n$")
+set_tests_properties(gpu.flags.precision_needs_sm80
+  gpu.flags.precision_needs_O1 gpu.flags.unknown_arch
+  gpu.flags.needs_gpu_target PROPERTIES LABELS gpu)

@@ -131,8 +131,9 @@ namespace {
 std::string useFakeDriver(
     const std::vector<std::pair<const char *, const char *>> &settings = {}) {
   setenv("KILN_CUDA_DRIVER", fixturePath("fake_cuda").c_str(), 1);
-  for (const char *name : {"FAKE_CUDA_DEVICES", "FAKE_CUDA_NO_BINARY",
-                           "FAKE_CUDA_MEMORY", "FAKE_CUDA_FAIL_LAUNCH"})
+  for (const char *name :
+       {"FAKE_CUDA_DEVICES", "FAKE_CUDA_NO_BINARY", "FAKE_CUDA_MEMORY",
+        "FAKE_CUDA_FAIL_LAUNCH", "FAKE_CUDA_FAULT", "KILN_CUDA_SYNC"})
     unsetenv(name);
   for (auto [name, value] : settings)
     setenv(name, value, 1);
@@ -302,5 +303,46 @@ TEST_CASE("CUDA errors name what failed", "[gpu_cuda]") {
           "to launch (grid 1x1x1, block 32x1x1): CUDA_ERROR_LAUNCH_FAILED "
           "(unspecified launch failure)");
     kiln_session_destroy(session);
+  }
+}
+
+TEST_CASE("a kernel fault is reported at the run's end, or by name with "
+          "KILN_CUDA_SYNC=1",
+          "[gpu_cuda]") {
+  std::string path = fixturePath("gpu_sum_cuda");
+  kiln::Tensor x = rows(1.0f);
+  kiln_named_tensor input{"x", x.get()};
+  SECTION("by default the graph's run fails as a whole") {
+    useFakeDriver({{"FAKE_CUDA_FAULT", "block_sum"}});
+    kiln::Model model(path);
+    kiln_session *session = nullptr;
+    REQUIRE(kiln_session_create(model.get(), nullptr, &session) == KILN_OK);
+    kiln_tensor *y = nullptr;
+    CHECK(kiln_session_run(session, &input, 1, &y, 1) == KILN_ERROR_RUN_FAILED);
+    CHECK(y == nullptr);
+    CHECK(std::string(kiln_last_error()) ==
+          "the GPU run failed (KILN_CUDA_SYNC=1 names the kernel): "
+          "CUDA_ERROR_LAUNCH_FAILED (unspecified launch failure)");
+    kiln_session_destroy(session);
+  }
+  SECTION("KILN_CUDA_SYNC=1 launches directly and waits after each kernel") {
+    std::string log = useFakeDriver(
+        {{"FAKE_CUDA_FAULT", "block_sum"}, {"KILN_CUDA_SYNC", "1"}});
+    kiln::Model model(path);
+    kiln_session *session = nullptr;
+    REQUIRE(kiln_session_create(model.get(), nullptr, &session) == KILN_OK);
+    kiln_tensor *y = nullptr;
+    CHECK(kiln_session_run(session, &input, 1, &y, 1) == KILN_ERROR_RUN_FAILED);
+    CHECK(std::string(kiln_last_error()) ==
+          "the model's run failed: kernel block_sum (ONNX nodes: "
+          "ReduceSum_0) failed: CUDA_ERROR_LAUNCH_FAILED (unspecified launch "
+          "failure)");
+    kiln_session_destroy(session);
+    unsetenv("KILN_CUDA_SYNC");
+    std::string text = readLog(log);
+    CHECK(text.find("Capture") == std::string::npos);
+    CHECK(text.find("cuLaunchKernel block_sum grid 4x1x1 block 64x1x1 shared "
+                    "0 param0 set\ncuStreamSynchronize\n") !=
+          std::string::npos);
   }
 }
