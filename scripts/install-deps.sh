@@ -9,6 +9,7 @@ packages=(
   libprotobuf-dev protobuf-compiler libonnx-dev libfmt-dev catch2
   libonnx-testdata
   g++-aarch64-linux-gnu qemu-user
+  rocm-device-libs libamdhip64-5
 )
 
 missing=()

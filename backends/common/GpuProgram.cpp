@@ -57,13 +57,15 @@ llvm::Constant *ProgramBuilder::resources(const KernelInfo &kernel,
                                           size_t index) {
   if (kernel.resources.empty())
     return llvm::ConstantPointerNull::get(ptrTy);
-  auto *type = llvm::StructType::get(ctx, {ptrTy, i32Ty, i32Ty, i32Ty, i32Ty});
+  auto *type = llvm::StructType::get(
+      ctx, {ptrTy, i32Ty, i32Ty, i32Ty, i32Ty, i32Ty, i32Ty});
   std::vector<llvm::Constant *> entries;
   for (const KernelResources &r : kernel.resources)
     entries.push_back(llvm::ConstantStruct::get(
         type,
         {string(r.arch, "kiln_gpu_arch"), i32(r.registers), i32(r.sharedBytes),
-         i32(r.localBytes), i32(r.spillStoreBytes + r.spillLoadBytes)}));
+         i32(r.localBytes), i32(r.spillStoreBytes + r.spillLoadBytes),
+         i32(r.scalarRegisters), i32(r.occupancy)}));
   return constant(llvm::ConstantArray::get(
                       llvm::ArrayType::get(type, entries.size()), entries),
                   "kiln_gpu_resources" + llvm::Twine(index));

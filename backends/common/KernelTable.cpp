@@ -50,8 +50,8 @@ void mlir::kiln::setKernelTable(ModuleOp module, ArrayRef<KernelInfo> kernels) {
     SmallVector<Attribute> nodes, resources;
     for (const std::string &node : kernel.onnxNodes)
       nodes.push_back(b.getStringAttr(node));
-    for (const KernelResources &r : kernel.resources)
-      resources.push_back(b.getDictionaryAttr({
+    for (const KernelResources &r : kernel.resources) {
+      SmallVector<NamedAttribute> fields = {
           b.getNamedAttr("arch", b.getStringAttr(r.arch)),
           b.getNamedAttr("registers", b.getI64IntegerAttr(r.registers)),
           b.getNamedAttr("shared", b.getI64IntegerAttr(r.sharedBytes)),
@@ -59,7 +59,16 @@ void mlir::kiln::setKernelTable(ModuleOp module, ArrayRef<KernelInfo> kernels) {
           b.getNamedAttr("spill_stores",
                          b.getI64IntegerAttr(r.spillStoreBytes)),
           b.getNamedAttr("spill_loads", b.getI64IntegerAttr(r.spillLoadBytes)),
-      }));
+      };
+      // The AMD-only fields appear where a leaf reports them.
+      if (r.scalarRegisters)
+        fields.push_back(
+            b.getNamedAttr("sgprs", b.getI64IntegerAttr(r.scalarRegisters)));
+      if (r.occupancy)
+        fields.push_back(
+            b.getNamedAttr("occupancy", b.getI64IntegerAttr(r.occupancy)));
+      resources.push_back(b.getDictionaryAttr(fields));
+    }
     entries.push_back(b.getDictionaryAttr({
         b.getNamedAttr("name", b.getStringAttr(kernel.name)),
         b.getNamedAttr("nodes", b.getArrayAttr(nodes)),
@@ -123,6 +132,9 @@ mlir::kiln::getKernelTable(ModuleOp module, std::string &error) {
           res.localBytes = intField(r, "local", ok);
           res.spillStoreBytes = intField(r, "spill_stores", ok);
           res.spillLoadBytes = intField(r, "spill_loads", ok);
+          bool optional = true;
+          res.scalarRegisters = intField(r, "sgprs", optional);
+          res.occupancy = intField(r, "occupancy", optional);
           info.resources.push_back(res);
         }
     }

@@ -27,6 +27,9 @@ struct KernelResources {
   int64_t sharedBytes = 0; ///< Static shared memory.
   int64_t localBytes = 0;  ///< Stack frame (local memory) per thread.
   int64_t spillStoreBytes = 0, spillLoadBytes = 0;
+  /// AMD only (0 elsewhere): SGPRs, and the waves per SIMD the kernel's
+  /// registers, LDS and workgroup size allow.
+  int64_t scalarRegisters = 0, occupancy = 0;
 };
 
 struct KernelInfo {

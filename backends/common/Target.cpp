@@ -82,11 +82,15 @@ LogicalResult parseArchs(TargetKind kind, StringRef list,
         return failure();
       }
     } else {
-      unsigned version = gfxVersion(arch);
-      if (version < 0x900) {
+      // AMD Instinct (CDNA2 and newer): wave64 with MFMA, including
+      // 16x16x16 bf16 (gfx908's bf16 MFMAs are the older 16x16x8 ones).
+      if (!llvm::is_contained({"gfx90a", "gfx940", "gfx941", "gfx942",
+                               "gfx950"},
+                              arch)) {
         error = ("unknown --gpu-arch '" + arch +
-                 "' for --target=hip; accepted: AMD GFX9 and newer (gfx90a, "
-                 "gfx942, gfx950, gfx1100, ...)")
+                 "' for --target=hip; accepted: the AMD Instinct archs "
+                 "gfx90a (MI200), gfx940, gfx941, gfx942 (MI300), gfx950 "
+                 "(MI350)")
                     .str();
         return failure();
       }
@@ -108,7 +112,13 @@ LogicalResult parseArchs(TargetKind kind, StringRef list,
 }
 } // namespace
 
+bool GpuTarget::isAmd() const {
+  return !archs.empty() && StringRef(archs.front()).starts_with("gfx");
+}
+
 bool GpuTarget::hasTensorCores() const {
+  if (isAmd())
+    return true;
   // The archs are sorted, lowest first.
   return !archs.empty() && cudaCapability(archs.front()) >= 80;
 }
@@ -136,12 +146,6 @@ FailureOr<Target> Target::fromFlags(StringRef targetFlag, StringRef cpu,
       return failure();
     target.host = *host;
     return target;
-  }
-
-  if (target.kind == TargetKind::Hip) {
-    error = "--target=hip is not built yet (the CUDA backend is; see "
-            "docs/gpu.md)";
-    return failure();
   }
 
   // The host code of a GPU artifact only launches kernels: generic x86-64
@@ -185,6 +189,9 @@ FailureOr<Target> Target::fromFlags(StringRef targetFlag, StringRef cpu,
     return failure();
   }
   gpu.warpSize = target.kind == TargetKind::Cuda ? 32 : 64;
-  gpu.sharedMemoryBytes = 48 * 1024;
+  // Static shared memory: 48 KiB on CUDA (more needs the dynamic kind);
+  // the LDS of a workgroup on AMD Instinct, 64 KiB.
+  gpu.sharedMemoryBytes = target.kind == TargetKind::Cuda ? 48 * 1024
+                                                          : 64 * 1024;
   return target;
 }

@@ -38,9 +38,13 @@ struct GpuTarget {
   /// Static shared memory one block may use, bytes.
   unsigned sharedMemoryBytes = 48 * 1024;
 
-  /// Whether every arch has the tensor-core instructions the contraction
-  /// kernels use (mma.sync m16n8k8 tf32, m16n8k16 f16/bf16: sm_80 and up).
+  /// Whether every arch has the matrix instructions the contraction kernels
+  /// use: CUDA's mma.sync m16n8k8 tf32 and m16n8k16 f16/bf16 (sm_80 and
+  /// up), AMD's MFMA 16x16x4 f32 and 16x16x16 f16/bf16 (every accepted
+  /// gfx9 Instinct arch).
   bool hasTensorCores() const;
+  /// Whether the archs are AMD ones (gfx...).
+  bool isAmd() const;
 };
 
 struct Target {

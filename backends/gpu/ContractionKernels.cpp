@@ -174,9 +174,16 @@ struct ContractionKernelsPass
           << precision << "' (fp32, tf32, bf16, fp16)";
       return signalPassFailure();
     }
-    if (!tensorCores && precision != "fp32") {
+    if (!llvm::is_contained({"mma.sync", "mfma", "none"}, matrixUnit)) {
+      getOperation().emitError("kiln-gpu-contraction-kernels: unknown "
+                               "matrix unit '")
+          << matrixUnit << "' (mma.sync, mfma, none)";
+      return signalPassFailure();
+    }
+    if (matrixUnit == "none" && precision != "fp32") {
       getOperation().emitError("kiln-gpu-contraction-kernels: precision '")
-          << precision << "' needs tensor cores (tensor-cores=true)";
+          << precision << "' needs a matrix unit (matrix-unit=mma.sync or "
+                          "mfma)";
       return signalPassFailure();
     }
     SmallVector<linalg::LinalgOp> candidates;
@@ -210,7 +217,7 @@ struct ContractionKernelsPass
       // some; f32 ones when the precision allows.
       Type element =
           cast<ShapedType>(c.op.getDpsInputs()[0].getType()).getElementType();
-      if (!tensorCores)
+      if (matrixUnit != "mma.sync") // mfma: not yet written
         writeSimtKernel(b, c);
       else if (element.isF16())
         writeMmaKernel(b, c, MmaOperand::F16);

@@ -34,7 +34,10 @@ void mlir::kiln::buildGpuCodegenPipeline(OpPassManager &pm,
     ContractionKernelsOptions contractions;
     contractions.precision =
         stringifyGpuPrecision(options.target.gpu.precision).str();
-    contractions.tensorCores = options.target.gpu.hasTensorCores();
+    const GpuTarget &gpu = options.target.gpu;
+    contractions.matrixUnit = !gpu.hasTensorCores() ? "none"
+                              : gpu.isAmd()         ? "mfma"
+                                                    : "mma.sync";
     pm.addNestedPass<func::FuncOp>(createContractionKernels(contractions));
     addCleanup(pm);
   }

@@ -179,9 +179,10 @@ def ContractionKernels : Pass<"kiln-gpu-contraction-kernels", "func::FuncOp"> {
     Option<"precision", "precision", "std::string", "\"fp32\"",
            "Arithmetic of the products: fp32 (SIMT FMAs), or tf32, bf16, "
            "fp16 on tensor cores with f32 accumulation">,
-    Option<"tensorCores", "tensor-cores", "bool", "true",
-           "Whether the device has mma.sync (sm_80 and up); without, f16 "
-           "and bf16 contractions use SIMT FMAs and precision must be fp32">,
+    Option<"matrixUnit", "matrix-unit", "std::string", "\"mma.sync\"",
+           "The device's matrix instructions: mma.sync (NVIDIA sm_80 and "
+           "up), mfma (AMD Instinct, wave64), or none (f16 and bf16 "
+           "contractions use SIMT FMAs; precision must be fp32)">,
   ];
   let dependentDialects = ["gpu::GPUDialect", "arith::ArithDialect",
                            "bufferization::BufferizationDialect",

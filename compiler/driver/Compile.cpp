@@ -121,13 +121,19 @@ void reportGpuKernels(ModuleOp module) {
     llvm::json::Array nodes, resources;
     for (const std::string &node : kernel.onnxNodes)
       nodes.push_back(node);
-    for (const KernelResources &r : kernel.resources)
-      resources.push_back(llvm::json::Object{
+    for (const KernelResources &r : kernel.resources) {
+      llvm::json::Object entry{
           {"arch", r.arch},
           {"registers", r.registers},
           {"shared_bytes", r.sharedBytes},
           {"stack_bytes", r.localBytes},
-          {"spill_bytes", r.spillStoreBytes + r.spillLoadBytes}});
+          {"spill_bytes", r.spillStoreBytes + r.spillLoadBytes}};
+      if (r.scalarRegisters) {
+        entry["scalar_registers"] = r.scalarRegisters;
+        entry["occupancy_waves_per_simd"] = r.occupancy;
+      }
+      resources.push_back(std::move(entry));
+    }
     kernels.push_back(llvm::json::Object{
         {"kernel", kernel.name},
         {"onnx_nodes", std::move(nodes)},

@@ -3,6 +3,7 @@
 
 #include "backends/cpu/Passes.h"
 #include "backends/cuda/CudaPipeline.h"
+#include "backends/hip/HipPipeline.h"
 #include "backends/gpu/GpuPipeline.h"
 #include "dialects/kiln/KilnDialect.h"
 #include "passes/fusion/Passes.h"
@@ -30,4 +31,5 @@ void mlir::kiln::registerAllPasses() {
   registerCpuBackendPasses();
   registerGpuBackendPasses();
   registerCudaBackendPasses();
+  registerHipBackendPasses();
 }

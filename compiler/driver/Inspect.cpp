@@ -164,9 +164,16 @@ void printGpuProgram(const kiln_gpu_program &gpu, uint64_t arenaSize) {
     std::vector<std::string> usage;
     for (uint32_t r = 0; r < kernel.num_resources; ++r) {
       const kiln_gpu_kernel_resources &res = kernel.resources[r];
-      usage.push_back(fmt::format("{} {} regs {} B smem {} B stack {} B spill",
-                                  res.arch, res.registers, res.shared_bytes,
-                                  res.local_bytes, res.spill_bytes));
+      if (gpu.platform == KILN_GPU_HIP)
+        usage.push_back(fmt::format(
+            "{} {} VGPR {} SGPR {} B LDS {} B scratch {} B spill, occupancy "
+            "{} waves/SIMD",
+            res.arch, res.registers, res.scalar_registers, res.shared_bytes,
+            res.local_bytes, res.spill_bytes, res.occupancy));
+      else
+        usage.push_back(fmt::format("{} {} regs {} B smem {} B stack {} B spill",
+                                    res.arch, res.registers, res.shared_bytes,
+                                    res.local_bytes, res.spill_bytes));
     }
     std::string shape =
         kernel.block[0]

@@ -4,6 +4,7 @@
 
 #include "backends/cpu/CpuPipeline.h"
 #include "backends/cuda/CudaPipeline.h"
+#include "backends/hip/HipPipeline.h"
 #include "backends/gpu/Passes.h"
 #include "passes/fusion/Passes.h"
 #include "passes/graph/Passes.h"
@@ -76,7 +77,7 @@ void mlir::kiln::buildBackendPipeline(OpPassManager &pm,
     buildCudaCodegenPipeline(pm, {options.target, options.optLevel});
     return;
   case TargetKind::Hip:
-    // Target::fromFlags refuses --target=hip until its leaf exists.
-    llvm_unreachable("no HIP backend yet");
+    buildHipCodegenPipeline(pm, {options.target, options.optLevel});
+    return;
   }
 }

@@ -14,3 +14,8 @@ config.environment["PATH"] = os.pathsep.join(
 import shutil
 if shutil.which("ptxas") or os.path.exists("/usr/local/cuda/bin/ptxas"):
     config.available_features.add("ptxas")
+
+# ROCm's device libraries in the build's toolkit folder, for the HIP leaf.
+if os.path.exists(os.path.join(config.kiln_obj_root, "rocm-toolkit", "amdgcn",
+                               "bitcode", "ocml.bc")):
+    config.available_features.add("rocm")

@@ -141,17 +141,20 @@ typedef struct kiln_runtime_callbacks {
 typedef enum kiln_gpu_platform {
   KILN_GPU_NONE = 0,
   KILN_GPU_CUDA = 1,    /* image: a CUDA fatbin (cubins + PTX) */
-  KILN_GPU_HIP = 2,     /* image: an AMD code object bundle */
+  KILN_GPU_HIP = 2,     /* image: a clang offload bundle, a code object
+                           per gfx arch */
   KILN_GPU_EMULATOR = 3 /* kernels compiled for the host CPU (`emulated`) */
 } kiln_gpu_platform;
 
 /* What the device assembler reported for a kernel on one architecture. */
 typedef struct kiln_gpu_kernel_resources {
-  const char *arch; /* "sm_90a" */
-  uint32_t registers;
-  uint32_t shared_bytes; /* static shared memory */
-  uint32_t local_bytes;  /* stack frame per thread */
-  uint32_t spill_bytes;  /* spill stores + loads */
+  const char *arch;      /* "sm_90a", "gfx942" */
+  uint32_t registers;    /* per thread (AMD: VGPRs + AGPRs) */
+  uint32_t shared_bytes; /* static shared memory (AMD: LDS) */
+  uint32_t local_bytes;  /* stack frame per thread (AMD: scratch) */
+  uint32_t spill_bytes;  /* spill stores + loads (AMD: 4 per spilled VGPR) */
+  uint32_t scalar_registers; /* AMD: SGPRs; 0 on CUDA */
+  uint32_t occupancy; /* AMD: waves per SIMD its registers and LDS allow */
 } kiln_gpu_kernel_resources;
 
 /* The coordinates of one emulated GPU thread (KILN_GPU_EMULATOR). The
