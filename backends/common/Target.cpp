@@ -84,9 +84,8 @@ LogicalResult parseArchs(TargetKind kind, StringRef list,
     } else {
       // AMD Instinct (CDNA2 and newer): wave64 with MFMA, including
       // 16x16x16 bf16 (gfx908's bf16 MFMAs are the older 16x16x8 ones).
-      if (!llvm::is_contained({"gfx90a", "gfx940", "gfx941", "gfx942",
-                               "gfx950"},
-                              arch)) {
+      if (!llvm::is_contained(
+              {"gfx90a", "gfx940", "gfx941", "gfx942", "gfx950"}, arch)) {
         error = ("unknown --gpu-arch '" + arch +
                  "' for --target=hip; accepted: the AMD Instinct archs "
                  "gfx90a (MI200), gfx940, gfx941, gfx942 (MI300), gfx950 "
@@ -191,7 +190,7 @@ FailureOr<Target> Target::fromFlags(StringRef targetFlag, StringRef cpu,
   gpu.warpSize = target.kind == TargetKind::Cuda ? 32 : 64;
   // Static shared memory: 48 KiB on CUDA (more needs the dynamic kind);
   // the LDS of a workgroup on AMD Instinct, 64 KiB.
-  gpu.sharedMemoryBytes = target.kind == TargetKind::Cuda ? 48 * 1024
-                                                          : 64 * 1024;
+  gpu.sharedMemoryBytes =
+      target.kind == TargetKind::Cuda ? 48 * 1024 : 64 * 1024;
   return target;
 }

@@ -182,8 +182,9 @@ struct ContractionKernelsPass
     }
     if (matrixUnit == "none" && precision != "fp32") {
       getOperation().emitError("kiln-gpu-contraction-kernels: precision '")
-          << precision << "' needs a matrix unit (matrix-unit=mma.sync or "
-                          "mfma)";
+          << precision
+          << "' needs a matrix unit (matrix-unit=mma.sync or "
+             "mfma)";
       return signalPassFailure();
     }
     SmallVector<linalg::LinalgOp> candidates;
@@ -217,8 +218,14 @@ struct ContractionKernelsPass
       // some; f32 ones when the precision allows.
       Type element =
           cast<ShapedType>(c.op.getDpsInputs()[0].getType()).getElementType();
-      if (matrixUnit != "mma.sync") // mfma: not yet written
+      if (matrixUnit == "none")
         writeSimtKernel(b, c);
+      else if (matrixUnit == "mfma")
+        writeMfmaKernel(
+            b, c,
+            element.isF16() || precision == "fp16"    ? MfmaOperand::F16
+            : element.isBF16() || precision == "bf16" ? MfmaOperand::BF16
+                                                      : MfmaOperand::F32);
       else if (element.isF16())
         writeMmaKernel(b, c, MmaOperand::F16);
       else if (element.isBF16())

@@ -1,10 +1,11 @@
 //===- ContractionKernels.h - Tiled contraction kernels, shared parts -*- C++
 //-*-===//
 //
-// What the SIMT (ContractionKernels.cpp) and tensor-core (ContractionMma.cpp)
-// contraction kernels share: the match (a contraction or convolution with
-// its dims by role and its elementwise epilogue) and the writer's operand
-// loads, result store (init, epilogue) and buffers.
+// What the SIMT (ContractionKernels.cpp), tensor-core (ContractionMma.cpp)
+// and AMD matrix-core (ContractionMfma.cpp) contraction kernels share: the
+// match (a contraction or convolution with its dims by role and its elementwise
+// epilogue) and the writer's operand loads, result store (init, epilogue) and
+// buffers.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_BACKENDS_GPU_CONTRACTIONKERNELS_H
@@ -95,6 +96,14 @@ enum class MmaOperand { F16, BF16, TF32 };
 /// Replaces `c` (and its epilogue) with a tensor-core kernel
 /// (ContractionMma.cpp).
 void writeMmaKernel(OpBuilder &b, Contraction &c, MmaOperand operand);
+
+/// The operand type of an AMD matrix-core kernel (MFMA with f32
+/// accumulation): 16x16x16 f16 or bf16, or 16x16x4 f32.
+enum class MfmaOperand { F16, BF16, F32 };
+
+/// Replaces `c` (and its epilogue) with a wave64 MFMA kernel
+/// (ContractionMfma.cpp).
+void writeMfmaKernel(OpBuilder &b, Contraction &c, MfmaOperand operand);
 
 } // namespace mlir::kiln::gpu_kernels
 

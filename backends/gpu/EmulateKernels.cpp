@@ -10,6 +10,7 @@
 #include "backends/common/KernelTable.h"
 #include "backends/gpu/Passes.h"
 
+#include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -98,6 +99,73 @@ LogicalResult emulateMma(NVVM::MmaOp mma, Value state, func::FuncOp mmaFn) {
     extract.erase();
   }
   mma.erase();
+  return success();
+}
+
+/// `mfma` as a call of the emulator's wave-collective mma: the lane's A
+/// words from slot 0, B from slot 4, C in slots 6..9, where D comes back.
+LogicalResult emulateMfma(amdgpu::MFMAOp mfma, Value state,
+                          func::FuncOp mmaFn) {
+  Type element = getElementTypeOrSelf(mfma.getSourceA().getType());
+  auto accType = dyn_cast<VectorType>(mfma.getDestC().getType());
+  int32_t kind = -1;
+  if (mfma.getM() == 16 && mfma.getN() == 16 && mfma.getBlocks() == 1 &&
+      accType && accType.getNumElements() == 4 && !mfma.getReducePrecision() &&
+      mfma.getCbsz() == 0 && mfma.getAbid() == 0 &&
+      mfma.getBlgp() == amdgpu::MFMAPermB::none) {
+    if (mfma.getK() == 16 && element.isF16())
+      kind = KILN_EMULATED_MFMA_F16_16X16X16;
+    else if (mfma.getK() == 16 && element.isBF16())
+      kind = KILN_EMULATED_MFMA_BF16_16X16X16;
+    else if (mfma.getK() == 4 && element.isF32())
+      kind = KILN_EMULATED_MFMA_F32_16X16X4;
+  }
+  if (kind < 0)
+    return mfma.emitError("kiln-gpu-emulate-kernels: the emulator runs "
+                          "16x16x16 f16/bf16 and 16x16x4 f32 MFMA only");
+  OpBuilder b(mfma);
+  Location loc = mfma.getLoc();
+  Type i32 = b.getI32Type();
+  Value slots =
+      memref::AllocaOp::create(b, loc, MemRefType::get({kMmaSlots}, i32));
+  auto store = [&](Value word, int64_t slot) {
+    memref::StoreOp::create(
+        b, loc, word, slots,
+        ValueRange{arith::ConstantIndexOp::create(b, loc, slot)});
+  };
+  // A and B: one f32, or four 16-bit values as two words.
+  for (auto [operand, first] :
+       {std::pair{mfma.getSourceA(), 0}, std::pair{mfma.getSourceB(), 4}}) {
+    if (!isa<VectorType>(operand.getType())) {
+      store(arith::BitcastOp::create(b, loc, i32, operand), first);
+      continue;
+    }
+    Value words =
+        vector::BitCastOp::create(b, loc, VectorType::get({2}, i32), operand);
+    for (int64_t w = 0; w < 2; ++w)
+      store(vector::ExtractOp::create(b, loc, words, ArrayRef<int64_t>{w}),
+            first + w);
+  }
+  for (int64_t e = 0; e < 4; ++e)
+    store(arith::BitcastOp::create(
+              b, loc, i32,
+              vector::ExtractOp::create(b, loc, mfma.getDestC(),
+                                        ArrayRef<int64_t>{e})),
+          kMmaSlots - 4 + e);
+  func::CallOp::create(
+      b, loc, mmaFn,
+      ValueRange{state, arith::ConstantIntOp::create(b, loc, i32, kind),
+                 slots});
+  SmallVector<Value> d;
+  for (int64_t e = 0; e < 4; ++e)
+    d.push_back(arith::BitcastOp::create(
+        b, loc, b.getF32Type(),
+        memref::LoadOp::create(b, loc, slots,
+                               ValueRange{arith::ConstantIndexOp::create(
+                                   b, loc, kMmaSlots - 4 + e)})));
+  mfma.replaceAllUsesWith(
+      vector::FromElementsOp::create(b, loc, accType, d).getResult());
+  mfma.erase();
   return success();
 }
 
@@ -233,6 +301,12 @@ LogicalResult EmulateKernelsPass::emulate(gpu::GPUFuncOp kernel,
     if (failed(emulateMma(mma, state, mmaFn)))
       return failure();
   usesBarriers |= !mmas.empty();
+  SmallVector<amdgpu::MFMAOp> mfmas;
+  func.walk([&](amdgpu::MFMAOp mfma) { mfmas.push_back(mfma); });
+  for (amdgpu::MFMAOp mfma : mfmas)
+    if (failed(emulateMfma(mfma, state, mmaFn)))
+      return failure();
+  usesBarriers |= !mfmas.empty();
 
   WalkResult walk = func.walk([&](Operation *op) -> WalkResult {
     b.setInsertionPoint(op);

@@ -2,6 +2,7 @@
 #ifndef KILN_BACKENDS_GPU_PASSES_H
 #define KILN_BACKENDS_GPU_PASSES_H
 
+#include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"

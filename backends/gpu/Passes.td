@@ -188,7 +188,8 @@ def ContractionKernels : Pass<"kiln-gpu-contraction-kernels", "func::FuncOp"> {
                            "bufferization::BufferizationDialect",
                            "math::MathDialect", "memref::MemRefDialect",
                            "scf::SCFDialect", "vector::VectorDialect",
-                           "LLVM::LLVMDialect", "NVVM::NVVMDialect"];
+                           "LLVM::LLVMDialect", "NVVM::NVVMDialect",
+                           "amdgpu::AMDGPUDialect"];
 }
 
 def OutlineKernels : Pass<"kiln-gpu-outline-kernels", "ModuleOp"> {

@@ -56,8 +56,9 @@ FailureOr<HipToolkit> HipToolkit::find(llvm::StringRef hint,
   error = "--target=hip needs ld.lld and ROCm's device libraries (Debian: "
           "lld-22 rocm-device-libs; scripts/install-deps.sh installs them); "
           "looked in " +
-          looked + " (set ROCM_PATH to a folder with llvm/bin/ld.lld and "
-                   "amdgcn/bitcode)";
+          looked +
+          " (set ROCM_PATH to a folder with llvm/bin/ld.lld and "
+          "amdgcn/bitcode)";
   return failure();
 }
 
@@ -125,9 +126,9 @@ mlir::kiln::readCodeObjectResources(llvm::StringRef object,
         // gfx90a and newer allocate AGPRs from the same file, after the
         // arch VGPRs rounded to 4.
         int64_t agprs = uintField(map, ".agpr_count");
-        r.registers = agprs ? llvm::alignTo(uintField(map, ".vgpr_count"), 4) +
-                                  agprs
-                            : uintField(map, ".vgpr_count");
+        r.registers =
+            agprs ? llvm::alignTo(uintField(map, ".vgpr_count"), 4) + agprs
+                  : uintField(map, ".vgpr_count");
         r.scalarRegisters = uintField(map, ".sgpr_count");
         r.sharedBytes = uintField(map, ".group_segment_fixed_size");
         r.localBytes = uintField(map, ".private_segment_fixed_size");
@@ -146,8 +147,8 @@ mlir::kiln::readCodeObjectResources(llvm::StringRef object,
     }
   }
   if (!found) {
-    error = "the code object for " + arch.str() +
-            " has no amdhsa.kernels metadata";
+    error =
+        "the code object for " + arch.str() + " has no amdhsa.kernels metadata";
     return failure();
   }
   return resources;
@@ -165,8 +166,8 @@ int64_t mlir::kiln::cdnaOccupancy(int64_t vgprs, int64_t sgprs,
     int64_t groups = (64 * 1024) / ldsBytes;
     int64_t wavesPerGroup =
         std::max<int64_t>(1, llvm::divideCeil(workgroupSize, kWave));
-    waves = std::min(waves, std::max<int64_t>(
-                                1, groups * wavesPerGroup / kSimds));
+    waves =
+        std::min(waves, std::max<int64_t>(1, groups * wavesPerGroup / kSimds));
   }
   return std::max<int64_t>(1, waves);
 }

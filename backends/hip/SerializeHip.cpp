@@ -30,7 +30,8 @@ using namespace mlir;
 using namespace mlir::kiln;
 
 namespace {
-struct SerializeHipPass : public kiln::impl::SerializeHipBase<SerializeHipPass> {
+struct SerializeHipPass
+    : public kiln::impl::SerializeHipBase<SerializeHipPass> {
   using Base::Base;
 
   /// The code object of `kernels` for `arch`, lowered and serialized from a
@@ -148,8 +149,8 @@ void SerializeHipPass::runOnOperation() {
     objects.emplace_back(arch, std::move(*object));
   }
   std::string bundle = writeOffloadBundle(objects);
-  auto blobType = RankedTensorType::get({int64_t(bundle.size())},
-                                        IntegerType::get(ctx, 8));
+  auto blobType =
+      RankedTensorType::get({int64_t(bundle.size())}, IntegerType::get(ctx, 8));
   module->setAttr("kiln.gpu.image",
                   DenseResourceElementsAttr::get(
                       blobType, "kiln_gpu_image",

@@ -171,9 +171,9 @@ void printGpuProgram(const kiln_gpu_program &gpu, uint64_t arenaSize) {
             res.arch, res.registers, res.scalar_registers, res.shared_bytes,
             res.local_bytes, res.spill_bytes, res.occupancy));
       else
-        usage.push_back(fmt::format("{} {} regs {} B smem {} B stack {} B spill",
-                                    res.arch, res.registers, res.shared_bytes,
-                                    res.local_bytes, res.spill_bytes));
+        usage.push_back(fmt::format(
+            "{} {} regs {} B smem {} B stack {} B spill", res.arch,
+            res.registers, res.shared_bytes, res.local_bytes, res.spill_bytes));
     }
     std::string shape =
         kernel.block[0]

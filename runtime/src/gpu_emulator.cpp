@@ -112,6 +112,39 @@ void computeMma(uint32_t kind, const std::array<uint32_t, kMmaSlots> *warp,
   }
 }
 
+// D = A B + C for one lane of an AMD wave (64 lanes), from the lanes'
+// fragments in the CDNA layout: with kpl = K / 4 values per lane, lane l
+// holds A[l % 16][kpl * (l / 16) + e] and B[kpl * (l / 16) + e][l % 16];
+// D element e of lane l is D[4 * (l / 16) + e][l % 16].
+void computeMfma(uint32_t kind, const std::array<uint32_t, kMmaSlots> *wave,
+                 size_t lane, uint32_t *slots) {
+  float a[16][16] = {}, b[16][16] = {};
+  int perLane = kind == KILN_EMULATED_MFMA_F32_16X16X4 ? 1 : 4;
+  auto value = [&](const std::array<uint32_t, kMmaSlots> &w, int first, int e) {
+    if (perLane == 1)
+      return wordToFloat(w[first]);
+    uint32_t word = w[first + e / 2];
+    uint16_t bits = uint16_t(e % 2 ? word >> 16 : word & 0xffff);
+    return kind == KILN_EMULATED_MFMA_F16_16X16X16
+               ? halfToFloat(bits)
+               : wordToFloat(uint32_t(bits) << 16);
+  };
+  for (int l = 0; l < 64; ++l)
+    for (int e = 0; e < perLane; ++e) {
+      int k = perLane * (l / 16) + e;
+      a[l % 16][k] = value(wave[l], 0, e);
+      b[k][l % 16] = value(wave[l], 4, e);
+    }
+  int depth = 4 * perLane;
+  for (int e = 0; e < 4; ++e) {
+    int row = 4 * (int(lane) / 16) + e, col = int(lane) % 16;
+    float d = wordToFloat(slots[6 + e]);
+    for (int k = 0; k < depth; ++k)
+      d += a[row][k] * b[k][col];
+    std::memcpy(&slots[6 + e], &d, sizeof d);
+  }
+}
+
 // Runs the threads of one block as fibers.
 class BlockScheduler {
 public:
@@ -211,7 +244,10 @@ private:
     size_t me = self->current_ - self->fibers_.data();
     std::copy(slots, slots + kMmaSlots, self->exchange_[me].begin());
     barrier(thread);
-    computeMma(kind, &self->exchange_[me - me % 32], me % 32, slots);
+    if (kind >= KILN_EMULATED_MFMA_F32_16X16X4)
+      computeMfma(kind, &self->exchange_[me - me % 64], me % 64, slots);
+    else
+      computeMma(kind, &self->exchange_[me - me % 32], me % 32, slots);
     barrier(thread);
   }
 

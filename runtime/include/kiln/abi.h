@@ -170,7 +170,8 @@ typedef struct kiln_emulated_thread {
   /* A warp's PTX mma.sync (every thread of the block calls it together):
    * slots[0..3] hold the lane's A fragment, [4..5] B, [6..9] the f32 C
    * accumulators as bits, in the PTX ISA's fragment layout; on return
-   * [6..9] hold D. `kind` is a KILN_EMULATED_MMA_*. */
+   * [6..9] hold D. `kind` is a KILN_EMULATED_MMA_*, or a
+   * KILN_EMULATED_MFMA_* for an AMD wave's MFMA (64 lanes). */
   void (*mma)(struct kiln_emulated_thread *self, uint32_t kind,
               uint32_t *slots);
 } kiln_emulated_thread;
@@ -178,6 +179,11 @@ typedef struct kiln_emulated_thread {
 #define KILN_EMULATED_MMA_F16_M16N8K16 0
 #define KILN_EMULATED_MMA_BF16_M16N8K16 1
 #define KILN_EMULATED_MMA_TF32_M16N8K8 2
+/* AMD MFMA of a wave of 64 (CDNA layout): A words from slots[0], B from
+ * slots[4] (one f32, or four 16-bit values as two words), C/D in [6..9]. */
+#define KILN_EMULATED_MFMA_F32_16X16X4 3
+#define KILN_EMULATED_MFMA_F16_16X16X16 4
+#define KILN_EMULATED_MFMA_BF16_16X16X16 5
 
 /* A kernel compiled for the host: args[i] points to parameter i's slot. */
 typedef void (*kiln_emulated_kernel_fn)(void *const *args,
