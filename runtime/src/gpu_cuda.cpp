@@ -301,6 +301,7 @@ kiln_status CudaStream::copyOnDevice(void *dst, const void *src,
 kiln_status CudaStream::launch(uint32_t kernel, const uint32_t grid[3],
                                const uint32_t block[3], uint32_t sharedBytes,
                                const uint64_t *args) {
+  ContextScope scope = device_.enter();
   const Driver &d = *device_.driver_;
   const kiln_gpu_kernel &k = device_.program_->kernels[kernel];
   // The driver copies each parameter's bytes from its slot at launch.
