@@ -44,10 +44,7 @@ private:
 
 // KILN_CUDA_SYNC=1: wait after each kernel, so a fault names its kernel
 // (which a CUDA graph cannot do: the session then launches directly).
-bool syncEachLaunch() {
-  const char *env = std::getenv("KILN_CUDA_SYNC");
-  return env && std::strcmp(env, "1") == 0;
-}
+bool syncEachLaunch() { return gpu_driver::envFlag("KILN_CUDA_SYNC"); }
 
 class CudaStream : public GpuStream {
 public:
@@ -79,13 +76,7 @@ private:
   CudaDevice &device_;
   CUstream stream_;
   CUgraphExec graph_ = nullptr;
-  bool timing_ = false;
-  // Events around each timed launch: (kernel, start, stop).
-  struct Timed {
-    uint32_t kernel;
-    CUevent start, stop;
-  };
-  std::vector<Timed> timed_;
+  gpu_driver::LaunchTimer<CUevent> timer_;
 };
 
 class CudaDevice : public GpuDevice {
@@ -256,10 +247,7 @@ kiln_status CudaDevice::open(const kiln_artifact_descriptor &descriptor,
 CudaStream::~CudaStream() {
   ContextScope scope = device_.enter();
   const Driver &d = *device_.driver_;
-  for (Timed &t : timed_) {
-    d.cuEventDestroy(t.start);
-    d.cuEventDestroy(t.stop);
-  }
+  takeKernelTimes();
   if (graph_)
     d.cuGraphExecDestroy(graph_);
   d.cuStreamDestroy(stream_);
@@ -303,39 +291,30 @@ kiln_status CudaStream::launch(uint32_t kernel, const uint32_t grid[3],
                                const uint64_t *args) {
   ContextScope scope = device_.enter();
   const Driver &d = *device_.driver_;
-  const kiln_gpu_kernel &k = device_.program_->kernels[kernel];
-  // The driver copies each parameter's bytes from its slot at launch.
-  void *params[256];
-  if (k.num_params > 256)
-    return fail(KILN_ERROR_BAD_ARTIFACT,
-                describeKernel(*device_.program_, kernel) +
-                    " has more than 256 parameters");
-  for (uint32_t i = 0; i < k.num_params; ++i)
-    params[i] = const_cast<uint64_t *>(args + i);
-  Timed timed{kernel, nullptr, nullptr};
-  if (timing_) {
-    d.cuEventCreate(&timed.start, 0);
-    d.cuEventCreate(&timed.stop, 0);
-    d.cuEventRecord(timed.start, stream_);
+  const kiln_gpu_program &program = *device_.program_;
+  void *params[gpu_driver::kMaxParams];
+  if (kiln_status status =
+          gpu_driver::launchParams(program, kernel, args, params))
+    return status;
+  CUevent start = nullptr, stop = nullptr;
+  if (timer_.on()) {
+    d.cuEventCreate(&start, 0);
+    d.cuEventCreate(&stop, 0);
+    d.cuEventRecord(start, stream_);
   }
   CUresult result = d.cuLaunchKernel(
       device_.functions_[kernel], grid[0], grid[1], grid[2], block[0], block[1],
       block[2], sharedBytes, stream_, params, nullptr);
-  if (timing_) {
-    d.cuEventRecord(timed.stop, stream_);
-    timed_.push_back(timed);
+  if (timer_.on()) {
+    d.cuEventRecord(stop, stream_);
+    timer_.add(kernel, start, stop);
   }
   if (result != CUDA_SUCCESS)
     return check(result,
-                 describeKernel(*device_.program_, kernel) +
-                     " failed to launch (grid " + std::to_string(grid[0]) +
-                     "x" + std::to_string(grid[1]) + "x" +
-                     std::to_string(grid[2]) + ", block " +
-                     std::to_string(block[0]) + "x" + std::to_string(block[1]) +
-                     "x" + std::to_string(block[2]) + ")");
+                 gpu_driver::launchFailure(program, kernel, grid, block));
   if (syncEachLaunch())
     return check(d.cuStreamSynchronize(stream_),
-                 describeKernel(*device_.program_, kernel) + " failed");
+                 describeKernel(program, kernel) + " failed");
   return KILN_OK;
 }
 
@@ -379,25 +358,15 @@ kiln_status CudaStream::replay() {
 }
 
 void CudaStream::timeKernels(bool on) {
+  takeKernelTimes(); // drops events from an unfinished earlier run
   if (on)
-    takeKernelTimes(); // drop events from an unfinished earlier run
-  timing_ = on;
+    timer_.start();
 }
 
 std::vector<KernelTime> CudaStream::takeKernelTimes() {
   ContextScope scope = device_.enter();
   const Driver &d = *device_.driver_;
-  std::vector<KernelTime> times;
-  for (Timed &t : timed_) {
-    float ms = 0;
-    d.cuEventElapsedTime(&ms, t.start, t.stop);
-    times.push_back({t.kernel, ms});
-    d.cuEventDestroy(t.start);
-    d.cuEventDestroy(t.stop);
-  }
-  timed_.clear();
-  timing_ = false;
-  return times;
+  return timer_.take(d.cuEventElapsedTime, d.cuEventDestroy);
 }
 
 } // namespace

@@ -3,6 +3,9 @@
 
 #include "status.h"
 
+#include <cstdlib>
+#include <cstring>
+
 namespace kiln::rt {
 
 std::string describeKernel(const kiln_gpu_program &program, uint32_t kernel) {
@@ -13,6 +16,34 @@ std::string describeKernel(const kiln_gpu_program &program, uint32_t kernel) {
   return text;
 }
 
+namespace gpu_driver {
+bool envFlag(const char *name) {
+  const char *env = std::getenv(name);
+  return env && std::strcmp(env, "1") == 0;
+}
+
+kiln_status launchParams(const kiln_gpu_program &program, uint32_t kernel,
+                         const uint64_t *args, void *(&params)[kMaxParams]) {
+  const kiln_gpu_kernel &k = program.kernels[kernel];
+  if (k.num_params > kMaxParams)
+    return fail(KILN_ERROR_BAD_ARTIFACT,
+                describeKernel(program, kernel) + " has more than " +
+                    std::to_string(kMaxParams) + " parameters");
+  // The driver copies each parameter's bytes from its slot at launch.
+  for (uint32_t i = 0; i < k.num_params; ++i)
+    params[i] = const_cast<uint64_t *>(args + i);
+  return KILN_OK;
+}
+
+std::string launchFailure(const kiln_gpu_program &program, uint32_t kernel,
+                          const uint32_t grid[3], const uint32_t block[3]) {
+  return describeKernel(program, kernel) + " failed to launch (grid " +
+         std::to_string(grid[0]) + "x" + std::to_string(grid[1]) + "x" +
+         std::to_string(grid[2]) + ", block " + std::to_string(block[0]) + "x" +
+         std::to_string(block[1]) + "x" + std::to_string(block[2]) + ")";
+}
+} // namespace gpu_driver
+
 kiln_status openGpuDevice(const kiln_artifact_descriptor &descriptor,
                           const std::string &path,
                           std::unique_ptr<GpuDevice> &out) {
@@ -22,9 +53,7 @@ kiln_status openGpuDevice(const kiln_artifact_descriptor &descriptor,
   case KILN_GPU_EMULATOR:
     return openEmulatedDevice(descriptor, path, out);
   case KILN_GPU_HIP:
-    return fail(KILN_ERROR_BAD_ARTIFACT,
-                quoted(path) + " is a HIP artifact; this runtime has no HIP "
-                               "support yet");
+    return openHipDevice(descriptor, path, out);
   default:
     return fail(KILN_ERROR_BAD_ARTIFACT,
                 quoted(path) + " has an unknown GPU platform " +

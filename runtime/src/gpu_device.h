@@ -1,7 +1,8 @@
 // The GPU side of the runtime: a device per loaded GPU artifact (its image
 // loaded, its weights uploaded once) and a stream per session (its arena,
 // its input/output buffers, its launches). The platforms behind this
-// interface are the CUDA driver (gpu_cuda.cpp, dlopen'ed) and the emulator
+// interface are the CUDA driver (gpu_cuda.cpp) and the HIP runtime
+// (gpu_hip.cpp), both dlopen'ed, and the emulator
 // that runs kernels compiled for the host (gpu_emulator.cpp).
 #ifndef KILN_RUNTIME_GPU_DEVICE_H
 #define KILN_RUNTIME_GPU_DEVICE_H
@@ -84,12 +85,63 @@ kiln_status openGpuDevice(const kiln_artifact_descriptor &descriptor,
 kiln_status openCudaDevice(const kiln_artifact_descriptor &descriptor,
                            const std::string &path,
                            std::unique_ptr<GpuDevice> &out);
+kiln_status openHipDevice(const kiln_artifact_descriptor &descriptor,
+                          const std::string &path,
+                          std::unique_ptr<GpuDevice> &out);
 kiln_status openEmulatedDevice(const kiln_artifact_descriptor &descriptor,
                                const std::string &path,
                                std::unique_ptr<GpuDevice> &out);
 
 // "kernel kiln_kernel_3 (ONNX nodes: a, b)" for messages.
 std::string describeKernel(const kiln_gpu_program &program, uint32_t kernel);
+
+// What the driver platforms (CUDA, HIP) share.
+namespace gpu_driver {
+// Whether the environment variable `name` is "1".
+bool envFlag(const char *name);
+// The launch's parameter array: a pointer to each 64-bit slot of `args`.
+// Fails (with the kernel named) past 256 parameters.
+constexpr uint32_t kMaxParams = 256;
+kiln_status launchParams(const kiln_gpu_program &program, uint32_t kernel,
+                         const uint64_t *args, void *(&params)[kMaxParams]);
+// "kernel K (ONNX nodes: ...) failed to launch (grid AxBxC, block DxExF)".
+std::string launchFailure(const kiln_gpu_program &program, uint32_t kernel,
+                          const uint32_t grid[3], const uint32_t block[3]);
+
+// Events around each timed launch (kiln bench's per-kernel GPU times).
+template <typename Event> class LaunchTimer {
+public:
+  bool on() const { return on_; }
+  void add(uint32_t kernel, Event start, Event stop) {
+    timed_.push_back({kernel, start, stop});
+  }
+  // The times of the launches so far (elapsed(&ms, start, stop)); every
+  // event is destroyed and timing stops.
+  template <typename Elapsed, typename Destroy>
+  std::vector<KernelTime> take(Elapsed elapsed, Destroy destroy) {
+    std::vector<KernelTime> times;
+    for (Timed &t : timed_) {
+      float ms = 0;
+      elapsed(&ms, t.start, t.stop);
+      times.push_back({t.kernel, ms});
+      destroy(t.start);
+      destroy(t.stop);
+    }
+    timed_.clear();
+    on_ = false;
+    return times;
+  }
+  void start() { on_ = true; }
+
+private:
+  struct Timed {
+    uint32_t kernel;
+    Event start, stop;
+  };
+  std::vector<Timed> timed_;
+  bool on_ = false;
+};
+} // namespace gpu_driver
 
 } // namespace kiln::rt
 

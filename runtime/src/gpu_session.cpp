@@ -134,9 +134,12 @@ kiln_status GpuSession::run(const kiln_runtime_callbacks &callbacks,
   } else {
     bool capture = useGraphs_ && stream_->supportsGraphs() && !timing;
     stream_->timeKernels(timing);
-    if (capture)
-      if (kiln_status status = stream_->beginCapture())
-        return status;
+    // A platform that cannot capture (a HIP runtime without stream
+    // capture of module launches) runs every launch directly from now on.
+    if (capture && stream_->beginCapture() != KILN_OK) {
+      capture = false;
+      useGraphs_ = false;
+    }
     kiln_status status = runEntry(callbacks);
     std::string message = status ? kiln_last_error() : "";
     if (capture) {
