@@ -19,7 +19,7 @@
 // (to_buffer / alloc / to_tensor) like the contraction kernels.
 //
 //===----------------------------------------------------------------------===//
-#include "backends/gpu/KernelBuilder.h"
+#include "backends/gpu/AttentionKernels.h"
 #include "backends/gpu/Passes.h"
 
 #include "compiler/logging/Logging.h"
@@ -43,47 +43,31 @@ using namespace mlir;
 using namespace mlir::kiln;
 using namespace mlir::kiln::gpu_kernels;
 
-namespace {
-constexpr int64_t kRows = 64;    // query rows (threads) per block
-constexpr int64_t kKeys = 16;    // keys per shared-memory tile
-constexpr int64_t kGroup = 4;    // keys per online-softmax update
-constexpr int64_t kMaxHead = 64; // head sizes kept in registers
-
-bool supported(AttentionOp op) {
-  for (Value v : op->getOperands())
-    if (!isStaticF32Tensor(v))
-      return false;
-  auto q = cast<RankedTensorType>(op.getQuery().getType());
-  auto v = cast<RankedTensorType>(op.getValue().getType());
-  int64_t batch = 1;
-  for (int64_t size : q.getShape().drop_back(2))
-    batch *= size;
-  // The batch is grid y: at most 65535 blocks.
-  return q.getRank() >= 2 && q.getShape().back() <= kMaxHead &&
-         v.getShape().back() <= kMaxHead && batch <= 65535;
+gpu_kernels::AttentionShape::AttentionShape(AttentionOp op) {
+  element = cast<RankedTensorType>(op.getQuery().getType()).getElementType();
+  auto q = cast<RankedTensorType>(op.getQuery().getType()).getShape();
+  auto k = cast<RankedTensorType>(op.getKey().getType()).getShape();
+  auto v = cast<RankedTensorType>(op.getValue().getType()).getShape();
+  size_t rank = q.size();
+  if (rank < 2)
+    return;
+  batchSizes.assign(q.begin(), q.end() - 2);
+  for (int64_t size : batchSizes)
+    batchTotal *= size;
+  sq = q[rank - 2];
+  d = q[rank - 1];
+  sk = k[rank - 2];
+  dv = v[rank - 1];
+  if (Value mask = op.getMask()) {
+    auto shape = cast<RankedTensorType>(mask.getType()).getShape();
+    maskShape.assign(shape.begin(), shape.end());
+  }
 }
 
-class FlashKernelWriter {
-public:
-  FlashKernelWriter(OpBuilder &b, AttentionOp op) : b(b), op(op) {}
-  Value write();
-
-private:
-  Value f32(double value) {
-    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(value));
-  }
-  /// The mask's indices for (batch, row, key): broadcast dims read 0.
-  SmallVector<Value> maskIndices(ValueRange batch, Value row, Value key);
-
-  OpBuilder &b;
-  AttentionOp op;
-  Location loc = op.getLoc();
-  SmallVector<int64_t> batchSizes, maskShape;
-  int64_t sq = 0, sk = 0, d = 0, dv = 0;
-};
-
-SmallVector<Value> FlashKernelWriter::maskIndices(ValueRange batch, Value row,
-                                                  Value key) {
+SmallVector<Value>
+gpu_kernels::attentionMaskIndices(OpBuilder &b, Location loc,
+                                  ArrayRef<int64_t> maskShape, ValueRange batch,
+                                  Value row, Value key) {
   SmallVector<Value> full(batch.begin(), batch.end());
   full.push_back(row);
   full.push_back(key);
@@ -94,40 +78,103 @@ SmallVector<Value> FlashKernelWriter::maskIndices(ValueRange batch, Value row,
   return indices;
 }
 
-Value FlashKernelWriter::write() {
-  auto qType = cast<RankedTensorType>(op.getQuery().getType());
-  auto kType = cast<RankedTensorType>(op.getKey().getType());
-  auto vType = cast<RankedTensorType>(op.getValue().getType());
-  int64_t rank = qType.getRank();
-  batchSizes.assign(qType.getShape().begin(), qType.getShape().end() - 2);
-  sq = qType.getShape()[rank - 2];
-  d = qType.getShape()[rank - 1];
-  sk = kType.getShape()[rank - 2];
-  dv = vType.getShape()[rank - 1];
-  int64_t batchTotal = 1;
-  for (int64_t size : batchSizes)
-    batchTotal *= size;
+Value gpu_kernels::finishScore(OpBuilder &b, Location loc, AttentionOp op,
+                               const AttentionShape &shape, Value score,
+                               Value mask, ValueRange batch, Value row,
+                               Value rowOk, Value key) {
+  Value keyOk = lessThan(b, loc, key, index(b, loc, shape.sk));
+  if (mask)
+    score = arith::AddFOp::create(
+        b, loc, score,
+        guardedLoadF32(
+            b, loc, mask,
+            attentionMaskIndices(b, loc, shape.maskShape, batch, row, key),
+            arith::AndIOp::create(b, loc, keyOk, rowOk)));
+  Value masked = arith::XOrIOp::create(
+      b, loc, keyOk, arith::ConstantOp::create(b, loc, b.getBoolAttr(true)));
+  if (op.getCausal())
+    masked = arith::OrIOp::create(
+        b, loc, masked,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, key, row));
+  Value negInf = arith::ConstantOp::create(
+      b, loc, b.getF32FloatAttr(-std::numeric_limits<float>::infinity()));
+  return arith::SelectOp::create(b, loc, masked, negInf, score);
+}
 
+OnlineMax gpu_kernels::updateRunningMax(OpBuilder &b, Location loc,
+                                        Value oldMax, Value scoresMax) {
+  Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
+  Value negInf = arith::ConstantOp::create(
+      b, loc, b.getF32FloatAttr(-std::numeric_limits<float>::infinity()));
+  Value max = arith::MaximumFOp::create(b, loc, oldMax, scoresMax);
+  Value noneKept =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, max, negInf);
+  Value subtract = arith::SelectOp::create(b, loc, noneKept, zero, max);
+  Value correction = math::ExpOp::create(
+      b, loc, arith::SubFOp::create(b, loc, oldMax, subtract));
+  return {max, subtract, correction};
+}
+
+namespace {
+constexpr int64_t kRows = 64;         // query rows (threads) per block
+constexpr int64_t kKeys = 16;         // keys per shared-memory tile
+constexpr int64_t kGroup = 4;         // keys per online-softmax update
+constexpr int64_t kMaxHead = 64;      // head sizes kept in registers (SIMT)
+constexpr int64_t kMaxMfmaHead = 128; // 16x16 fragments: 32 + 32 VGPRs
+
+/// Whether the flash kernels take `op`: static f32 operands (or, with
+/// `halves`, all f16 or all bf16), head sizes up to `maxHead`, at most
+/// 65535 batch entries (grid y).
+bool supported(AttentionOp op, int64_t maxHead, bool halves) {
+  Type element = getElementTypeOrSelf(op.getQuery().getType());
+  if (!element.isF32() && !(halves && (element.isF16() || element.isBF16())))
+    return false;
+  for (Value v : op->getOperands()) {
+    auto type = dyn_cast<RankedTensorType>(v.getType());
+    if (!type || !type.hasStaticShape() || type.getElementType() != element)
+      return false;
+  }
+  if (cast<RankedTensorType>(op.getQuery().getType()).getRank() < 2)
+    return false;
+  AttentionShape shape(op);
+  return shape.d <= maxHead && shape.dv <= maxHead && shape.batchTotal <= 65535;
+}
+
+class FlashKernelWriter {
+public:
+  FlashKernelWriter(OpBuilder &b, AttentionOp op) : b(b), op(op), shape(op) {}
+  Value write();
+
+private:
+  Value f32(double value) {
+    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(value));
+  }
+
+  OpBuilder &b;
+  AttentionOp op;
+  Location loc = op.getLoc();
+  AttentionShape shape;
+};
+
+Value FlashKernelWriter::write() {
+  int64_t sq = shape.sq, sk = shape.sk, d = shape.d, dv = shape.dv;
+  ArrayRef<int64_t> batchSizes = shape.batchSizes;
   Value q = readOnlyBuffer(b, loc, op.getQuery());
   Value k = readOnlyBuffer(b, loc, op.getKey());
   Value v = readOnlyBuffer(b, loc, op.getValue());
-  Value mask;
-  if (op.getMask()) {
-    mask = readOnlyBuffer(b, loc, op.getMask());
-    auto shape = cast<RankedTensorType>(op.getMask().getType()).getShape();
-    maskShape.assign(shape.begin(), shape.end());
-  }
+  Value mask = op.getMask() ? readOnlyBuffer(b, loc, op.getMask()) : Value();
   SmallVector<int64_t> outShape(batchSizes);
   outShape.append({sq, dv});
   Value out = newBuffer(b, loc, outShape, b.getF32Type());
 
   Type f32Type = b.getF32Type();
-  gpu::LaunchOp launch = createLaunch(
-      b, loc,
-      {index(b, loc, llvm::divideCeil(sq, kRows)), index(b, loc, batchTotal)},
-      {kRows},
-      {workgroupMemRef({kKeys, d}, f32Type),
-       workgroupMemRef({kKeys, dv}, f32Type)});
+  gpu::LaunchOp launch =
+      createLaunch(b, loc,
+                   {index(b, loc, llvm::divideCeil(sq, kRows)),
+                    index(b, loc, shape.batchTotal)},
+                   {kRows},
+                   {workgroupMemRef({kKeys, d}, f32Type),
+                    workgroupMemRef({kKeys, dv}, f32Type)});
   Value sharedK = launch.getWorkgroupAttributions()[0];
   Value sharedV = launch.getWorkgroupAttributions()[1];
   Value tid = launch.getThreadIds().x;
@@ -191,10 +238,14 @@ Value FlashKernelWriter::write() {
     // The tile's keys in groups of 4: their scores, then the online
     // softmax update (one rescale of m, l and acc per group). A loop over
     // groups rather than the whole tile unrolled keeps the row state and
-    // four scores in registers.
-    auto groups =
-        scf::ForOp::create(b, loc, index(b, loc, 0), index(b, loc, kKeys),
-                           index(b, loc, kGroup), carried);
+    // four scores in registers; its bound, the tile's keys left before
+    // keyEnd, is not a constant, so LLVM does not unroll it either (AMDGPU
+    // would then load the whole tile into registers up front).
+    Value tileKeys =
+        arith::MinUIOp::create(b, loc, index(b, loc, kKeys),
+                               arith::SubIOp::create(b, loc, keyEnd, key0));
+    auto groups = scf::ForOp::create(b, loc, index(b, loc, 0), tileKeys,
+                                     index(b, loc, kGroup), carried);
     {
       OpBuilder::InsertionGuard groupGuard(b);
       b.setInsertionPointToStart(groups.getBody());
@@ -214,41 +265,21 @@ Value FlashKernelWriter::write() {
               s);
         s = arith::MulFOp::create(b, loc, s, scale);
         Value key = arith::AddIOp::create(b, loc, key0, jj);
-        Value keyOk = lessThan(b, loc, key, skBound);
-        if (mask)
-          s = arith::AddFOp::create(
-              b, loc, s,
-              guardedLoad(b, loc, mask, maskIndices(batch, row, key),
-                          arith::AndIOp::create(b, loc, keyOk, rowOk), zero));
-        Value masked = arith::XOrIOp::create(
-            b, loc, keyOk,
-            arith::ConstantOp::create(b, loc, b.getBoolAttr(true)));
-        if (op.getCausal())
-          masked = arith::OrIOp::create(
-              b, loc, masked,
-              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, key,
-                                    row));
-        s = arith::SelectOp::create(b, loc, masked, negInf, s);
+        s = finishScore(b, loc, op, shape, s, mask, batch, row, rowOk, key);
         scores.push_back(s);
         groupMax = arith::MaximumFOp::create(b, loc, groupMax, s);
       }
-      // A max of -inf (nothing kept yet) subtracts 0, so exp gives 0, not
-      // NaN.
-      Value maxNew = arith::MaximumFOp::create(b, loc, rowState[0], groupMax);
-      Value noneKept = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
-                                             maxNew, negInf);
-      Value safeMax = arith::SelectOp::create(b, loc, noneKept, zero, maxNew);
-      Value correction = math::ExpOp::create(
-          b, loc, arith::SubFOp::create(b, loc, rowState[0], safeMax));
+      OnlineMax next = updateRunningMax(b, loc, rowState[0], groupMax);
+      Value correction = next.correction;
       Value sum = arith::MulFOp::create(b, loc, rowState[1], correction);
       SmallVector<Value> probs;
       for (Value s : scores) {
         Value p = math::ExpOp::create(
-            b, loc, arith::SubFOp::create(b, loc, s, safeMax));
+            b, loc, arith::SubFOp::create(b, loc, s, next.subtract));
         probs.push_back(p);
         sum = arith::AddFOp::create(b, loc, sum, p);
       }
-      SmallVector<Value> updated = {maxNew, sum};
+      SmallVector<Value> updated = {next.max, sum};
       for (int64_t c = 0; c < dv; ++c) {
         Value acc = arith::MulFOp::create(b, loc, rowState[2 + c], correction);
         for (int64_t j = 0; j < kGroup; ++j)
@@ -290,23 +321,45 @@ struct AttentionKernelsPass
   using Base::Base;
 
   void runOnOperation() override {
+    if (!llvm::is_contained({"fp32", "tf32", "bf16", "fp16"}, precision)) {
+      getOperation().emitError("kiln-gpu-attention-kernels: unknown "
+                               "precision '")
+          << precision << "' (fp32, tf32, bf16, fp16)";
+      return signalPassFailure();
+    }
+    if (!llvm::is_contained({"mfma", "none"}, matrixUnit)) {
+      getOperation().emitError("kiln-gpu-attention-kernels: unknown "
+                               "matrix unit '")
+          << matrixUnit << "' (mfma, none)";
+      return signalPassFailure();
+    }
+    bool mfma = matrixUnit == "mfma";
+    int64_t maxHead = mfma ? kMaxMfmaHead : kMaxHead;
     SmallVector<AttentionOp> ops;
     getOperation().walk([&](AttentionOp op) {
-      if (supported(op))
+      if (supported(op, maxHead, /*halves=*/mfma))
         ops.push_back(op);
       else
         KILN_LOG("gpu", Info)
             << "attention at '" << onnxNodeName(op->getLoc())
-            << "' keeps the generic lowering (needs static f32 operands "
-               "and head sizes up to "
-            << kMaxHead << ")\n";
+            << "' keeps the generic lowering (needs static "
+            << (mfma ? "f32, f16 or bf16" : "f32")
+            << " operands and head sizes up to " << maxHead << ")\n";
     });
     for (AttentionOp op : ops) {
       OpBuilder b(op);
-      Value result = FlashKernelWriter(b, op).write();
+      MfmaOperand operand =
+          mfmaOperandFor(AttentionShape(op).element, precision);
+      Value result = mfma ? writeMfmaAttention(b, op, operand)
+                          : FlashKernelWriter(b, op).write();
       KILN_LOG("gpu", Info)
           << "flash attention kernel for '" << onnxNodeName(op->getLoc()) << "'"
-          << (op.getCausal() ? " (causal)" : "") << "\n";
+          << (op.getCausal() ? " (causal)" : "")
+          << (!mfma                         ? ""
+              : operand == MfmaOperand::F32 ? " on MFMA f32 16x16x4"
+              : operand == MfmaOperand::F16 ? " on MFMA f16 16x16x16"
+                                            : " on MFMA bf16 16x16x16")
+          << "\n";
       op.getResult().replaceAllUsesWith(result);
       op.erase();
     }

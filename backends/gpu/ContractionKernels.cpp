@@ -221,11 +221,7 @@ struct ContractionKernelsPass
       if (matrixUnit == "none")
         writeSimtKernel(b, c);
       else if (matrixUnit == "mfma")
-        writeMfmaKernel(
-            b, c,
-            element.isF16() || precision == "fp16"    ? MfmaOperand::F16
-            : element.isBF16() || precision == "bf16" ? MfmaOperand::BF16
-                                                      : MfmaOperand::F32);
+        writeMfmaKernel(b, c, mfmaOperandFor(element, precision));
       else if (element.isF16())
         writeMmaKernel(b, c, MmaOperand::F16);
       else if (element.isBF16())

@@ -11,6 +11,7 @@
 #ifndef KILN_BACKENDS_GPU_CONTRACTIONKERNELS_H
 #define KILN_BACKENDS_GPU_CONTRACTIONKERNELS_H
 
+#include "backends/gpu/KernelBuilder.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Builders.h"
@@ -96,10 +97,6 @@ enum class MmaOperand { F16, BF16, TF32 };
 /// Replaces `c` (and its epilogue) with a tensor-core kernel
 /// (ContractionMma.cpp).
 void writeMmaKernel(OpBuilder &b, Contraction &c, MmaOperand operand);
-
-/// The operand type of an AMD matrix-core kernel (MFMA with f32
-/// accumulation): 16x16x16 f16 or bf16, or 16x16x4 f32.
-enum class MfmaOperand { F16, BF16, F32 };
 
 /// Replaces `c` (and its epilogue) with a wave64 MFMA kernel
 /// (ContractionMfma.cpp).

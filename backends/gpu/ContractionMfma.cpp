@@ -35,51 +35,25 @@ namespace {
 constexpr int64_t kTile = 64, kDepth = 16, kThreads = 256, kWave = 64;
 constexpr int64_t kWaveTile = 32, kTiles = 2; // 2x2 MFMA tiles per wave
 
-class MfmaWriter {
+class MfmaWriter : IndexMath {
 public:
   MfmaWriter(OpBuilder &b, Contraction &c, MfmaOperand operand)
-      : w(b, c), b(b), c(c), operand(operand), loc(w.loc) {}
+      : IndexMath{b, c.op.getLoc()}, w(b, c), c(c), operand(operand) {}
   void write();
 
 private:
-  Type elementType() {
-    switch (operand) {
-    case MfmaOperand::F16:
-      return b.getF16Type();
-    case MfmaOperand::BF16:
-      return b.getBF16Type();
-    case MfmaOperand::F32:
-      return b.getF32Type();
-    }
-    return b.getF32Type();
-  }
+  Type elementType() { return mfmaElementType(b, operand); }
   /// Elements of A or B one lane holds per MFMA (K / 4).
-  int64_t perLane() { return operand == MfmaOperand::F32 ? 1 : 4; }
+  int64_t perLane() { return mfmaPerLane(operand); }
   /// The MFMA's depth.
   int64_t depth() { return 4 * perLane(); }
-  Value add(Value x, int64_t y) {
-    return y == 0 ? x : arith::AddIOp::create(b, loc, x, index(b, loc, y));
-  }
-  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
-  Value mul(Value x, int64_t y) {
-    return arith::MulIOp::create(b, loc, x, index(b, loc, y));
-  }
-  Value div(Value x, int64_t y) {
-    return arith::DivUIOp::create(b, loc, x, index(b, loc, y));
-  }
-  Value rem(Value x, int64_t y) {
-    return arith::RemUIOp::create(b, loc, x, index(b, loc, y));
-  }
-  Value both(Value p, Value q) { return arith::AndIOp::create(b, loc, p, q); }
   /// The lane's A or B operand: `perLane()` elements of `shared` at
   /// (rows[e], cols[e]).
   Value fragment(Value shared, ArrayRef<Value> rows, ArrayRef<Value> cols);
 
   ContractionWriter w;
-  OpBuilder &b;
   Contraction &c;
   MfmaOperand operand;
-  Location loc;
 };
 
 Value MfmaWriter::fragment(Value shared, ArrayRef<Value> rows,

@@ -169,6 +169,46 @@ LogicalResult emulateMfma(amdgpu::MFMAOp mfma, Value state,
   return success();
 }
 
+/// A 32-bit `gpu.shuffle xor` as a call of the emulator's collective: the
+/// value, offset and width in slots 0..2; the result in slot 6, whether it
+/// came from another lane in slot 7.
+LogicalResult emulateShuffle(gpu::ShuffleOp shuffle, Value state,
+                             func::FuncOp mmaFn) {
+  Type type = shuffle.getValue().getType();
+  if (shuffle.getMode() != gpu::ShuffleMode::XOR ||
+      type.getIntOrFloatBitWidth() != 32)
+    return shuffle.emitError("kiln-gpu-emulate-kernels: the emulator runs "
+                             "32-bit xor shuffles only");
+  OpBuilder b(shuffle);
+  Location loc = shuffle.getLoc();
+  Type i32 = b.getI32Type();
+  Value slots =
+      memref::AllocaOp::create(b, loc, MemRefType::get({kMmaSlots}, i32));
+  auto slot = [&](int64_t i) {
+    return ValueRange{arith::ConstantIndexOp::create(b, loc, i)};
+  };
+  Value word = shuffle.getValue();
+  if (!type.isInteger(32))
+    word = arith::BitcastOp::create(b, loc, i32, word);
+  memref::StoreOp::create(b, loc, word, slots, slot(0));
+  memref::StoreOp::create(b, loc, shuffle.getOffset(), slots, slot(1));
+  memref::StoreOp::create(b, loc, shuffle.getWidth(), slots, slot(2));
+  func::CallOp::create(b, loc, mmaFn,
+                       ValueRange{state,
+                                  arith::ConstantIntOp::create(
+                                      b, loc, i32, KILN_EMULATED_SHUFFLE_XOR),
+                                  slots});
+  Value result = memref::LoadOp::create(b, loc, slots, slot(6));
+  if (!type.isInteger(32))
+    result = arith::BitcastOp::create(b, loc, type, result);
+  Value valid = arith::TruncIOp::create(
+      b, loc, b.getI1Type(), memref::LoadOp::create(b, loc, slots, slot(7)));
+  shuffle.getShuffleResult().replaceAllUsesWith(result);
+  shuffle.getValid().replaceAllUsesWith(valid);
+  shuffle.erase();
+  return success();
+}
+
 /// Field of kiln_emulated_thread (abi.h) holding dimension `dim` of `kind`.
 enum StateField { kThreadId = 0, kBlockId = 3, kBlockDim = 6, kGridDim = 9 };
 
@@ -307,6 +347,12 @@ LogicalResult EmulateKernelsPass::emulate(gpu::GPUFuncOp kernel,
     if (failed(emulateMfma(mfma, state, mmaFn)))
       return failure();
   usesBarriers |= !mfmas.empty();
+  SmallVector<gpu::ShuffleOp> shuffles;
+  func.walk([&](gpu::ShuffleOp shuffle) { shuffles.push_back(shuffle); });
+  for (gpu::ShuffleOp shuffle : shuffles)
+    if (failed(emulateShuffle(shuffle, state, mmaFn)))
+      return failure();
+  usesBarriers |= !shuffles.empty();
 
   WalkResult walk = func.walk([&](Operation *op) -> WalkResult {
     b.setInsertionPoint(op);

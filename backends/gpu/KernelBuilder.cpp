@@ -142,3 +142,57 @@ Value gpu_kernels::asTensor(OpBuilder &b, Location loc, Value buffer) {
       b, loc, RankedTensorType::get(type.getShape(), type.getElementType()),
       buffer, /*restrict=*/true, /*writable=*/true);
 }
+
+gpu_kernels::MfmaOperand gpu_kernels::mfmaOperandFor(Type element,
+                                                     StringRef precision) {
+  if (element.isF16() || precision == "fp16")
+    return MfmaOperand::F16;
+  if (element.isBF16() || precision == "bf16")
+    return MfmaOperand::BF16;
+  return MfmaOperand::F32;
+}
+
+Value gpu_kernels::guardedLoadF32(OpBuilder &b, Location loc, Value memref,
+                                  ValueRange indices, Value inBounds) {
+  Type element = cast<MemRefType>(memref.getType()).getElementType();
+  Value value = guardedLoad(
+      b, loc, memref, indices, inBounds,
+      arith::ConstantOp::create(b, loc, b.getFloatAttr(element, 0.0)));
+  return element.isF32() ? value
+                         : arith::ExtFOp::create(b, loc, b.getF32Type(), value);
+}
+
+Type gpu_kernels::mfmaElementType(OpBuilder &b, MfmaOperand operand) {
+  switch (operand) {
+  case MfmaOperand::F16:
+    return b.getF16Type();
+  case MfmaOperand::BF16:
+    return b.getBF16Type();
+  case MfmaOperand::F32:
+    return b.getF32Type();
+  }
+  return b.getF32Type();
+}
+
+int64_t gpu_kernels::mfmaPerLane(MfmaOperand operand) {
+  return operand == MfmaOperand::F32 ? 1 : 4;
+}
+
+Value gpu_kernels::IndexMath::add(Value x, int64_t y) {
+  return y == 0 ? x : arith::AddIOp::create(b, loc, x, index(b, loc, y));
+}
+Value gpu_kernels::IndexMath::add(Value x, Value y) {
+  return arith::AddIOp::create(b, loc, x, y);
+}
+Value gpu_kernels::IndexMath::mul(Value x, int64_t y) {
+  return arith::MulIOp::create(b, loc, x, index(b, loc, y));
+}
+Value gpu_kernels::IndexMath::div(Value x, int64_t y) {
+  return arith::DivUIOp::create(b, loc, x, index(b, loc, y));
+}
+Value gpu_kernels::IndexMath::rem(Value x, int64_t y) {
+  return arith::RemUIOp::create(b, loc, x, index(b, loc, y));
+}
+Value gpu_kernels::IndexMath::both(Value p, Value q) {
+  return arith::AndIOp::create(b, loc, p, q);
+}

@@ -41,6 +41,10 @@ Value linearize(OpBuilder &b, Location loc, ValueRange indices,
 Value guardedLoad(OpBuilder &b, Location loc, Value memref, ValueRange indices,
                   Value inBounds, Value fallback);
 
+/// guardedLoad with a zero fallback, widened to f32 (f16, bf16 elements).
+Value guardedLoadF32(OpBuilder &b, Location loc, Value memref,
+                     ValueRange indices, Value inBounds);
+
 /// `a < b` on indices.
 Value lessThan(OpBuilder &b, Location loc, Value a, Value bound);
 
@@ -60,6 +64,34 @@ Value readOnlyBuffer(OpBuilder &b, Location loc, Value tensor);
 Value newBuffer(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
                 Type element);
 Value asTensor(OpBuilder &b, Location loc, Value buffer);
+
+/// The operand type of an AMD matrix-core kernel (MFMA with f32
+/// accumulation): 16x16x16 f16 or bf16, or 16x16x4 f32.
+enum class MfmaOperand { F16, BF16, F32 };
+
+/// The element type of `operand`.
+Type mfmaElementType(OpBuilder &b, MfmaOperand operand);
+
+/// Elements of an A or B fragment one lane holds per MFMA (K / 4): 1 for
+/// the f32 16x16x4, 4 for the 16x16x16.
+int64_t mfmaPerLane(MfmaOperand operand);
+
+/// Index arithmetic with constants, short to write in kernel builders.
+struct IndexMath {
+  OpBuilder &b;
+  Location loc;
+  Value add(Value x, int64_t y);
+  Value add(Value x, Value y);
+  Value mul(Value x, int64_t y);
+  Value div(Value x, int64_t y);
+  Value rem(Value x, int64_t y);
+  Value both(Value p, Value q);
+};
+
+/// The MFMA operand type for kernels at `precision` (fp32, tf32, bf16,
+/// fp16) whose inputs are `element`: f16/bf16 inputs keep their type, f32
+/// inputs take the precision's (tf32 computes as f32: CDNA has no tf32).
+MfmaOperand mfmaOperandFor(Type element, StringRef precision);
 
 } // namespace mlir::kiln::gpu_kernels
 

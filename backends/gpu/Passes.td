@@ -62,6 +62,14 @@ def AttentionKernels : Pass<"kiln-gpu-attention-kernels", "func::FuncOp"> {
     Memory stays linear in the sequence length. Other attention ops keep
     the generic lowering (logged under `KILN_LOGS=gpu`).
 
+    With `matrix-unit=mfma` (AMD, wave64; head sizes up to 128) both
+    products run on the matrix cores instead: 4 waves of 64 per 64 query
+    rows, 16 rows per wave, 32 keys of K and V staged in LDS per step and
+    walked 16 at a time: Sᵀ = K·Qᵀ and Oᵀ += Vᵀ·Pᵀ as `amdgpu.mfma`
+    (16x16x4 f32, or 16x16x16 at `precision` bf16/fp16), Q's fragments in
+    registers, each row's max from 4 registers and two `gpu.shuffle xor`
+    (lanes 16 and 32 apart).
+
     Before:
     ```mlir
     %o = kiln.attention %q, %k, %v {causal = true, scale = 0.125 : f64}
@@ -84,10 +92,20 @@ def AttentionKernels : Pass<"kiln-gpu-attention-kernels", "func::FuncOp"> {
     %o = bufferization.to_tensor %out restrict writable
     ```
   }];
+  let options = [
+    Option<"precision", "precision", "std::string", "\"fp32\"",
+           "Operand type of the MFMA kernel's products: fp32 and tf32 use "
+           "the f32 MFMA, bf16 and fp16 that 16x16x16 MFMA (f32 "
+           "accumulation); the SIMT kernel computes in f32">,
+    Option<"matrixUnit", "matrix-unit", "std::string", "\"none\"",
+           "none (the SIMT kernel) or mfma (AMD Instinct, wave64: "
+           "AttentionMfma.cpp)">,
+  ];
   let dependentDialects = ["gpu::GPUDialect", "arith::ArithDialect",
                            "bufferization::BufferizationDialect",
                            "math::MathDialect", "memref::MemRefDialect",
-                           "scf::SCFDialect"];
+                           "scf::SCFDialect", "vector::VectorDialect",
+                           "amdgpu::AMDGPUDialect"];
 }
 
 def NormalizationKernels

@@ -123,12 +123,9 @@ mlir::kiln::readCodeObjectResources(llvm::StringRef object,
           continue;
         KernelResources r;
         r.arch = arch.str();
-        // gfx90a and newer allocate AGPRs from the same file, after the
-        // arch VGPRs rounded to 4.
-        int64_t agprs = uintField(map, ".agpr_count");
-        r.registers =
-            agprs ? llvm::alignTo(uintField(map, ".vgpr_count"), 4) + agprs
-                  : uintField(map, ".vgpr_count");
+        // On gfx90a and newer the count covers the unified file: arch
+        // VGPRs and the AGPRs after them.
+        r.registers = uintField(map, ".vgpr_count");
         r.scalarRegisters = uintField(map, ".sgpr_count");
         r.sharedBytes = uintField(map, ".group_segment_fixed_size");
         r.localBytes = uintField(map, ".private_segment_fixed_size");

@@ -2,6 +2,8 @@
 #ifndef KILN_BACKENDS_HIP_PASSES_H
 #define KILN_BACKENDS_HIP_PASSES_H
 
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"

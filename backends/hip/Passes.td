@@ -51,7 +51,8 @@ def SerializeHip : Pass<"kiln-hip-serialize", "ModuleOp"> {
            "no limit">,
   ];
   let dependentDialects = ["gpu::GPUDialect", "ROCDL::ROCDLDialect",
-                           "LLVM::LLVMDialect"];
+                           "LLVM::LLVMDialect", "func::FuncDialect",
+                           "cf::ControlFlowDialect"];
 }
 
 #endif // KILN_BACKENDS_HIP_PASSES_TD

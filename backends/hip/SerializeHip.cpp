@@ -13,6 +13,8 @@
 #include "compiler/logging/Logging.h"
 
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/CompilationInterfaces.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/Pass/PassManager.h"
@@ -30,6 +32,73 @@ using namespace mlir;
 using namespace mlir::kiln;
 
 namespace {
+/// Device-side checks (cf.assert: run-time shape or value checks inside a
+/// kernel) as on CUDA: the message printed through the HIP runtime's
+/// printf, then a trap that fails the launch. ROCDL's own lowering would
+/// call the host's abort.
+void lowerAsserts(gpu::GPUModuleOp kernels) {
+  SmallVector<cf::AssertOp> asserts;
+  kernels.walk([&](cf::AssertOp op) { asserts.push_back(op); });
+  for (cf::AssertOp op : asserts) {
+    Location loc = op.getLoc();
+    Block *before = op->getBlock();
+    Block *after = before->splitBlock(std::next(op->getIterator()));
+    OpBuilder b(op->getContext());
+    Block *trap = b.createBlock(after);
+    std::string message;
+    for (char c : ("kiln: " + op.getMsg() + "\n").str())
+      message += c == '%' ? std::string("%%") : std::string(1, c);
+    gpu::PrintfOp::create(b, loc, b.getStringAttr(message), ValueRange{});
+    LLVM::Trap::create(b, loc);
+    LLVM::UnreachableOp::create(b, loc);
+    b.setInsertionPointToEnd(before);
+    cf::CondBranchOp::create(b, loc, op.getArg(), after, trap);
+    op.erase();
+  }
+}
+
+/// Math ops that ROCDL lowers to LLVM intrinsics the AMDGPU backend has no
+/// code for ("no libcall available for ftanh") become calls of ROCm's ocml
+/// (__ocml_tanh_f32), which the serializer links.
+void callOcml(gpu::GPUModuleOp kernels) {
+  static const llvm::StringMap<StringRef> kOcml = {
+      {"math.tan", "tan"},     {"math.tanh", "tanh"},   {"math.sinh", "sinh"},
+      {"math.cosh", "cosh"},   {"math.asin", "asin"},   {"math.acos", "acos"},
+      {"math.atan", "atan"},   {"math.atan2", "atan2"}, {"math.asinh", "asinh"},
+      {"math.acosh", "acosh"}, {"math.atanh", "atanh"},
+  };
+  SmallVector<Operation *> ops;
+  kernels.walk([&](Operation *op) {
+    if (kOcml.count(op->getName().getStringRef()) && op->getNumResults() == 1)
+      ops.push_back(op);
+  });
+  SymbolTable symbols(kernels);
+  for (Operation *op : ops) {
+    Type type = op->getResult(0).getType();
+    StringRef suffix = type.isF32()   ? "_f32"
+                       : type.isF64() ? "_f64"
+                       : type.isF16() ? "_f16"
+                                      : "";
+    if (suffix.empty())
+      continue; // vectors and bf16 are unrolled or widened before this
+    std::string name =
+        ("__ocml_" + kOcml.lookup(op->getName().getStringRef()) + suffix).str();
+    auto callee = symbols.lookup<func::FuncOp>(name);
+    if (!callee) {
+      OpBuilder b = OpBuilder::atBlockEnd(kernels.getBody());
+      callee = func::FuncOp::create(
+          b, op->getLoc(), name,
+          b.getFunctionType(op->getOperandTypes(), {type}));
+      callee.setPrivate();
+      symbols.insert(callee);
+    }
+    OpBuilder b(op);
+    op->replaceAllUsesWith(
+        func::CallOp::create(b, op->getLoc(), callee, op->getOperands()));
+    op->erase();
+  }
+}
+
 struct SerializeHipPass
     : public kiln::impl::SerializeHipBase<SerializeHipPass> {
   using Base::Base;
@@ -58,6 +127,8 @@ FailureOr<std::string> SerializeHipPass::build(gpu::GPUModuleOp kernels,
       DictionaryAttr::get(ctx, {NamedAttribute(StringAttr::get(ctx, "wave64"),
                                                UnitAttr::get(ctx))}));
   copy.setTargetsAttr(ArrayAttr::get(ctx, {target}));
+  lowerAsserts(copy);
+  callOcml(copy);
 
   OpPassManager lower(gpu::GPUModuleOp::getOperationName());
   ConvertAMDGPUToROCDLPassOptions amdgpu;
@@ -79,10 +150,21 @@ FailureOr<std::string> SerializeHipPass::build(gpu::GPUModuleOp kernels,
 
   SymbolTable *symbols = nullptr;
   auto getSymbols = [&]() -> SymbolTable * { return symbols; };
+  auto serializer = cast<gpu::TargetAttrInterface>(target);
+  // KILN_LOGS=output_code: the AMDGCN assembly, as CUDA prints its PTX.
+  if (logs::artifactEnabled("output_code")) {
+    gpu::TargetOptions assembly(toolkit.root, {}, "", "",
+                                gpu::CompilationTarget::Assembly, getSymbols);
+    if (std::optional<SmallVector<char, 0>> isa =
+            serializer.serializeToObject(copy, assembly))
+      logs::artifactStream("output_code")
+          << "// AMDGCN for " << arch << "\n"
+          << StringRef(isa->data(), isa->size()) << "\n";
+  }
   gpu::TargetOptions options(toolkit.root, {}, "", "",
                              gpu::CompilationTarget::Binary, getSymbols);
   std::optional<SmallVector<char, 0>> object =
-      cast<gpu::TargetAttrInterface>(target).serializeToObject(copy, options);
+      serializer.serializeToObject(copy, options);
   if (!object) {
     kernels.emitError("kiln-hip-serialize: building the code object for ")
         << arch << " failed";

@@ -4,8 +4,8 @@
 
 #include "backends/cpu/CpuPipeline.h"
 #include "backends/cuda/CudaPipeline.h"
-#include "backends/hip/HipPipeline.h"
 #include "backends/gpu/Passes.h"
+#include "backends/hip/HipPipeline.h"
 #include "passes/fusion/Passes.h"
 #include "passes/graph/Passes.h"
 #include "passes/lowering/Passes.h"
@@ -56,7 +56,13 @@ void mlir::kiln::buildLoweringPipeline(OpPassManager &pm,
   // GPU targets write fused attention as one flash kernel of their own,
   // and normalization rows as block reductions.
   if (options.target.isGpu() && options.optLevel > 0) {
-    pm.addNestedPass<func::FuncOp>(createAttentionKernels());
+    // AMD matrix cores take attention's products too (AttentionMfma.cpp).
+    AttentionKernelsOptions attention;
+    const GpuTarget &gpu = options.target.gpu;
+    attention.matrixUnit =
+        gpu.isAmd() && gpu.hasTensorCores() ? "mfma" : "none";
+    attention.precision = stringifyGpuPrecision(gpu.precision).str();
+    pm.addNestedPass<func::FuncOp>(createAttentionKernels(attention));
     pm.addNestedPass<func::FuncOp>(createNormalizationKernels());
   }
   pm.addPass(createLowerToLinalg());

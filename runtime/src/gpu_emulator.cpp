@@ -235,16 +235,23 @@ private:
     // uc_link returns to main_.
   }
 
-  // A warp's mma.sync: every lane leaves its fragments, the block meets,
-  // each lane computes its own D from its warp's fragments, and the block
-  // meets again before the exchange is reused.
+  // A warp's mma.sync (or MFMA, or shuffle): every lane leaves its
+  // fragments, the block meets, each lane computes its own D from its
+  // warp's fragments, and the block meets again before the exchange is
+  // reused.
   static void mma(kiln_emulated_thread *thread, uint32_t kind,
                   uint32_t *slots) {
     auto *self = static_cast<BlockScheduler *>(thread->scheduler);
     size_t me = self->current_ - self->fibers_.data();
     std::copy(slots, slots + kMmaSlots, self->exchange_[me].begin());
     barrier(thread);
-    if (kind >= KILN_EMULATED_MFMA_F32_16X16X4)
+    if (kind == KILN_EMULATED_SHUFFLE_XOR) {
+      size_t width = slots[2] ? slots[2] : 1, group = me - me % width;
+      size_t from = (me % width) ^ slots[1];
+      bool valid = from < width && group + from < self->exchange_.size();
+      slots[6] = valid ? self->exchange_[group + from][0] : slots[0];
+      slots[7] = valid;
+    } else if (kind >= KILN_EMULATED_MFMA_F32_16X16X4)
       computeMfma(kind, &self->exchange_[me - me % 64], me % 64, slots);
     else
       computeMma(kind, &self->exchange_[me - me % 32], me % 32, slots);

@@ -13,6 +13,7 @@ set(KILN_ATTENTION_MODELS
   "bhsd_div\;fused" "bhsd_mul\;fused" "bhsd_additive_mask\;fused"
   "bshd_hf\;fused" "causal_where\;fused" "bmm_3d\;fused"
   "mha_folded\;fused" "sdpa_causal_folded\;fused" "sdpa_mask\;fused"
+  "bhsd_head128\;fused"
   "negative_softmax_axis\;unfused" "mha\;fused" "sdpa_causal\;fused")
 
 foreach(entry ${KILN_ATTENTION_MODELS})

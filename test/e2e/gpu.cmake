@@ -1,19 +1,29 @@
 # GPU code generation checked without a GPU (docs/gpu.md). Every model is
-# compiled for CUDA sm_80 and sm_90a (ptxas assembles every kernel; that
-# artifact is not run), and the same kernels compiled for this CPU
-# (--gpu-emulate) run in the runtime's GPU emulator against the reference
-# outputs. Included from test/e2e/CMakeLists.txt.
+# compiled for CUDA sm_80 and sm_90a (ptxas assembles every kernel) and for
+# HIP gfx90a and gfx942 (code objects; these artifacts are not run), and the
+# same kernels compiled for this CPU (--gpu-emulate) run in the runtime's GPU
+# emulator against the reference outputs. Included from
+# test/e2e/CMakeLists.txt; the HIP-specific tests are in hip.cmake.
 
 find_program(KILN_PTXAS ptxas PATHS $ENV{CUDA_ROOT}/bin /usr/local/cuda/bin)
 set(KILN_GPU_EMULATE "KILN_COMPILE_FLAGS=--target=cuda --gpu-emulate")
+set(assemble)
 if(KILN_PTXAS)
-  set(KILN_GPU_ASSEMBLE
-      "KILN_ASSEMBLE_FLAGS=--target=cuda --gpu-arch=sm_80,sm_90a")
+  list(APPEND assemble "--target=cuda --gpu-arch=sm_80,sm_90a")
 else()
   message(WARNING "ptxas not found (CUDA toolkit): the GPU tests only "
                   "emulate, nothing is assembled for sm_80/sm_90a")
-  set(KILN_GPU_ASSEMBLE "KILN_ASSEMBLE_FLAGS=")
 endif()
+# HIP code objects need ROCm's device libraries (rocm-device-libs).
+set(KILN_HIP_BUILDS OFF)
+if(EXISTS ${KILN_ROCM_DEVICE_LIBS}/ocml.bc)
+  set(KILN_HIP_BUILDS ON)
+  list(APPEND assemble "--target=hip --gpu-arch=gfx90a,gfx942")
+else()
+  message(WARNING "no ROCm device libraries: nothing is built for HIP")
+endif()
+list(JOIN assemble "|" assemble)
+set(KILN_GPU_ASSEMBLE "KILN_ASSEMBLE_FLAGS=${assemble}")
 
 # Both expected-failure lists apply on the GPU.
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
@@ -128,7 +138,7 @@ endforeach()
 # relative L2 error, and assembled without spills.
 foreach(type float16 bfloat16)
   set(work ${CMAKE_CURRENT_BINARY_DIR}/work/gpu/half_matmul_${type})
-  set(export "python3 '${CMAKE_CURRENT_SOURCE_DIR}/models/export_half_matmul.py' ${type} '${work}/onnx' || exit $?")
+  set(export "python3 '${CMAKE_CURRENT_SOURCE_DIR}/models/export_half_models.py' ${type} '${work}/onnx' || exit $?")
   add_test(NAME gpu.models.half_matmul_${type}
     COMMAND bash -c "${export}; KILN_REL_L2=1e-2 KILN_COMPILE_FLAGS='--target=cuda --gpu-emulate' '${CMAKE_CURRENT_SOURCE_DIR}/run_example.sh' '$<TARGET_FILE:kiln>' '${work}/onnx' '${work}/emulated'")
   add_test(NAME gpu.models.half_matmul_${type}.assemble

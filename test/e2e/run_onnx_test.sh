@@ -10,7 +10,8 @@
 # to `kiln compile`, and KILN_RUN (e.g. "qemu-aarch64 -L ... kiln-run")
 # replaces `kiln run`. KILN_ASSEMBLE_FLAGS (e.g. --target=cuda) compiles the
 # model once more with those flags, for code that cannot run here but must
-# build (CUDA kernels through ptxas); that artifact is not run.
+# build (CUDA kernels through ptxas, HIP code objects); that artifact is not
+# run. Several flag sets are separated by '|'.
 set -u
 kiln=$1 dir=$2 work=$3 xfail_file=$4 id=$5
 rtol=${6:-1e-3} atol=${7:-1e-7}
@@ -43,7 +44,12 @@ run() {
     "$kiln" compile "$dir/model.onnx" -o "$work/model.so" ${KILN_COMPILE_FLAGS:-} $shapes || return 1
   fi
   if [ -n "${KILN_ASSEMBLE_FLAGS:-}" ]; then
-    "$kiln" compile "$dir/model.onnx" -o "$work/model-device.so" $KILN_ASSEMBLE_FLAGS ${shapes:-} || return 1
+    local flags i=0
+    IFS='|' read -ra flags <<<"$KILN_ASSEMBLE_FLAGS"
+    for set_flags in "${flags[@]}"; do
+      i=$((i + 1))
+      "$kiln" compile "$dir/model.onnx" -o "$work/model-device$i.so" $set_flags ${shapes:-} || return 1
+    done
   fi
   local found=0
   for set in "$dir"/test_data_set_*; do

@@ -149,7 +149,7 @@ typedef enum kiln_gpu_platform {
 /* What the device assembler reported for a kernel on one architecture. */
 typedef struct kiln_gpu_kernel_resources {
   const char *arch;      /* "sm_90a", "gfx942" */
-  uint32_t registers;    /* per thread (AMD: VGPRs + AGPRs) */
+  uint32_t registers;    /* per thread (AMD: VGPRs, AGPRs included) */
   uint32_t shared_bytes; /* static shared memory (AMD: LDS) */
   uint32_t local_bytes;  /* stack frame per thread (AMD: scratch) */
   uint32_t spill_bytes;  /* spill stores + loads (AMD: 4 per spilled VGPR) */
@@ -184,6 +184,11 @@ typedef struct kiln_emulated_thread {
 #define KILN_EMULATED_MFMA_F32_16X16X4 3
 #define KILN_EMULATED_MFMA_F16_16X16X16 4
 #define KILN_EMULATED_MFMA_BF16_16X16X16 5
+/* gpu.shuffle xor, collective over the block like the MMAs: slots[0] the
+ * lane's 32-bit value, [1] the xor offset, [2] the width (lanes of a
+ * group); on return [6] the value of lane (lane ^ offset) of the group and
+ * [7] 1 if that lane is in the group (else [6] is the lane's own value). */
+#define KILN_EMULATED_SHUFFLE_XOR 6
 
 /* A kernel compiled for the host: args[i] points to parameter i's slot. */
 typedef void (*kiln_emulated_kernel_fn)(void *const *args,

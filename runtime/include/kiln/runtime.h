@@ -87,8 +87,9 @@ typedef struct kiln_session kiln_session;
 typedef struct kiln_session_options {
   uint32_t num_threads; /* 0: one per available core */
   /* GPU artifacts: launch the kernels one by one on every run instead of
-   * capturing them into a CUDA graph on the first run and replaying it
-   * (the environment variable KILN_GPU_GRAPHS=0 does the same). */
+   * capturing them into a CUDA or HIP graph on the first run and
+   * replaying it (the environment variable KILN_GPU_GRAPHS=0 does the
+   * same). */
   uint32_t disable_gpu_graphs;
 } kiln_session_options;
 
@@ -112,18 +113,21 @@ kiln_status kiln_session_run(kiln_session *session,
                              const kiln_named_tensor *inputs, size_t num_inputs,
                              kiln_tensor **outputs, size_t num_outputs);
 
-/* ---- GPU artifacts (--target=cuda): the device is chosen at load
- * (KILN_CUDA_DEVICE, default 0), the weights uploaded once per model; each
- * session owns a stream and a device arena. kiln_session_run copies host
- * inputs in and outputs out. ---- */
+/* ---- GPU artifacts (--target=cuda, --target=hip): the device is chosen
+ * at load (KILN_CUDA_DEVICE or KILN_HIP_DEVICE, default 0), the weights
+ * uploaded once per model; each session owns a stream and a device arena.
+ * kiln_session_run copies host inputs in and outputs out. Every call runs
+ * on the model's device and restores the calling thread's current CUDA
+ * context or HIP device. ---- */
 
-/* "NVIDIA H100 80GB HBM3 (sm_90)", "kiln GPU emulator"; NULL for CPU
- * artifacts. */
+/* "NVIDIA H100 80GB HBM3 (sm_90)", "AMD Instinct MI300X", "kiln GPU
+ * emulator"; NULL for CPU artifacts. */
 const char *kiln_model_device_name(const kiln_model *model);
 
-/* Runs with inputs and outputs already in device memory: device_inputs[i]
- * and device_outputs[i] in descriptor order, each of its tensor's full
- * dense size. Returns when the outputs are written. GPU artifacts only. */
+/* Runs with inputs and outputs already in device memory (CUdeviceptr or
+ * HIP device pointers on the model's device): device_inputs[i] and
+ * device_outputs[i] in descriptor order, each of its tensor's full dense
+ * size. Returns when the outputs are written. GPU artifacts only. */
 kiln_status kiln_session_run_device(kiln_session *session,
                                     const void *const *device_inputs,
                                     size_t num_inputs,

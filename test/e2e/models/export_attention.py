@@ -132,6 +132,10 @@ MODELS = {
     "sdpa_mask": (True, lambda: Sdpa(False), ["q", "k", "v", "mask"],
                   lambda: [randn(1, 2, 40, 16) for _ in range(3)]
                   + [randn(1, 1, 40, 40)]),
+    # Head 128: the AMD MFMA flash kernel's largest (the SIMT kernel stops
+    # at 64 and lowers it generically).
+    "bhsd_head128": (True, lambda: Explicit("div"), ["q", "k", "v"],
+                     lambda: [randn(1, 2, 70, 128) for _ in range(3)]),
     "negative_softmax_axis": (False, lambda: Explicit("div", axis=-2),
                               ["q", "k", "v"],
                               lambda: [randn(1, 2, 24, 16) for _ in range(3)]),

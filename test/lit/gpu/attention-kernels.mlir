@@ -49,3 +49,15 @@ func.func @wide(%q: tensor<1x1x8x128xf32>, %k: tensor<1x1x8x128xf32>, %v: tensor
   %o = kiln.attention %q, %k, %v {causal = false, scale = 0.088 : f64} : (tensor<1x1x8x128xf32>, tensor<1x1x8x128xf32>, tensor<1x1x8x128xf32>) -> tensor<1x1x8x128xf32>
   return %o : tensor<1x1x8x128xf32>
 }
+
+// -----
+
+// The SIMT kernel computes in f32 only: an f16 attention keeps the generic
+// lowering (the MFMA kernel takes it on AMD).
+// CHECK-LABEL: func.func @half(
+// CHECK-NOT:     gpu.launch
+// CHECK:         kiln.attention
+func.func @half(%q: tensor<2x20x32xf16>, %k: tensor<2x20x32xf16>, %v: tensor<2x20x32xf16>) -> tensor<2x20x32xf16> {
+  %o = kiln.attention %q, %k, %v {causal = false, scale = 1.767767e-01 : f64} : (tensor<2x20x32xf16>, tensor<2x20x32xf16>, tensor<2x20x32xf16>) -> tensor<2x20x32xf16>
+  return %o : tensor<2x20x32xf16>
+}
