@@ -8,6 +8,7 @@
 
 #include "compiler/driver/Compile.h"
 #include "compiler/driver/Autotune.h"
+#include "compiler/driver/ModelInput.h"
 
 #include "backends/common/Artifact.h"
 #include "backends/common/KernelTable.h"
@@ -15,6 +16,7 @@
 #include "compiler/driver/Flops.h"
 #include "compiler/driver/InitAll.h"
 #include "compiler/driver/Pipeline.h"
+#include "compiler/driver/Progress.h"
 #include "compiler/import/onnx/OnnxImporter.h"
 #include "compiler/logging/Logging.h"
 #include "compiler/logging/Report.h"
@@ -246,11 +248,12 @@ int mlir::kiln::compileModel(const CompileOptions &options) {
                  << pipeline.target.host.cpu << ", -O" << options.optLevel
                  << ")\n";
 
-  onnx_import::ImportOptions importOptions;
-  importOptions.inputShapes = options.inputShapes;
-  auto imported =
-      onnx_import::importOnnxFile(context, options.inputPath, importOptions);
+  // `kiln inspect` (analyzeOnly) and -v print their own lines.
+  Progress progress(!options.verbose && !options.analyzeOnly);
+  progress.show("importing " + options.inputPath);
+  auto imported = loadModel(context, options.inputPath, options.inputShapes);
   if (!imported) {
+    Progress::clear();
     llvm::errs() << "error: " << llvm::toString(imported.takeError()) << "\n";
     return 1;
   }
@@ -297,12 +300,24 @@ int mlir::kiln::compileModel(const CompileOptions &options) {
   for (const Stage &stage : stages) {
     PassManager pm(&context);
     stage.build(pm, pipeline);
+    if (progress.enabled()) {
+      std::string what = stage.build == buildGraphPipeline ? "graph passes"
+                         : stage.build == buildLoweringPipeline
+                             ? "lowering"
+                             : "code generation, " +
+                                   std::to_string(report::kernels().size()) +
+                                   " kernels";
+      progress.show(what);
+      pm.addInstrumentation(
+          std::make_unique<ProgressInstrumentation>(progress, what));
+    }
     if (dumping)
       pm.enableIRPrinting(std::make_unique<NumberedDumpConfig>(
           options.dumpIrAfter, options.dumpDir, dumpCounter));
     if (options.timePasses)
       pm.enableTiming();
     if (failed(pm.run(*module))) {
+      Progress::clear();
       if (!diagnostics.sawError())
         llvm::errs() << "error: the " << stage.name << " stage failed\n";
       return 1;
@@ -342,8 +357,10 @@ int mlir::kiln::compileModel(const CompileOptions &options) {
       module->print(os, dumpFlags());
   }
 
+  progress.show("writing " + options.outputPath + " (object code, link)");
   if (failed(writeArtifact(*module, *spec, pipeline.target, options.optLevel,
                            options.outputPath, error))) {
+    Progress::clear();
     llvm::errs() << "error: " << error << "\n";
     return 1;
   }
@@ -369,16 +386,17 @@ int mlir::kiln::importModel(const CompileOptions &options) {
   registerAllDialects(registry);
   MLIRContext context(registry);
   NodeDiagnosticHandler diagnostics(&context);
-  onnx_import::ImportOptions importOptions;
-  importOptions.inputShapes = options.inputShapes;
-  auto imported =
-      onnx_import::importOnnxFile(context, options.inputPath, importOptions);
+  auto imported = loadModel(context, options.inputPath, options.inputShapes);
   if (!imported) {
     llvm::errs() << "error: " << llvm::toString(imported.takeError()) << "\n";
     return 1;
   }
+  // With locations: the ONNX node names stay on the ops, so kiln IR
+  // compiled later names the same nodes in its errors, logs and reports.
+  OpPrintingFlags flags;
+  flags.enableDebugInfo(/*enable=*/true, /*prettyForm=*/false);
   if (options.outputPath.empty() || options.outputPath == "-") {
-    (*imported)->print(llvm::outs());
+    (*imported)->print(llvm::outs(), flags);
     return 0;
   }
   std::error_code ec;
@@ -388,6 +406,6 @@ int mlir::kiln::importModel(const CompileOptions &options) {
                  << "': " << ec.message() << "\n";
     return 1;
   }
-  (*imported)->print(os);
+  (*imported)->print(os, flags);
   return 0;
 }

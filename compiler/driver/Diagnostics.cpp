@@ -1,6 +1,7 @@
 //===- Diagnostics.cpp - User-facing error text ---------------------------===//
 
 #include "compiler/driver/Diagnostics.h"
+#include "compiler/driver/Progress.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/Support/raw_ostream.h"
@@ -42,6 +43,7 @@ mlir::kiln::NodeDiagnosticHandler::NodeDiagnosticHandler(MLIRContext *ctx)
       break;
     }
     std::string where = describeLocation(diag.getLocation());
+    Progress::clear();
     llvm::errs() << severity << ": " << diag.str();
     if (!where.empty())
       llvm::errs() << " at " << where;

@@ -3,8 +3,8 @@
 
 #include "backends/cpu/Passes.h"
 #include "backends/cuda/CudaPipeline.h"
-#include "backends/hip/HipPipeline.h"
 #include "backends/gpu/GpuPipeline.h"
+#include "backends/hip/HipPipeline.h"
 #include "dialects/kiln/KilnDialect.h"
 #include "passes/fusion/Passes.h"
 #include "passes/graph/Passes.h"

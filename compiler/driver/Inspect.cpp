@@ -3,10 +3,16 @@
 #include "compiler/driver/Inspect.h"
 
 #include "compiler/driver/Compile.h"
+#include "compiler/driver/Diagnostics.h"
+#include "compiler/driver/InitAll.h"
+#include "compiler/driver/ModelInput.h"
 #include "compiler/import/onnx/OnnxImporter.h"
 #include "compiler/logging/Report.h"
 #include "kiln/runtime.h"
 #include "onnx/onnx.pb.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/MLIRContext.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Object/ObjectFile.h"
@@ -112,6 +118,54 @@ int inspectOnnx(const std::string &path) {
     fmt::print("unsupported ops: {}\n", fmt::join(missing, ", "));
     return 0;
   }
+  return printOptimizations(path);
+}
+
+/// Kiln IR: its entry's inputs and outputs, the histogram of its ops, and
+/// what -O2 does with it.
+int inspectMlir(const std::string &path) {
+  mlir::DialectRegistry registry;
+  registerAllDialects(registry);
+  mlir::MLIRContext context(registry);
+  NodeDiagnosticHandler diagnostics(&context);
+  auto module = loadModel(context, path, {});
+  if (!module) {
+    fmt::print(stderr, "error: {}\n", llvm::toString(module.takeError()));
+    return 1;
+  }
+  auto entry = (**module).lookupSymbol<mlir::func::FuncOp>("main");
+  fmt::print("model:     {}\n", path);
+  fmt::print("format:    kiln IR\n");
+  auto typeText = [](mlir::Type type) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    type.print(os);
+    return text;
+  };
+  auto nameOf = [](mlir::DictionaryAttr attrs, unsigned i) {
+    auto name = attrs ? attrs.getAs<mlir::StringAttr>("kiln.name") : nullptr;
+    return name ? name.str() : "#" + std::to_string(i);
+  };
+  fmt::print("inputs:\n");
+  for (unsigned i = 0; i < entry.getNumArguments(); ++i)
+    fmt::print("  {:<24} {}\n", nameOf(entry.getArgAttrDict(i), i),
+               typeText(entry.getArgumentTypes()[i]));
+  fmt::print("outputs:\n");
+  for (unsigned i = 0; i < entry.getNumResults(); ++i)
+    fmt::print("  {:<24} {}\n", nameOf(entry.getResultAttrDict(i), i),
+               typeText(entry.getResultTypes()[i]));
+  std::map<std::string, int> histogram;
+  entry.walk([&](mlir::Operation *op) {
+    if (op != entry.getOperation())
+      histogram[op->getName().getStringRef().str()]++;
+  });
+  std::vector<std::pair<std::string, int>> ops(histogram.begin(),
+                                               histogram.end());
+  std::stable_sort(ops.begin(), ops.end(),
+                   [](auto &a, auto &b) { return a.second > b.second; });
+  fmt::print("ops:\n");
+  for (const auto &[op, count] : ops)
+    fmt::print("  {:<24} {:>5}\n", op, count);
   return printOptimizations(path);
 }
 
@@ -225,7 +279,18 @@ int inspectArtifact(const std::string &path) {
 } // namespace
 
 int mlir::kiln::inspectFile(const std::string &path) {
-  if (llvm::StringRef(path).ends_with(".so"))
+  llvm::Expected<ModelFormat> format = detectModelFormat(path);
+  if (!format) {
+    fmt::print(stderr, "error: {}\n", llvm::toString(format.takeError()));
+    return 1;
+  }
+  switch (*format) {
+  case ModelFormat::Artifact:
     return inspectArtifact(path);
+  case ModelFormat::Mlir:
+    return inspectMlir(path);
+  case ModelFormat::Onnx:
+    break;
+  }
   return inspectOnnx(path);
 }

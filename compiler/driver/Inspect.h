@@ -1,4 +1,5 @@
-//===- Inspect.h - `kiln inspect`: summarize a model or artifact -*- C++ -*-===//
+//===- Inspect.h - `kiln inspect`: summarize a model or artifact -*- C++
+//-*-===//
 #ifndef KILN_COMPILER_DRIVER_INSPECT_H
 #define KILN_COMPILER_DRIVER_INSPECT_H
 

@@ -145,7 +145,11 @@ int bench(const RunnerOptions &options) {
 } // namespace
 } // namespace kiln::runner
 
-int kilnBenchMain(int argc, char **argv) {
+int kilnBenchMain(int argc, char **argv, const KilnModelPreparer &prepare) {
   return kiln::runner::commandMain(kiln::runner::Command::Bench, argc, argv,
-                                   kiln::runner::bench);
+                                   kiln::runner::bench, prepare);
+}
+
+int kilnBenchMain(int argc, char **argv) {
+  return kilnBenchMain(argc, argv, nullptr);
 }

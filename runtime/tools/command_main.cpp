@@ -7,7 +7,8 @@
 namespace kiln::runner {
 
 int commandMain(Command command, int argc, char **argv,
-                const std::function<int(const RunnerOptions &)> &body) {
+                const std::function<int(const RunnerOptions &)> &body,
+                const KilnModelPreparer &prepare) {
   std::string program = argc > 0 && argv[0] ? argv[0] : "kiln-run";
   RunnerOptions options;
   try {
@@ -20,6 +21,12 @@ int commandMain(Command command, int argc, char **argv,
   if (options.help) {
     std::fputs(usageText(command, program).c_str(), stdout);
     return 0;
+  }
+  if (prepare) {
+    std::optional<std::string> artifact = prepare(options.model);
+    if (!artifact)
+      return 1;
+    options.model = *artifact;
   }
   try {
     return body(options);

@@ -87,7 +87,11 @@ int run(const RunnerOptions &options) {
 } // namespace
 } // namespace kiln::runner
 
-int kilnRunMain(int argc, char **argv) {
+int kilnRunMain(int argc, char **argv, const KilnModelPreparer &prepare) {
   return kiln::runner::commandMain(kiln::runner::Command::Run, argc, argv,
-                                   kiln::runner::run);
+                                   kiln::runner::run, prepare);
+}
+
+int kilnRunMain(int argc, char **argv) {
+  return kilnRunMain(argc, argv, nullptr);
 }

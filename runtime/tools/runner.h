@@ -8,7 +8,19 @@
 #ifndef KILN_TOOLS_RUNNER_H
 #define KILN_TOOLS_RUNNER_H
 
+#include <functional>
+#include <optional>
+#include <string>
+
+// `kiln run` and `kiln bench` also take model files: `prepare` turns the
+// model argument into the artifact to load (compiling a model to a
+// temporary artifact), or returns nullopt after printing why it cannot.
+using KilnModelPreparer =
+    std::function<std::optional<std::string>(const std::string &model)>;
+
 int kilnRunMain(int argc, char **argv);
 int kilnBenchMain(int argc, char **argv);
+int kilnRunMain(int argc, char **argv, const KilnModelPreparer &prepare);
+int kilnBenchMain(int argc, char **argv, const KilnModelPreparer &prepare);
 
 #endif // KILN_TOOLS_RUNNER_H

@@ -1,8 +1,16 @@
+// Command-line options of the run and bench commands: one table declares
+// each option (spelling, value, group, the commands that take it, its help,
+// what it sets); the parser and the --help text both come from it. The
+// runner has no LLVM (it is also the runtime-only kiln-run), so this is its
+// own small layer rather than llvm::cl.
 #include "runner_options.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <fstream>
+#include <functional>
 
 namespace kiln::runner {
 namespace {
@@ -28,51 +36,199 @@ double parseTolerance(const std::string &flag, const std::string &value) {
   return number;
 }
 
+enum Takers { kRun = 1, kBench = 2, kBoth = 3 };
+
+struct OptionSpec {
+  const char *flag;
+  const char *value; // "" for a switch
+  const char *group; // the help section
+  int commands;      // Takers
+  const char *help;  // lines separated by '\n'
+  std::function<void(RunnerOptions &, const std::string &flag,
+                     const std::string &value)>
+      apply;
+};
+
+const std::vector<OptionSpec> &optionTable() {
+  static const std::vector<OptionSpec> table = {
+      {"--input", "NAME=FILE", "Inputs", kBoth,
+       "use FILE (.npy or .pb) for input NAME;\n"
+       "--input FILE: for the next input in model order",
+       [](RunnerOptions &o, const std::string &, const std::string &v) {
+         o.inputs.push_back({v});
+       }},
+      {"--random-inputs", "", "Inputs", kBoth,
+       "random values for inputs not given (bench: always):\n"
+       "floats in [-1,1), integers in [0,10), random bools",
+       [](RunnerOptions &o, const std::string &, const std::string &) {
+         o.randomInputs = true;
+       }},
+      {"--seed", "N", "Inputs", kBoth, "random seed (default 0)",
+       [](RunnerOptions &o, const std::string &f, const std::string &v) {
+         o.seed = parseUnsigned(f, v, UINT64_MAX);
+       }},
+      {"--output-dir", "DIR", "Outputs", kRun,
+       "write each output to DIR/<name>.npy",
+       [](RunnerOptions &o, const std::string &, const std::string &v) {
+         if (v.empty())
+           throw UsageError("--output-dir needs a directory");
+         o.outputDir = v;
+       }},
+      {"--expect", "NAME=FILE", "Outputs", kRun,
+       "compare output NAME with FILE;\n"
+       "--expect FILE: the next output in model order",
+       [](RunnerOptions &o, const std::string &, const std::string &v) {
+         o.expects.push_back({v});
+       }},
+      {"--rtol", "X", "Outputs", kRun,
+       "pass if |actual - expected| <= atol + rtol * |expected|\n"
+       "(defaults: rtol 1e-3, atol 1e-7)",
+       [](RunnerOptions &o, const std::string &f, const std::string &v) {
+         o.rtol = parseTolerance(f, v);
+       }},
+      {"--atol", "Y", "Outputs", kRun, "the absolute tolerance of --rtol",
+       [](RunnerOptions &o, const std::string &f, const std::string &v) {
+         o.atol = parseTolerance(f, v);
+       }},
+      {"--rel-l2", "X", "Outputs", kRun,
+       "pass if ||actual - expected|| <= X * ||expected||\n"
+       "(L2 norms) instead, for tf32/bf16/fp16 math",
+       [](RunnerOptions &o, const std::string &f, const std::string &v) {
+         o.relL2 = parseTolerance(f, v);
+       }},
+      {"--threads", "N", "Execution", kBoth,
+       "worker threads (default: all cores)",
+       [](RunnerOptions &o, const std::string &f, const std::string &v) {
+         o.threads = static_cast<uint32_t>(parseUnsigned(f, v, 1024));
+       }},
+      {"--repeat", "N", "Execution", kBench, "timed runs (default 50)",
+       [](RunnerOptions &o, const std::string &f, const std::string &v) {
+         o.repeat = static_cast<int>(parseUnsigned(f, v, 1000000));
+         if (o.repeat == 0)
+           throw UsageError("--repeat must be at least 1");
+       }},
+      {"--warmup", "N", "Execution", kBench, "untimed runs first (default 5)",
+       [](RunnerOptions &o, const std::string &f, const std::string &v) {
+         o.warmup = static_cast<int>(parseUnsigned(f, v, 1000000));
+       }},
+      {"--help", "", "General", kBoth, "show this text",
+       [](RunnerOptions &o, const std::string &, const std::string &) {
+         o.help = true;
+       }},
+  };
+  return table;
+}
+
+int takerOf(Command command) {
+  return command == Command::Bench ? kBench : kRun;
+}
+
+/// Edit distance, for suggesting the nearest spelling.
+size_t distance(const std::string &a, const std::string &b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j)
+    row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1,
+                         diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+[[noreturn]] void unknownOption(Command command, const std::string &flag) {
+  const OptionSpec *nearest = nullptr;
+  size_t best = 3; // at most 2 edits away
+  for (const OptionSpec &spec : optionTable())
+    if (spec.commands & takerOf(command))
+      if (size_t d = distance(flag, spec.flag); d < best) {
+        best = d;
+        nearest = &spec;
+      }
+  std::string message = "unknown option '" + flag + "'";
+  if (nearest)
+    message += "; did you mean '" + std::string(nearest->flag) + "'?";
+  throw UsageError(message);
+}
+
+/// argv with each @FILE replaced by FILE's whitespace-separated words
+/// (response files, as LLVM's tools and GCC read them; nested ones too).
+std::vector<std::string> expandResponseFiles(int argc, char **argv) {
+  std::vector<std::string> args;
+  std::function<void(const std::string &, int)> add =
+      [&](const std::string &arg, int depth) {
+        if (arg.size() < 2 || arg[0] != '@') {
+          args.push_back(arg);
+          return;
+        }
+        std::ifstream file(arg.substr(1));
+        if (!file)
+          throw UsageError("cannot read the response file '" + arg.substr(1) +
+                           "'");
+        if (depth > 8)
+          throw UsageError("response files nest too deeply at '" + arg + "'");
+        std::string word;
+        while (file >> word)
+          add(word, depth + 1);
+      };
+  for (int i = 1; i < argc; ++i)
+    add(argv[i], 0);
+  return args;
+}
+
 } // namespace
 
 std::string usageText(Command command, const std::string &program) {
-  if (command == Command::Bench)
-    return "usage: " + program +
-           " MODEL.so [options]\n"
-           "Measures the latency of a Kiln artifact on random inputs.\n"
-           "  --threads N         worker threads (default: all cores)\n"
-           "  --repeat N          timed runs (default 50)\n"
-           "  --warmup N          untimed runs first (default 5)\n"
-           "  --input NAME=FILE   use FILE (.npy or .pb) for input NAME;\n"
-           "  --input FILE        or for the next input in model order\n"
-           "  --random-inputs     random values for inputs not given "
-           "(implied)\n"
-           "  --seed N            random seed (default 0)\n"
-           "  --help              show this text\n";
-  return "usage: " + program +
-         " MODEL.so [options]\n"
-         "Runs a Kiln artifact once and prints a summary of each output.\n"
-         "  --input NAME=FILE   use FILE (.npy or .pb) for input NAME;\n"
-         "  --input FILE        or for the next input in model order\n"
-         "  --random-inputs     random values for inputs not given: floats in\n"
-         "                      [-1,1), integers in [0,10), random bools\n"
-         "  --seed N            random seed (default 0)\n"
-         "  --output-dir DIR    write each output to DIR/<name>.npy\n"
-         "  --expect NAME=FILE  compare output NAME with FILE;\n"
-         "  --expect FILE       or the next output in model order\n"
-         "  --rtol X --atol Y   pass if |actual - expected| <= atol + rtol * "
-         "|expected|\n"
-         "                      (defaults 1e-3 and 1e-7)\n"
-         "  --rel-l2 X          pass if ||actual - expected|| <= X * "
-         "||expected||\n"
-         "                      (L2 norms) instead, for tf32/bf16/fp16 math\n"
-         "  --threads N         worker threads (default: all cores)\n"
-         "  --help              show this text\n"
-         "Exit code: 0 success, 1 error or --expect mismatch, 2 usage error.\n";
+  bool bench = command == Command::Bench;
+  std::string text = "usage: " + program + " MODEL.so [options]\n";
+  text += bench ? "Measures the latency of a Kiln artifact on random inputs "
+                  "(or the given ones).\n"
+                : "Runs a Kiln artifact once and prints a summary of each "
+                  "output.\n";
+  std::vector<std::string> groups;
+  for (const OptionSpec &spec : optionTable())
+    if ((spec.commands & takerOf(command)) &&
+        std::find(groups.begin(), groups.end(), spec.group) == groups.end())
+      groups.push_back(spec.group);
+  for (const std::string &group : groups) {
+    text += "\n" + group + ":\n";
+    for (const OptionSpec &spec : optionTable()) {
+      if (!(spec.commands & takerOf(command)) || group != spec.group)
+        continue;
+      std::string head = "  " + std::string(spec.flag);
+      if (*spec.value)
+        head += " " + std::string(spec.value);
+      head.resize(std::max<size_t>(head.size() + 2, 22), ' ');
+      std::string help = spec.help;
+      size_t start = 0;
+      for (bool first = true; start <= help.size(); first = false) {
+        size_t end = help.find('\n', start);
+        if (end == std::string::npos)
+          end = help.size();
+        text += (first ? head : std::string(head.size(), ' ')) +
+                help.substr(start, end - start) + "\n";
+        start = end + 1;
+      }
+    }
+  }
+  if (!bench)
+    text += "\nExit code: 0 success, 1 error or --expect mismatch, 2 usage "
+            "error.\n";
+  return text;
 }
 
 RunnerOptions parseRunnerOptions(Command command, int argc, char **argv) {
   RunnerOptions options;
   options.command = command;
   options.program = argc > 0 && argv[0] ? argv[0] : "kiln-run";
-  bool bench = command == Command::Bench;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
+  std::vector<std::string> args = expandResponseFiles(argc, argv);
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string &arg = args[i];
     if (arg.size() < 2 || arg[0] != '-') {
       if (!options.model.empty())
         throw UsageError("unexpected argument '" + arg + "'");
@@ -87,54 +243,25 @@ RunnerOptions parseRunnerOptions(Command command, int argc, char **argv) {
       value = arg.substr(eq + 1);
       inlineValue = true;
     }
-    auto takeValue = [&]() -> std::string {
-      if (inlineValue)
-        return value;
-      if (i + 1 >= argc)
-        throw UsageError(flag + " needs a value");
-      return argv[++i];
-    };
-    auto noValue = [&] {
+    if (flag == "-h")
+      flag = "--help";
+    auto spec = std::find_if(
+        optionTable().begin(), optionTable().end(), [&](const OptionSpec &s) {
+          return flag == s.flag && (s.commands & takerOf(command));
+        });
+    if (spec == optionTable().end())
+      unknownOption(command, flag);
+    if (!*spec->value) {
       if (inlineValue)
         throw UsageError(flag + " takes no value");
-    };
-    if (flag == "--help" || flag == "-h") {
-      options.help = true;
-    } else if (flag == "--input") {
-      options.inputs.push_back({takeValue()});
-    } else if (flag == "--random-inputs") {
-      noValue();
-      options.randomInputs = true;
-    } else if (flag == "--seed") {
-      options.seed = parseUnsigned(flag, takeValue(), UINT64_MAX);
-    } else if (flag == "--threads") {
-      options.threads =
-          static_cast<uint32_t>(parseUnsigned(flag, takeValue(), 1024));
-    } else if (!bench && flag == "--output-dir") {
-      options.outputDir = takeValue();
-      if (options.outputDir.empty())
-        throw UsageError("--output-dir needs a directory");
-    } else if (!bench && flag == "--expect") {
-      options.expects.push_back({takeValue()});
-    } else if (!bench && flag == "--rtol") {
-      options.rtol = parseTolerance(flag, takeValue());
-    } else if (!bench && flag == "--atol") {
-      options.atol = parseTolerance(flag, takeValue());
-    } else if (!bench && flag == "--rel-l2") {
-      options.relL2 = parseTolerance(flag, takeValue());
-    } else if (bench && flag == "--repeat") {
-      options.repeat =
-          static_cast<int>(parseUnsigned(flag, takeValue(), 1000000));
-      if (options.repeat == 0)
-        throw UsageError("--repeat must be at least 1");
-    } else if (bench && flag == "--warmup") {
-      options.warmup =
-          static_cast<int>(parseUnsigned(flag, takeValue(), 1000000));
-    } else {
-      throw UsageError("unknown option '" + flag + "'");
+    } else if (!inlineValue) {
+      if (i + 1 >= args.size())
+        throw UsageError(flag + " needs a value");
+      value = args[++i];
     }
+    spec->apply(options, flag, value);
   }
-  if (bench)
+  if (command == Command::Bench)
     options.randomInputs = true;
   if (!options.help && options.model.empty())
     throw UsageError("no model given");

@@ -7,6 +7,7 @@
 #include "runner.h"
 #include "tensor_io.h"
 
+#include <fstream>
 #include <sys/stat.h>
 
 using kiln::Tensor;
@@ -146,10 +147,37 @@ TEST_CASE("usage errors exit with 2, --help with 0", "[runner]") {
   CHECK(contains(result.err, "error: --input needs a value"));
   result = run({fixturePath("add_one"), "--repeat", "3"}); // a bench option
   CHECK(result.exitCode == 2);
+  result = run({fixturePath("add_one"), "--expcet", "y.npy"});
+  CHECK(result.exitCode == 2);
+  CHECK(result.err == "error: unknown option '--expcet'; did you mean "
+                      "'--expect'? (see kiln run --help)\n");
   result = run({"--help"});
   CHECK(result.exitCode == 0);
   CHECK(contains(result.out, "usage: kiln run MODEL.so [options]"));
+  CHECK(contains(result.out, "\nOutputs:\n  --output-dir DIR    write each"));
   CHECK(contains(result.out, "--expect NAME=FILE"));
+  CHECK(!contains(result.out, "--repeat")); // bench's
+}
+
+TEST_CASE("options can come from a response file", "[runner]") {
+  std::string args = scratchPath("args.txt");
+  {
+    std::ofstream file(args);
+    file << "--random-inputs\n--seed 3\n";
+  }
+  CommandResult fromFile = run({fixturePath("add_one"), "@" + args});
+  CommandResult direct =
+      run({fixturePath("add_one"), "--random-inputs", "--seed", "3"});
+  auto firstLine = [](const std::string &out) {
+    return out.substr(0, out.find('\n')); // the output summary, not timing
+  };
+  CHECK(fromFile.exitCode == 0);
+  CHECK(firstLine(fromFile.out) == firstLine(direct.out));
+  CHECK(contains(fromFile.out, "output 'y': float32 [2,3]"));
+  CommandResult missing = run({fixturePath("add_one"), "@/no/such/args"});
+  CHECK(missing.exitCode == 2);
+  CHECK(contains(missing.err,
+                 "error: cannot read the response file '/no/such/args'"));
 }
 
 TEST_CASE("random inputs are reproducible from the seed", "[runner]") {
