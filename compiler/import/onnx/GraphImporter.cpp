@@ -16,8 +16,12 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Path.h"
 #include <fmt/format.h>
+
+#include <limits>
+#include <optional>
 
 using namespace mlir;
 using namespace mlir::kiln::onnx_import;
@@ -44,6 +48,112 @@ const llvm::StringMap<OpHandler> &handlerTable() {
 
 /// The ONNX training domain; models of only its ops import no default opset.
 constexpr const char *kTrainingDomain = "ai.onnx.preview.training";
+
+/// The newest opset of the default domain whose changes the handlers know
+/// (opset 21 changed QuantizeLinear, DequantizeLinear and others in ways
+/// an older reading would get wrong, silently).
+constexpr int64_t kNewestOpset = 20;
+
+/// The largest tensor a model may describe: beyond it an input, a constant
+/// or a computed result (ConstantOfShape asking for terabytes) is refused
+/// at import instead of failing later for want of memory.
+constexpr uint64_t kMaxTensorBytes = uint64_t(1) << 40; // 1 TiB
+
+/// The bytes of a static `type`, or nullopt when its element count
+/// overflows 64 bits.
+std::optional<uint64_t> tensorBytes(RankedTensorType type) {
+  uint64_t bytes = std::max<uint64_t>(
+      1, type.getElementType().isIntOrFloat()
+             ? (type.getElementType().getIntOrFloatBitWidth() + 7) / 8
+             : 8);
+  for (int64_t d : type.getShape()) {
+    if (ShapedType::isDynamic(d))
+      return 0;
+    if (d != 0 && bytes > std::numeric_limits<uint64_t>::max() / uint64_t(d))
+      return std::nullopt;
+    bytes *= uint64_t(d);
+  }
+  return bytes;
+}
+
+std::string shapeText(ArrayRef<int64_t> shape) {
+  return "[" +
+         llvm::join(llvm::map_range(
+                        shape, [](int64_t d) { return std::to_string(d); }),
+                    ", ") +
+         "]";
+}
+
+/// Longest ONNX name accepted (tensor, node, input or output names).
+constexpr size_t kMaxNameBytes = 4096;
+
+/// "" or why the name `name` of a `what` is refused: control characters
+/// (which would rewrite the user's terminal in our messages) or a length
+/// no real model has.
+std::string badName(const std::string &name, StringRef what) {
+  if (name.size() > kMaxNameBytes)
+    return fmt::format("a {} has a name of {} bytes (starting '{}...'); "
+                       "names are limited to {} bytes",
+                       what.str(), name.size(), name.substr(0, 32),
+                       kMaxNameBytes);
+  for (char c : name)
+    if ((unsigned char)c < 0x20 || c == 0x7f) {
+      std::string shown;
+      for (char d : name)
+        shown += (unsigned char)d < 0x20 || d == 0x7f
+                     ? fmt::format("\\x{:02x}", (unsigned char)d)
+                     : std::string(1, d);
+      return fmt::format("the {} '{}' contains a control character", what.str(),
+                         shown);
+    }
+  return "";
+}
+
+/// The first refused name of the graph's inputs, outputs, initializers,
+/// value infos and nodes, as an error.
+llvm::Error checkNames(const onnx::GraphProto &graph) {
+  auto check = [](const std::string &name, StringRef what) -> llvm::Error {
+    if (std::string why = badName(name, what); !why.empty())
+      return llvm::createStringError(llvm::inconvertibleErrorCode(), why);
+    return llvm::Error::success();
+  };
+  for (const auto &vi : graph.input())
+    if (auto err = check(vi.name(), "graph input"))
+      return err;
+  for (const auto &vi : graph.output())
+    if (auto err = check(vi.name(), "graph output"))
+      return err;
+  for (const auto &vi : graph.value_info())
+    if (auto err = check(vi.name(), "tensor"))
+      return err;
+  for (const auto &t : graph.initializer())
+    if (auto err = check(t.name(), "initializer"))
+      return err;
+  for (const auto &node : graph.node()) {
+    if (auto err = check(node.name(), "node"))
+      return err;
+    for (const std::string &name : node.input())
+      if (auto err = check(name, "node input"))
+        return err;
+    for (const std::string &name : node.output())
+      if (auto err = check(name, "node output"))
+        return err;
+  }
+  return llvm::Error::success();
+}
+
+/// "" or why a tensor of `type` is refused.
+std::string tooLarge(RankedTensorType type) {
+  std::optional<uint64_t> bytes = tensorBytes(type);
+  if (!bytes)
+    return "its shape " + shapeText(type.getShape()) +
+           " has more elements than 64 bits can count";
+  if (*bytes > kMaxTensorBytes)
+    return fmt::format("its shape {} needs {:.1f} TB, over Kiln's limit of "
+                       "1 TiB per tensor",
+                       shapeText(type.getShape()), *bytes / 1e12);
+  return "";
+}
 
 const llvm::StringMap<OpHandler> &trainingHandlerTable() {
   static const llvm::StringMap<OpHandler> table = [] {
@@ -89,6 +199,8 @@ private:
   llvm::StringMap<const onnx::TensorProto *> initializers;
   llvm::StringMap<SmallVector<int64_t>> declaredShapes;
   llvm::StringMap<TensorList> sequences;
+  /// Who wrote each tensor name: "graph input 'x'" or "node 'n' (Op)".
+  llvm::StringMap<std::string> writers;
   std::string lastDiagnostic;
 };
 
@@ -105,6 +217,11 @@ llvm::Error GraphImporter::readOpset() {
   // domain node in it fails in importNode.
   if (opset == 0 && trainingOpset == 0)
     return fail("the model imports no opset of the default ONNX domain");
+  if (opset > kNewestOpset)
+    return fail(fmt::format("the model imports opset {} of the default ONNX "
+                            "domain; Kiln knows opsets up to {} (export with "
+                            "opset_version={} or older)",
+                            opset, kNewestOpset, kNewestOpset));
   return llvm::Error::success();
 }
 
@@ -130,7 +247,11 @@ GraphImporter::inputType(const onnx::ValueInfoProto &vi) {
                             vi.name(), vi.name()));
   SmallVector<int64_t> shape;
   for (const auto &dim : tt.shape().dim()) {
-    if (!dim.has_dim_value() || dim.dim_value() < 0)
+    if (dim.has_dim_value() && dim.dim_value() < 0)
+      return fail(fmt::format("input '{}' dim {} is {}: dims cannot be "
+                              "negative",
+                              vi.name(), shape.size(), dim.dim_value()));
+    if (!dim.has_dim_value())
       return fail(fmt::format(
           "input '{}' has a symbolic dim{}; give a static shape with "
           "--input-shape {}=D0,D1,...",
@@ -139,7 +260,10 @@ GraphImporter::inputType(const onnx::ValueInfoProto &vi) {
           vi.name()));
     shape.push_back(dim.dim_value());
   }
-  return RankedTensorType::get(shape, elementType);
+  auto type = RankedTensorType::get(shape, elementType);
+  if (std::string why = tooLarge(type); !why.empty())
+    return fail(fmt::format("input '{}' is refused: {}", vi.name(), why));
+  return type;
 }
 
 llvm::Expected<Value> GraphImporter::lookup(const std::string &name,
@@ -217,6 +341,24 @@ llvm::Error GraphImporter::importNode(const onnx::NodeProto &node, size_t index,
     inputs.push_back(*v);
   }
 
+  // ONNX graphs are in SSA form: every tensor name is written once.
+  for (const std::string &out : node.output()) {
+    if (out.empty())
+      continue;
+    auto writer = writers.find(out);
+    if (writer != writers.end())
+      return fail(fmt::format("tensor '{}' is written twice: by {} and by "
+                              "node '{}' ({}); each name must be written "
+                              "once",
+                              out, writer->second, name, node.op_type()));
+    if (initializers.count(out))
+      return fail(fmt::format("tensor '{}' is an initializer and is written "
+                              "by node '{}' ({}); each name must be written "
+                              "once",
+                              out, name, node.op_type()));
+    writers[out] = fmt::format("node '{}' ({})", name, node.op_type());
+  }
+
   Location loc =
       FusedLoc::get(&ctx, {NameLoc::get(StringAttr::get(&ctx, name))},
                     StringAttr::get(&ctx, node.op_type()));
@@ -253,6 +395,10 @@ llvm::Error GraphImporter::importNode(const onnx::NodeProto &node, size_t index,
     if (i >= results->size() || !(*results)[i])
       return fail(fmt::format("output {} ('{}') is not supported {}", i,
                               node.output(i), where()));
+    if (auto type = dyn_cast<RankedTensorType>((*results)[i].getType()))
+      if (std::string why = tooLarge(type); !why.empty())
+        return fail(fmt::format("output '{}' is refused: {} {}", node.output(i),
+                                why, where()));
     values[node.output(i)] = (*results)[i];
   }
   return llvm::Error::success();
@@ -267,6 +413,8 @@ llvm::Expected<OwningOpRef<ModuleOp>> GraphImporter::run() {
   });
   ctx.loadDialect<kiln::KilnDialect, func::FuncDialect>();
   if (auto err = readOpset())
+    return std::move(err);
+  if (auto err = checkNames(graph))
     return std::move(err);
   for (const auto &t : graph.initializer())
     initializers[t.name()] = &t;
@@ -305,6 +453,9 @@ llvm::Expected<OwningOpRef<ModuleOp>> GraphImporter::run() {
       return type.takeError();
     argTypes.push_back(*type);
     argNames.push_back(vi.name());
+    if (!writers.try_emplace(vi.name(), "graph input '" + vi.name() + "'")
+             .second)
+      return fail(fmt::format("graph input '{}' is listed twice", vi.name()));
   }
   for (const auto &[name, shape] : options.inputShapes)
     if (!llvm::is_contained(argNames, name))

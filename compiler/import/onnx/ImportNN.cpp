@@ -440,6 +440,17 @@ Results importGemm(NodeContext &c) {
 
 Results importMatMul(NodeContext &c) {
   Value a = c.input(0), b = c.input(1);
+  // ONNX's type constraint T: numbers (float, double, f16, bf16, ints).
+  if (!isa<FloatType>(c.type(a).getElementType()) &&
+      !c.type(a).getElementType().isInteger(32) &&
+      !c.type(a).getElementType().isInteger(64) &&
+      !c.type(a).getElementType().isUnsignedInteger(32) &&
+      !c.type(a).getElementType().isUnsignedInteger(64))
+    return c.fail("MatMul takes float, double, float16, bfloat16, int32, "
+                  "int64, uint32 or uint64 tensors, not " +
+                  std::string(c.type(a).getElementType().isInteger(1)
+                                  ? "bool"
+                                  : "this element type"));
   auto reshape = [&](Value v, ArrayRef<int64_t> shape) {
     return c.make<k::ReshapeOp>(v, {c.named("shape", c.i64s(shape))});
   };

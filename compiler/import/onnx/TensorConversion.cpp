@@ -15,6 +15,7 @@
 #include "mlir/IR/BuiltinDialect.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include <fmt/format.h>
@@ -48,14 +49,20 @@ void appendValues(std::string &out, const T &values, size_t width) {
 LogicalResult readExternal(const onnx::TensorProto &t, StringRef modelDir,
                            std::string &out, std::string &error) {
   std::string location;
-  int64_t offset = 0, length = -1;
+  uint64_t offset = 0, length = 0;
+  bool hasLength = false;
   for (const auto &entry : t.external_data()) {
+    uint64_t *number = entry.key() == "offset"   ? &offset
+                       : entry.key() == "length" ? &length
+                                                 : nullptr;
     if (entry.key() == "location")
       location = entry.value();
-    else if (entry.key() == "offset")
-      offset = std::stoll(entry.value());
-    else if (entry.key() == "length")
-      length = std::stoll(entry.value());
+    else if (number && StringRef(entry.value()).getAsInteger(10, *number)) {
+      error = fmt::format("tensor '{}' has an invalid external data {} '{}'",
+                          t.name(), entry.key(), entry.value());
+      return failure();
+    }
+    hasLength |= entry.key() == "length";
   }
   if (location.empty() || llvm::sys::path::is_absolute(location) ||
       StringRef(location).contains("..")) {
@@ -66,27 +73,40 @@ LogicalResult readExternal(const onnx::TensorProto &t, StringRef modelDir,
   }
   llvm::SmallString<256> path(modelDir);
   llvm::sys::path::append(path, location);
+  // A symbolic link (or a link in the path) leading out of the model's
+  // folder is refused like '..': the file is never read.
+  llvm::SmallString<256> realFile, realDir;
+  if (!llvm::sys::fs::real_path(path, realFile) &&
+      !llvm::sys::fs::real_path(modelDir.empty() ? "." : modelDir, realDir)) {
+    llvm::sys::path::append(realDir, "");
+    if (!StringRef(realFile).starts_with(realDir)) {
+      error = fmt::format("tensor '{}' has an invalid external data location "
+                          "'{}': it leads out of the model's folder (to '{}')",
+                          t.name(), location, realFile.str().str());
+      return failure();
+    }
+  }
   auto buffer = llvm::MemoryBuffer::getFile(path, false, false);
   if (!buffer) {
-    error = fmt::format("tensor '{}': cannot read external data '{}': {}",
-                        t.name(), path.str().str(),
-                        buffer.getError().message());
+    error =
+        fmt::format("tensor '{}': cannot read external data '{}': {}", t.name(),
+                    path.str().str(), buffer.getError().message());
     return failure();
   }
   StringRef bytes = (*buffer)->getBuffer();
-  if (offset < 0 || (size_t)offset > bytes.size() ||
-      (length >= 0 && (size_t)(offset + length) > bytes.size())) {
-    error = fmt::format("tensor '{}': external data '{}' is shorter than "
-                        "offset {} + length {}",
-                        t.name(), location, offset, length);
+  if (offset > bytes.size() || (hasLength && length > bytes.size() - offset)) {
+    error = fmt::format("tensor '{}': external data '{}' ({} bytes) is "
+                        "shorter than offset {} + length {}",
+                        t.name(), location, bytes.size(), offset, length);
     return failure();
   }
-  out = bytes.substr(offset, length < 0 ? StringRef::npos : length).str();
+  out = bytes.substr(offset, hasLength ? length : StringRef::npos).str();
   return success();
 }
 } // namespace
 
-Type mlir::kiln::onnx_import::elementTypeFor(MLIRContext *ctx, int32_t onnxType) {
+Type mlir::kiln::onnx_import::elementTypeFor(MLIRContext *ctx,
+                                             int32_t onnxType) {
   Builder b(ctx);
   auto uint = [&](unsigned w) {
     return IntegerType::get(ctx, w, IntegerType::Unsigned);
@@ -132,12 +152,13 @@ std::string mlir::kiln::onnx_import::onnxTypeName(int32_t onnxType) {
 }
 
 FailureOr<ElementsAttr>
-mlir::kiln::onnx_import::convertTensor(MLIRContext *ctx, const onnx::TensorProto &t,
-                                 StringRef modelDir, std::string &error) {
+mlir::kiln::onnx_import::convertTensor(MLIRContext *ctx,
+                                       const onnx::TensorProto &t,
+                                       StringRef modelDir, std::string &error) {
   Type elementType = elementTypeFor(ctx, t.data_type());
   if (!elementType) {
-    error = fmt::format("tensor '{}' has unsupported element type {}",
-                        t.name(), onnxTypeName(t.data_type()));
+    error = fmt::format("tensor '{}' has unsupported element type {}", t.name(),
+                        onnxTypeName(t.data_type()));
     return failure();
   }
   SmallVector<int64_t> shape(t.dims().begin(), t.dims().end());
@@ -193,9 +214,8 @@ mlir::kiln::onnx_import::convertTensor(MLIRContext *ctx, const onnx::TensorProto
   }
   if (count <= kInlineElements) {
     bool isSplat = false;
-    if (!DenseElementsAttr::isValidRawBuffer(type, ArrayRef<char>(bytes.data(),
-                                                                  bytes.size()),
-                                             isSplat)) {
+    if (!DenseElementsAttr::isValidRawBuffer(
+            type, ArrayRef<char>(bytes.data(), bytes.size()), isSplat)) {
       error = fmt::format("tensor '{}' has an invalid buffer", t.name());
       return failure();
     }

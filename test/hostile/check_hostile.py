@@ -1,0 +1,211 @@
+#!/usr/bin/env python3
+"""Hostile and malformed ONNX models, made here and fed to `kiln compile`.
+
+    check_hostile.py KILN WORK_DIR
+
+Each case is written to WORK_DIR/NAME.onnx (with its external data, where
+it has some) and must be refused: exit code 1, one line on stderr that
+starts with "error: " and matches the case's pattern, in at most 10 s and
+1 GB of memory (RLIMIT_AS on the compiler), never a crash or a hang. Needs
+numpy and onnx (exit 77 without them).
+"""
+import os
+import re
+import resource
+import subprocess
+import sys
+
+try:
+    import numpy as np
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+except ImportError as e:
+    print(f"skipping: {e}")
+    sys.exit(77)
+
+LIMIT_BYTES = 1 << 30
+LIMIT_SECONDS = 10
+
+
+def tensor(name, shape=(2, 3)):
+    return helper.make_tensor_value_info(name, TensorProto.FLOAT, list(shape))
+
+
+def model(nodes, inputs, outputs, inits=(), opset=17, extra_opsets=()):
+    graph = helper.make_graph(nodes, "hostile", inputs, outputs, list(inits))
+    opsets = [helper.make_opsetid("", opset)] + [
+        helper.make_opsetid(d, v) for d, v in extra_opsets]
+    return helper.make_model(graph, opset_imports=opsets)
+
+
+def relu(opset=17, **kw):
+    return model([helper.make_node("Relu", ["x"], ["y"], name="r", **kw)],
+                 [tensor("x")], [tensor("y")], opset=opset)
+
+
+def external(location, length=None):
+    t = TensorProto()
+    t.name, t.data_type = "w", TensorProto.FLOAT
+    t.dims.extend([2, 3])
+    t.data_location = TensorProto.EXTERNAL
+    entry = t.external_data.add()
+    entry.key, entry.value = "location", location
+    if length is not None:
+        entry = t.external_data.add()
+        entry.key, entry.value = "length", str(length)
+    return model([helper.make_node("Add", ["x", "w"], ["y"], name="add")],
+                 [tensor("x")], [tensor("y")], [t])
+
+
+def raw(nbytes):
+    t = numpy_helper.from_array(np.ones((2, 3), np.float32), "w")
+    t.raw_data = (t.raw_data * 2)[:nbytes]
+    return model([helper.make_node("Add", ["x", "w"], ["y"], name="add")],
+                 [tensor("x")], [tensor("y")], [t])
+
+
+def cases(work):
+    """name -> (ModelProto or bytes, pattern of the error line)."""
+    good = relu().SerializeToString()
+    flipped = bytearray(good)
+    flipped[0] ^= 0xFF
+    big = [1 << 40, 1 << 40]
+    yield "truncated", good[:len(good) // 2], \
+        r"is not a valid ONNX model \(protobuf parse failed"
+    yield "bitflip_tag", bytes(flipped), r"is not a valid ONNX model"
+    yield "empty", b"", r"is empty, not an ONNX model"
+    yield "cycle", model(
+        [helper.make_node("Relu", ["z"], ["y"], name="a"),
+         helper.make_node("Neg", ["y"], ["z"], name="b")],
+        [tensor("x")], [tensor("y")]), \
+        r"tensor 'z' is used before it is defined .* at node 'a' \(Relu\)"
+    yield "dangling_input", model(
+        [helper.make_node("Add", ["x", "nothing"], ["y"], name="a")],
+        [tensor("x")], [tensor("y")]), \
+        r"tensor 'nothing' is used before it is defined"
+    yield "duplicate_names", model(
+        [helper.make_node("Relu", ["x"], ["y"], name="a"),
+         helper.make_node("Neg", ["x"], ["y"], name="b")],
+        [tensor("x")], [tensor("y")]), \
+        r"tensor 'y' is written twice: by node 'a' \(Relu\) and by node 'b' " \
+        r"\(Neg\)"
+    yield "writes_graph_input", model(
+        [helper.make_node("Neg", ["x"], ["x"], name="b")],
+        [tensor("x")], [tensor("x")]), \
+        r"tensor 'x' is written twice: by graph input 'x' and by node 'b'"
+    yield "negative_dim", model(
+        [helper.make_node("Relu", ["x"], ["y"], name="r")],
+        [tensor("x", (2, -3))], [tensor("y", (2, 3))]), \
+        r"input 'x' dim 1 is -3: dims cannot be negative"
+    yield "overflowing_dims", model(
+        [helper.make_node("Relu", ["x"], ["y"], name="r")],
+        [tensor("x", big)], [tensor("y", big)]), \
+        r"input 'x' is refused: its shape \[1099511627776, 1099511627776\] " \
+        r"has more elements than 64 bits can count"
+    yield "terabyte_input", model(
+        [helper.make_node("Relu", ["x"], ["y"], name="r")],
+        [tensor("x", (1 << 20, 1 << 20))], [tensor("y", (1 << 20, 1 << 20))]), \
+        r"input 'x' is refused: its shape \[1048576, 1048576\] needs 4.4 TB"
+    yield "constant_of_shape_terabytes", model(
+        [helper.make_node("ConstantOfShape", ["shape"], ["y"], name="cos")],
+        [], [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        [numpy_helper.from_array(np.array([10**6, 10**6], np.int64),
+                                 "shape")]), \
+        r"output 'y' is refused: its shape \[1000000, 1000000\] needs 4.0 " \
+        r"TB, over Kiln's limit of 1 TiB per tensor at node 'cos' " \
+        r"\(ConstantOfShape\)"
+    yield "raw_data_short", raw(10), \
+        r"tensor 'w' holds 10 bytes, but its shape and type need 24"
+    yield "raw_data_long", raw(40), \
+        r"tensor 'w' holds 40 bytes, but its shape and type need 24"
+    yield "wrong_dtype", model(
+        [helper.make_node("MatMul", ["x", "x"], ["y"], name="mm")],
+        [helper.make_tensor_value_info("x", TensorProto.BOOL, [2, 2])],
+        [helper.make_tensor_value_info("y", TensorProto.BOOL, [2, 2])]), \
+        r"MatMul takes float, double, float16, bfloat16, int32, int64, " \
+        r"uint32 or uint64 tensors, not bool at node 'mm' \(MatMul\)"
+    yield "unknown_domain", relu(domain="com.evil"), \
+        r"unsupported ONNX op 'Relu' \(domain 'com.evil'\) at node 'r'"
+    yield "opset_99", relu(opset=99), \
+        r"the model imports opset 99 of the default ONNX domain; Kiln knows " \
+        r"opsets up to 20"
+    yield "external_escapes", external("../../etc/passwd"), \
+        r"tensor 'w' has an invalid external data location '../../etc/passwd'"
+    yield "external_absolute", external("/etc/passwd"), \
+        r"tensor 'w' has an invalid external data location '/etc/passwd'"
+    os.makedirs(os.path.join(work, "outside"), exist_ok=True)
+    with open(os.path.join(work, "outside", "w.bin"), "wb") as f:
+        f.write(np.ones(6, np.float32).tobytes())
+    link = os.path.join(work, "models", "link.bin")
+    os.makedirs(os.path.dirname(link), exist_ok=True)
+    if not os.path.lexists(link):
+        os.symlink(os.path.join(work, "outside", "w.bin"), link)
+    yield "external_symlink_out", external("link.bin"), \
+        r"tensor 'w'.*external data.*'link.bin'"
+    yield "external_missing", external("missing.bin"), \
+        r"tensor 'w': cannot read external data '.*missing.bin': No such file"
+    with open(os.path.join(work, "models", "short.bin"), "wb") as f:
+        f.write(b"\0" * 8)
+    yield "external_short", external("short.bin"), \
+        r"tensor 'w' holds 8 bytes, but its shape and type need 24"
+    yield "external_bad_offset", external("short.bin", length="lots"), \
+        r"tensor 'w' has an invalid external data length 'lots'"
+    yield "external_past_end", external("short.bin", length=1 << 62), \
+        r"tensor 'w': external data 'short.bin' \(8 bytes\) is shorter " \
+        r"than offset 0 \+ length 4611686018427387904"
+    yield "control_char_name", model(
+        [helper.make_node("Relu", ["x\x1b[2J"], ["y"], name="r")],
+        [tensor("x\x1b[2J")], [tensor("y")]), \
+        r"control character"
+    long_name = "n" * (1 << 20)
+    yield "megabyte_name", model(
+        [helper.make_node("Relu", ["x"], ["y"], name=long_name)],
+        [tensor("x")], [tensor("y")]), \
+        r"name of \d+ bytes"
+
+
+def limit():
+    resource.setrlimit(resource.RLIMIT_AS, (4 * LIMIT_BYTES, 4 * LIMIT_BYTES))
+
+
+def main():
+    kiln, work = sys.argv[1], sys.argv[2]
+    models = os.path.join(work, "models")
+    os.makedirs(models, exist_ok=True)
+    failures = []
+    count = 0
+    for name, content, pattern in cases(work):
+        count += 1
+        path = os.path.join(models, name + ".onnx")
+        with open(path, "wb") as f:
+            f.write(content if isinstance(content, bytes)
+                    else content.SerializeToString())
+        try:
+            result = subprocess.run(
+                [kiln, "compile", path, "-o", os.path.join(work, "out.so")],
+                capture_output=True, timeout=LIMIT_SECONDS, preexec_fn=limit)
+        except subprocess.TimeoutExpired:
+            failures.append(f"{name}: still running after {LIMIT_SECONDS} s")
+            continue
+        err = result.stderr.decode(errors="replace")
+        lines = err.splitlines()
+        if result.returncode != 1:
+            failures.append(f"{name}: exit code {result.returncode}: {err!r}")
+        elif len(lines) != 1 or not lines[0].startswith("error: "):
+            failures.append(f"{name}: not one error line: {err[:300]!r}")
+        elif not re.search(pattern, lines[0]):
+            failures.append(f"{name}: {lines[0][:300]!r} does not match "
+                            f"{pattern!r}")
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
+    if peak > LIMIT_BYTES:
+        failures.append(f"peak RSS of the compiles {peak / 1e9:.2f} GB")
+    for failure in failures:
+        print("FAIL:", failure)
+    if failures:
+        sys.exit(1)
+    print(f"PASS: {count} hostile models refused, peak RSS "
+          f"{peak / 1e6:.0f} MB")
+
+
+if __name__ == "__main__":
+    main()
