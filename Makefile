@@ -1,9 +1,13 @@
 # Kiln: the two entry points are `make demo` and `make test`.
-BUILD_DIR ?= build
+# `make test SANITIZE=address,undefined` (or thread) builds and tests in its
+# own folder, build-address-undefined (docs/reliability.md).
+SANITIZE ?=
+comma := ,
+BUILD_DIR ?= build$(if $(SANITIZE),-$(subst $(comma),-,$(SANITIZE)))
 BUILD_TYPE ?= Release
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps test-deps configure build demo test aarch64 clean format
+.PHONY: all deps test-deps configure build demo test aarch64 fuzz clean format
 
 all: build
 
@@ -15,7 +19,8 @@ test-deps:
 	@./scripts/install-test-deps.sh
 
 $(BUILD_DIR)/build.ninja: | deps
-	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
+	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) \
+	  -DKILN_SANITIZE=$(SANITIZE)
 
 configure: deps $(BUILD_DIR)/build.ninja
 
@@ -35,6 +40,18 @@ aarch64: deps
 	  -DKILN_RUNTIME_ONLY=ON \
 	  -DCMAKE_TOOLCHAIN_FILE=runtime/cmake/aarch64-linux-gnu.toolchain.cmake
 	cmake --build $(BUILD_DIR)-aarch64 -j $(JOBS)
+
+# The fuzz targets (test/fuzz) as libFuzzer binaries, everything built with
+# clang and ASan/UBSan in $(BUILD_DIR)-fuzz; run one with
+# scripts/fuzz.sh NAME SECONDS (docs/reliability.md).
+FUZZERS = npy onnx_tensor elf_header logs onnx_import
+fuzz: deps
+	CC=clang-22 CXX=clang++-22 cmake -S . -B $(BUILD_DIR)-fuzz -G Ninja \
+	  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKILN_FUZZ=ON \
+	  -DCMAKE_C_FLAGS="-fsanitize=fuzzer-no-link,address,undefined" \
+	  -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link,address,undefined"
+	cmake --build $(BUILD_DIR)-fuzz -j $(JOBS) \
+	  $(addprefix --target kiln-fuzz-,$(FUZZERS))
 
 format:
 	git ls-files '*.cpp' '*.h' '*.c' | xargs clang-format -i

@@ -10,7 +10,7 @@ packages=(
   libonnx-testdata
   g++-aarch64-linux-gnu qemu-user
   rocm-device-libs libamdhip64-5
-  graphviz
+  graphviz libclang-rt-22-dev
 )
 
 missing=()

@@ -104,6 +104,15 @@ kiln_status checkElfHeader(const std::string &path) {
   if (readErrno)
     return fail(KILN_ERROR_IO, "cannot read " + quoted(path) + ": " +
                                    std::strerror(readErrno));
+  return checkElfBytes(header, got, path);
+}
+
+kiln_status checkElfBytes(const unsigned char *bytes, size_t size,
+                          const std::string &path) {
+  unsigned char header[20] = {};
+  size_t got = size < sizeof header ? size : sizeof header;
+  if (got)
+    std::memcpy(header, bytes, got);
   static const unsigned char kElfMagic[4] = {0x7f, 'E', 'L', 'F'};
   if (got < 4 || std::memcmp(header, kElfMagic, 4) != 0)
     return fail(KILN_ERROR_BAD_ARTIFACT,

@@ -16,6 +16,11 @@ const char *hostArchName();
 // stores the message (naming the path) and returns the status.
 kiln_status checkElfHeader(const std::string &path);
 
+// The same check on the file's first `size` bytes (at most 20 are read);
+// `path` only names the file in the message.
+kiln_status checkElfBytes(const unsigned char *bytes, size_t size,
+                          const std::string &path);
+
 } // namespace kiln::rt
 
 #endif // KILN_RUNTIME_ELF_CHECK_H

@@ -124,6 +124,14 @@ def cases(work):
         [helper.make_tensor_value_info("y", TensorProto.BOOL, [2, 2])]), \
         r"MatMul takes float, double, float16, bfloat16, int32, int64, " \
         r"uint32 or uint64 tensors, not bool at node 'mm' \(MatMul\)"
+    yield "missing_input", model(
+        [helper.make_node("Clip", [], ["y"], name="c")],
+        [tensor("x")], [tensor("y")]), \
+        r"node 'c' \(Clip\) has 0 inputs; Clip \(opset 17\) takes 1 to 3"
+    yield "empty_required_input", model(
+        [helper.make_node("Gemm", ["x", "", "x"], ["y"], name="g")],
+        [tensor("x", (3, 3))], [tensor("y", (3, 3))]), \
+        r"node 'g' \(Gemm\) leaves input 1 empty, which Gemm requires"
     yield "unknown_domain", relu(domain="com.evil"), \
         r"unsupported ONNX op 'Relu' \(domain 'com.evil'\) at node 'r'"
     yield "opset_99", relu(opset=99), \

@@ -84,6 +84,53 @@ std::string shapeText(ArrayRef<int64_t> shape) {
          "]";
 }
 
+/// How many inputs and outputs a node of an op may have, per schema
+/// version (OpArity.inc, generated from ONNX's schemas).
+struct OpArity {
+  const char *domain, *op;
+  int64_t since;
+  unsigned minInputs, maxInputs; // 255: variadic
+  uint32_t required;             // bit i: input i may not be ""
+  unsigned minOutputs, maxOutputs;
+};
+
+const OpArity kArities[] = {
+#include "compiler/import/onnx/OpArity.inc"
+};
+
+/// "" or why `node` does not have the inputs and outputs its op takes at
+/// `opset`.
+std::string arityError(const onnx::NodeProto &node, int64_t opset) {
+  const OpArity *arity = nullptr;
+  for (const OpArity &entry : kArities)
+    if (node.domain() == entry.domain && node.op_type() == entry.op &&
+        entry.since <= opset)
+      arity = &entry;
+  if (!arity)
+    return "";
+  auto range = [](unsigned lo, unsigned hi) {
+    return hi == 255  ? fmt::format("at least {}", lo)
+           : lo == hi ? fmt::format("{}", lo)
+                      : fmt::format("{} to {}", lo, hi);
+  };
+  unsigned inputs = node.input_size(), outputs = node.output_size();
+  if (inputs < arity->minInputs ||
+      (arity->maxInputs != 255 && inputs > arity->maxInputs))
+    return fmt::format("has {} inputs; {} (opset {}) takes {}", inputs,
+                       node.op_type(), opset,
+                       range(arity->minInputs, arity->maxInputs));
+  if (outputs < arity->minOutputs ||
+      (arity->maxOutputs != 255 && outputs > arity->maxOutputs))
+    return fmt::format("has {} outputs; {} (opset {}) has {}", outputs,
+                       node.op_type(), opset,
+                       range(arity->minOutputs, arity->maxOutputs));
+  for (unsigned i = 0; i < inputs && i < 32; ++i)
+    if ((arity->required >> i & 1) && node.input(i).empty())
+      return fmt::format("leaves input {} empty, which {} requires", i,
+                         node.op_type());
+  return "";
+}
+
 /// Longest ONNX name accepted (tensor, node, input or output names).
 constexpr size_t kMaxNameBytes = 4096;
 
@@ -311,6 +358,9 @@ llvm::Error GraphImporter::importNode(const onnx::NodeProto &node, size_t index,
   if (handler == table.end())
     return fail(fmt::format("unsupported ONNX op '{}' (opset {}) at node '{}'",
                             node.op_type(), nodeOpset, name));
+
+  if (std::string why = arityError(node, nodeOpset); !why.empty())
+    return fail(fmt::format("node '{}' ({}) {}", name, node.op_type(), why));
 
   SmallVector<Value> inputs;
   bool sequenceOp = !training && isSequenceOp(node.op_type());

@@ -29,7 +29,12 @@ mlir::kiln::onnx_import::loadOnnxModel(llvm::StringRef path) {
   if (!buffer)
     return fail(fmt::format("cannot read '{}': {}", path.str(),
                             buffer.getError().message()));
-  llvm::StringRef bytes = (*buffer)->getBuffer();
+  return parseOnnxModel((*buffer)->getBuffer(), path);
+}
+
+llvm::Expected<std::unique_ptr<onnx::ModelProto>>
+mlir::kiln::onnx_import::parseOnnxModel(llvm::StringRef bytes,
+                                        llvm::StringRef path) {
   if (bytes.empty())
     return fail(fmt::format("'{}' is empty, not an ONNX model", path.str()));
 
@@ -41,15 +46,14 @@ mlir::kiln::onnx_import::loadOnnxModel(llvm::StringRef path) {
     return fail(fmt::format("'{}' is larger than 2 GB; store the weights as "
                             "ONNX external data",
                             path.str()));
-  if (!model->ParseFromCodedStream(&stream) ||
-      !stream.ConsumedEntireMessage())
+  if (!model->ParseFromCodedStream(&stream) || !stream.ConsumedEntireMessage())
     return fail(fmt::format("'{}' is not a valid ONNX model (protobuf parse "
                             "failed: truncated or not an ONNX file)",
                             path.str()));
-  if (!model->has_graph() || model->graph().node_size() == 0 &&
-                                 model->graph().output_size() == 0)
-    return fail(fmt::format("'{}' is not a valid ONNX model (no graph)",
-                            path.str()));
+  if (!model->has_graph() ||
+      model->graph().node_size() == 0 && model->graph().output_size() == 0)
+    return fail(
+        fmt::format("'{}' is not a valid ONNX model (no graph)", path.str()));
   if (model->graph().output_size() == 0)
     return fail(fmt::format("'{}': the graph has no outputs", path.str()));
   return model;
@@ -57,8 +61,8 @@ mlir::kiln::onnx_import::loadOnnxModel(llvm::StringRef path) {
 
 llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
 mlir::kiln::onnx_import::importOnnxFile(mlir::MLIRContext &context,
-                                  llvm::StringRef path,
-                                  const ImportOptions &options) {
+                                        llvm::StringRef path,
+                                        const ImportOptions &options) {
   auto model = loadOnnxModel(path);
   if (!model)
     return model.takeError();

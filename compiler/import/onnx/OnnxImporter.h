@@ -33,6 +33,10 @@ struct ImportOptions {
 llvm::Expected<std::unique_ptr<onnx::ModelProto>>
 loadOnnxModel(llvm::StringRef path);
 
+/// The same checks on a model's bytes; `path` names it in the messages.
+llvm::Expected<std::unique_ptr<onnx::ModelProto>>
+parseOnnxModel(llvm::StringRef bytes, llvm::StringRef path);
+
 /// Imports a parsed model. `modelPath` locates external data files. Errors are
 /// one line naming the ONNX node and op type where one is involved, e.g.
 /// "unsupported ONNX op 'Foo' (opset 13) at node 'foo_1'".
