@@ -10,6 +10,7 @@
 #include "thread_pool.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -36,12 +37,41 @@ struct kiln_session {
   bool outOfMemory = false;
   // GPU artifacts: the stream, device arena and buffers of this session.
   std::unique_ptr<GpuSession> gpu;
+  // Set while a run is in progress: a second thread's run is refused.
+  std::atomic<bool> running{false};
 
   ~kiln_session() {
     gpu.reset();
     freeAligned(arena);
   }
 };
+
+namespace {
+/// Holds a session for one run; a run on another thread at the same time
+/// is refused rather than sharing the arena and buffers.
+class RunGuard {
+public:
+  explicit RunGuard(kiln_session &session)
+      : session(session), owned(!session.running.exchange(true)) {}
+  ~RunGuard() {
+    if (owned)
+      session.running = false;
+  }
+  bool owns() const { return owned; }
+
+private:
+  kiln_session &session;
+  bool owned;
+};
+
+kiln_status sessionBusy(const char *call) {
+  return fail(KILN_ERROR_INVALID_ARGUMENT,
+              std::string(call) +
+                  ": the session is running on another thread; use one "
+                  "session per thread (sessions of one model run in "
+                  "parallel)");
+}
+} // namespace
 
 void *kiln::rt::scratchAlloc(void *context, uint64_t bytes) {
   auto *session = static_cast<kiln_session *>(context);
@@ -243,6 +273,9 @@ kiln_session_run(kiln_session *session, const kiln_named_tensor *inputs,
                  size_t num_inputs, kiln_tensor **outputs, size_t num_outputs) {
   if (!session)
     return fail(KILN_ERROR_INVALID_ARGUMENT, "kiln_session_run: NULL session");
+  RunGuard guard(*session);
+  if (!guard.owns())
+    return sessionBusy("kiln_session_run");
   try {
     const kiln_artifact_descriptor &descriptor = *session->model->descriptor;
     if (num_outputs != descriptor.num_outputs)
@@ -352,6 +385,9 @@ extern "C" kiln_status kiln_session_run_device(kiln_session *session,
   if ((num_inputs && !device_inputs) || (num_outputs && !device_outputs))
     return fail(KILN_ERROR_INVALID_ARGUMENT,
                 "kiln_session_run_device: NULL buffer list");
+  RunGuard guard(*session);
+  if (!guard.owns())
+    return sessionBusy("kiln_session_run_device");
   try {
     return session->gpu->run(session->callbacks, device_inputs, device_outputs,
                              /*deviceBuffers=*/true);

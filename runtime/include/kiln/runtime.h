@@ -82,7 +82,12 @@ void kiln_model_free(kiln_model *model);
  * while the model is loaded. */
 const kiln_artifact_descriptor *kiln_model_descriptor(const kiln_model *model);
 
-/* ---- Sessions: one arena each, so sessions run in parallel without locks. */
+/* ---- Sessions: one arena each, so sessions run in parallel without locks.
+ * A session runs one thing at a time: a kiln_session_run (or _run_device)
+ * on a session another thread is running returns KILN_ERROR_INVALID_ARGUMENT
+ * ("the session is running on another thread; use one session per
+ * thread"), never a silently shared arena. Models are shared freely: load
+ * once, create a session per thread. */
 typedef struct kiln_session kiln_session;
 typedef struct kiln_session_options {
   uint32_t num_threads; /* 0: one per available core */
