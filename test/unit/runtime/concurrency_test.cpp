@@ -147,7 +147,13 @@ TEST_CASE("loading and unloading an artifact 1000 times keeps memory flat",
     cycle();
   size_t after = residentBytes();
   INFO("resident " << before / 1024 << " KiB -> " << after / 1024 << " KiB");
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  // The sanitizers' shadow memory grows with every dlopen; under ASan,
+  // LeakSanitizer checks the leaks at exit instead.
+  (void)after;
+#else
   CHECK(after < before + 4 * 1024 * 1024);
+#endif
 }
 
 TEST_CASE("two artifacts run side by side without interfering",
