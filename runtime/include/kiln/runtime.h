@@ -68,7 +68,10 @@ kiln_status kiln_tensor_set_strings(kiln_tensor *tensor,
 /* ---- Models: a loaded artifact. ---- */
 typedef struct kiln_model kiln_model;
 
-/* Loads an artifact. Rejects, with a message naming the file: a file that is
+/* Loads an artifact. An artifact is native code: loading it runs it with
+ * the process's rights, like dlopen of any shared library; load only the
+ * ones you trust (docs/reliability.md). Rejects, with a message naming the
+ * file: a file that is
  * missing or not a shared library, one built for another architecture, one
  * without the kiln descriptor symbol, another ABI version, or CPU features
  * this machine lacks. */
