@@ -2,6 +2,7 @@
 // a model run concurrently without sharing mutable state.
 #include "aligned_buffer.h"
 #include "gpu_session.h"
+#include "memory_limit.h"
 #include "model.h"
 #include "scratch.h"
 #include "status.h"
@@ -219,6 +220,18 @@ extern "C" kiln_status kiln_session_create(const kiln_model *model,
   try {
     auto session = std::make_unique<kiln_session>();
     session->model = model;
+    // Refuse an arena this machine cannot give now (Linux would hand out
+    // the address space and kill the process when the run touches it).
+    if (!model->gpu) {
+      MemoryAvailable memory = availableMemory();
+      if (descriptor.arena_size > memory.bytes)
+        return fail(KILN_ERROR_OUT_OF_MEMORY,
+                    quoted(model->path) + " needs " +
+                        formatBytes(descriptor.arena_size) +
+                        " for its arena (intermediate tensors), but only " +
+                        formatBytes(memory.bytes) + " are available (" +
+                        memory.source + ")");
+    }
     // A GPU artifact's arena is on the device.
     session->arena = allocateAligned(model->gpu ? 0 : descriptor.arena_size);
     if (!session->arena)

@@ -149,3 +149,20 @@ TEST_CASE("session creation checks its arguments", "[session]") {
   CHECK(kiln_session_run(nullptr, nullptr, 0, nullptr, 0) ==
         KILN_ERROR_INVALID_ARGUMENT);
 }
+
+TEST_CASE("an arena larger than the memory available is refused at "
+          "session creation",
+          "[session]") {
+  kiln::Model model(fixturePath("add_one_huge_arena"));
+  kiln_session *session = nullptr;
+  CHECK(kiln_session_create(model.get(), nullptr, &session) ==
+        KILN_ERROR_OUT_OF_MEMORY);
+  CHECK(session == nullptr);
+  std::string error = kiln_last_error();
+  INFO(error);
+  CHECK(error.find("add_one_huge_arena") != std::string::npos);
+  CHECK(error.find("' needs 1125899.9 GB for its arena (intermediate "
+                   "tensors), but only ") != std::string::npos);
+  CHECK((error.find(" are available (MemAvailable)") != std::string::npos ||
+         error.find(" are available (the cgroup limit)") != std::string::npos));
+}
