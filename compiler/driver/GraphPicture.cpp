@@ -178,7 +178,7 @@ void markKernel(Kernel &kernel, const Graph &graph) {
     kernel.color = "#a0c4ff";
   } else if (contraction) {
     bool epilogue = llvm::any_of(kernel.nodes, [&](const std::string &n) {
-      StringRef t = typeOf(n);
+      std::string t = typeOf(n);
       return !t.empty() && t != "MatMul" && t != "Gemm" && t != "Conv";
     });
     kernel.mark = epilogue ? "epilogue fused" : "";

@@ -95,3 +95,25 @@ func.func @main(%n: index) -> memref<8xf32> {
   "test.use"(%d, %big, %s) : (memref<?xf32>, memref<8xf32>, memref<8xf32>) -> ()
   return %r : memref<8xf32>
 }
+
+// -----
+
+// A buffer passed to one of the runtime's string kernels is only used during
+// the call: it gets an arena slot (it was left a heap buffer, leaked on every
+// run). A buffer passed to any other call escapes and stays.
+// CHECK: module attributes {kiln.arena_size = 64 : i64}
+// CHECK-LABEL: func.func @main(
+// CHECK:         %[[SLOT:.+]] = memref.view %{{.+}}[%{{.+}}][] : memref<64xi8> to memref<12xf32>
+// CHECK:         call @__kiln_string_call_0(%{{.+}}, %[[SLOT]])
+// CHECK:         %[[HEAP:.+]] = memref.alloc() : memref<4xf32>
+// CHECK:         call @other(%[[HEAP]])
+func.func private @__kiln_string_call_0(memref<12xi64>, memref<12xf32>) -> i32 attributes {kiln.string_kernel = "strings_to_numbers"}
+func.func private @other(memref<4xf32>)
+func.func @main(%in: memref<12xi64>, %out: memref<12xf32>) {
+  %numbers = memref.alloc() : memref<12xf32>
+  %status = call @__kiln_string_call_0(%in, %numbers) : (memref<12xi64>, memref<12xf32>) -> i32
+  memref.copy %numbers, %out : memref<12xf32> to memref<12xf32>
+  %kept = memref.alloc() : memref<4xf32>
+  call @other(%kept) : (memref<4xf32>) -> ()
+  return
+}
