@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "backends/cpu/ArenaPlanner.h"
 #include "backends/cpu/Passes.h"
+#include "dialects/kiln/StringKernels.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -47,18 +48,6 @@ std::optional<uint64_t> arenaBytes(memref::AllocOp alloc,
   return uint64_t(type.getNumElements()) * layout.getTypeSize(element);
 }
 
-/// A call of one of the runtime's string kernels (lowering/Strings.cpp):
-/// it reads and writes its buffers during the call and keeps none, so a
-/// buffer passed to it is used there like by any other op, not escaping.
-bool isStringKernelCall(Operation *op) {
-  auto call = dyn_cast<func::CallOp>(op);
-  if (!call)
-    return false;
-  auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
-      call, call.getCalleeAttr());
-  return callee && callee->hasAttr("kiln.string_kernel");
-}
-
 /// Computes the live interval of `cand.alloc` in `body`, following every
 /// value that may alias it. Fails if the buffer escapes the function or a
 /// nested buffer is yielded out of its region (its slot would be reused by
@@ -81,7 +70,9 @@ LogicalResult computeLiveRange(Block &body,
     Value value = worklist.pop_back_val();
     for (Operation *user : value.getUsers()) {
       if (isa<func::ReturnOp>(user) ||
-          (isa<CallOpInterface>(user) && !isStringKernelCall(user)))
+          // The runtime's string kernels use their buffers only during
+          // the call; any other call may keep them.
+          (isa<CallOpInterface>(user) && kiln::stringKernelOf(user).empty()))
         return failure();
       if (auto dealloc = dyn_cast<memref::DeallocOp>(user)) {
         cand.deallocs.push_back(dealloc);

@@ -17,6 +17,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "backends/gpu/Passes.h"
+#include "dialects/kiln/StringKernels.h"
 
 #include "compiler/logging/Logging.h"
 
@@ -114,9 +115,7 @@ struct FormKernelsPass : public kiln::impl::FormKernelsBase<FormKernelsPass> {
     };
     // String ops call the runtime's CPU string kernels.
     WalkResult strings = entry.walk([&](func::CallOp call) {
-      auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
-          call, call.getCalleeAttr());
-      if (!callee || !callee->hasAttr("kiln.string_kernel"))
+      if (kiln::stringKernelOf(call).empty())
         return WalkResult::advance();
       call.emitError("string operations run on the CPU only; compile this "
                      "model for a CPU target");

@@ -28,6 +28,7 @@
 #include "passes/lowering/Passes.h"
 
 #include "dialects/kiln/NodeLocation.h"
+#include "dialects/kiln/StringKernels.h"
 
 #include "compiler/logging/Logging.h"
 #include "compiler/logging/Report.h"
@@ -52,18 +53,6 @@ namespace {
 bool isAllParallelGeneric(Operation *op) {
   auto generic = dyn_cast<linalg::GenericOp>(op);
   return generic && generic.getNumLoops() == generic.getNumParallelLoops();
-}
-
-/// The runtime string kernel a call runs (Strings.cpp), or "".
-StringRef stringKernelOf(Operation *op) {
-  auto call = dyn_cast<func::CallOp>(op);
-  if (!call)
-    return "";
-  auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
-      call, call.getCalleeAttr());
-  auto kernel = callee ? callee->getAttrOfType<StringAttr>("kiln.string_kernel")
-                       : StringAttr();
-  return kernel ? kernel.getValue() : "";
 }
 
 bool isKernel(Operation *op) {
