@@ -22,11 +22,21 @@ struct TensorSpec {
   std::string name;
   int32_t dtype = 0; ///< ONNX TensorProto numbering (kiln_dtype).
   std::vector<int64_t> shape;
+  /// Per dim, the index of its symbol in ArtifactSpec::symbols, or -1;
+  /// empty when no dim has one.
+  std::vector<int32_t> symbols;
+};
+
+/// A symbolic input dim and the extents it may take (kiln_symbol_desc).
+struct SymbolSpec {
+  std::string name;
+  int64_t min = 1, max = 1;
 };
 
 struct ArtifactSpec {
   std::string modelName;
   std::vector<TensorSpec> inputs, outputs;
+  std::vector<SymbolSpec> symbols;
   /// Floating-point operations of one run in contractions (0: unknown).
   uint64_t flops = 0;
 };

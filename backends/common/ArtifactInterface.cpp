@@ -32,7 +32,7 @@ public:
   }
 
   llvm::Constant *weights(llvm::ArrayRef<char> bytes);
-  llvm::Function *entry(llvm::Function *main, size_t numInputs,
+  llvm::Function *entry(llvm::Function *main, llvm::ArrayRef<bool> recordInputs,
                         size_t numOutputs, llvm::Constant *weights,
                         bool passRuntime, bool deviceWeights);
   llvm::Constant *descriptor(const ArtifactSpec &spec, const CpuTarget &target,
@@ -45,6 +45,7 @@ private:
   llvm::Constant *string(llvm::StringRef text, const llvm::Twine &name);
   llvm::Constant *tensorDescs(const std::vector<TensorSpec> &tensors,
                               llvm::StringRef kind);
+  llvm::Constant *symbolDescs(const std::vector<SymbolSpec> &symbols);
 
   llvm::Module &module;
   llvm::LLVMContext &ctx;
@@ -76,7 +77,8 @@ llvm::Constant *InterfaceBuilder::weights(llvm::ArrayRef<char> bytes) {
   return rawBytesGlobal(module, bytes, "kiln_weights", ".kiln.weights");
 }
 
-llvm::Function *InterfaceBuilder::entry(llvm::Function *main, size_t numInputs,
+llvm::Function *InterfaceBuilder::entry(llvm::Function *main,
+                                        llvm::ArrayRef<bool> recordInputs,
                                         size_t numOutputs,
                                         llvm::Constant *weights,
                                         bool passRuntime, bool deviceWeights) {
@@ -91,7 +93,18 @@ llvm::Function *InterfaceBuilder::entry(llvm::Function *main, size_t numInputs,
       args.push_back(
           b.CreateLoad(ptrTy, b.CreateConstInBoundsGEP1_64(ptrTy, array, i)));
   };
-  loadPointers(fn->getArg(0), numInputs);
+  // An input with symbolic dims comes as a record {data address, dims...}:
+  // @main takes the data pointer and a pointer to the dims.
+  for (auto [i, isRecord] : llvm::enumerate(recordInputs)) {
+    llvm::Value *slot = b.CreateLoad(
+        ptrTy, b.CreateConstInBoundsGEP1_64(ptrTy, fn->getArg(0), i));
+    if (!isRecord) {
+      args.push_back(slot);
+      continue;
+    }
+    args.push_back(b.CreateIntToPtr(b.CreateLoad(i64Ty, slot), ptrTy));
+    args.push_back(b.CreateConstInBoundsGEP1_64(i64Ty, slot, 1));
+  }
   loadPointers(fn->getArg(1), numOutputs);
   args.push_back(fn->getArg(2));
   // A GPU artifact's kernels read the copy the runtime uploaded.
@@ -108,7 +121,8 @@ InterfaceBuilder::tensorDescs(const std::vector<TensorSpec> &tensors,
                               llvm::StringRef kind) {
   if (tensors.empty())
     return llvm::ConstantPointerNull::get(ptrTy);
-  auto *descTy = llvm::StructType::get(ctx, {ptrTy, i32Ty, i32Ty, ptrTy});
+  auto *descTy =
+      llvm::StructType::get(ctx, {ptrTy, i32Ty, i32Ty, ptrTy, ptrTy});
   std::vector<llvm::Constant *> descs;
   for (auto [i, tensor] : llvm::enumerate(tensors)) {
     std::string prefix = ("kiln_" + kind + llvm::Twine(i)).str();
@@ -121,14 +135,40 @@ InterfaceBuilder::tensorDescs(const std::vector<TensorSpec> &tensors,
       shape = internalConstant(llvm::ConstantDataArray::get(ctx, dims),
                                prefix + "_shape", 8);
     }
+    llvm::Constant *symbols = llvm::ConstantPointerNull::get(ptrTy);
+    if (!tensor.symbols.empty()) {
+      std::vector<uint32_t> indices;
+      for (int32_t s : tensor.symbols)
+        indices.push_back(uint32_t(s));
+      symbols = internalConstant(llvm::ConstantDataArray::get(ctx, indices),
+                                 prefix + "_symbols", 4);
+    }
     descs.push_back(llvm::ConstantStruct::get(
-        descTy, {string(tensor.name, prefix + "_name"),
-                 llvm::ConstantInt::get(i32Ty, tensor.dtype),
-                 llvm::ConstantInt::get(i32Ty, tensor.shape.size()), shape}));
+        descTy,
+        {string(tensor.name, prefix + "_name"),
+         llvm::ConstantInt::get(i32Ty, tensor.dtype),
+         llvm::ConstantInt::get(i32Ty, tensor.shape.size()), shape, symbols}));
   }
   auto *arrayTy = llvm::ArrayType::get(descTy, descs.size());
   return internalConstant(llvm::ConstantArray::get(arrayTy, descs),
                           "kiln_" + kind + "s", 8);
+}
+
+llvm::Constant *
+InterfaceBuilder::symbolDescs(const std::vector<SymbolSpec> &symbols) {
+  if (symbols.empty())
+    return llvm::ConstantPointerNull::get(ptrTy);
+  auto *symbolTy = llvm::StructType::get(ctx, {ptrTy, i64Ty, i64Ty});
+  std::vector<llvm::Constant *> descs;
+  for (auto [i, symbol] : llvm::enumerate(symbols))
+    descs.push_back(llvm::ConstantStruct::get(
+        symbolTy,
+        {string(symbol.name, "kiln_symbol" + llvm::Twine(i) + "_name"),
+         llvm::ConstantInt::get(i64Ty, symbol.min),
+         llvm::ConstantInt::get(i64Ty, symbol.max)}));
+  auto *arrayTy = llvm::ArrayType::get(symbolTy, descs.size());
+  return internalConstant(llvm::ConstantArray::get(arrayTy, descs),
+                          "kiln_symbols", 8);
 }
 
 llvm::Constant *
@@ -137,7 +177,7 @@ InterfaceBuilder::descriptor(const ArtifactSpec &spec, const CpuTarget &target,
                              llvm::Function *entry, llvm::Constant *gpu) {
   auto *descTy = llvm::StructType::get(
       ctx, {i32Ty, i32Ty, ptrTy, ptrTy, ptrTy, ptrTy, ptrTy, i32Ty, i32Ty,
-            ptrTy, ptrTy, i64Ty, i64Ty, ptrTy, i64Ty, ptrTy});
+            ptrTy, ptrTy, i64Ty, i64Ty, ptrTy, i64Ty, ptrTy, i32Ty, ptrTy});
   llvm::Constant *fields[] = {
       llvm::ConstantInt::get(i32Ty, KILN_ARTIFACT_MAGIC),
       llvm::ConstantInt::get(i32Ty, KILN_ABI_VERSION),
@@ -154,7 +194,9 @@ InterfaceBuilder::descriptor(const ArtifactSpec &spec, const CpuTarget &target,
       llvm::ConstantInt::get(i64Ty, weightsSize),
       entry,
       llvm::ConstantInt::get(i64Ty, spec.flops),
-      gpu ? gpu : llvm::ConstantPointerNull::get(ptrTy)};
+      gpu ? gpu : llvm::ConstantPointerNull::get(ptrTy),
+      llvm::ConstantInt::get(i32Ty, spec.symbols.size()),
+      symbolDescs(spec.symbols)};
   return internalConstant(llvm::ConstantStruct::get(descTy, fields),
                           "kiln_descriptor", 8);
 }
@@ -177,11 +219,23 @@ static LogicalResult checkSpec(const ArtifactSpec &spec, std::string &error) {
                 std::to_string(tensor.dtype);
         return failure();
       }
-      // Outputs may be shaped by the run (kiln-dynamic-results); inputs not.
-      if (tensors == &spec.inputs &&
-          llvm::any_of(tensor.shape, [](int64_t d) { return d < 0; })) {
-        error = "tensor '" + tensor.name + "' has a dynamic dimension";
+      // Outputs may be shaped by the run (kiln-dynamic-results); an input's
+      // run-time dims are its symbols.
+      if (!tensor.symbols.empty() &&
+          tensor.symbols.size() != tensor.shape.size()) {
+        error = "tensor '" + tensor.name + "' has " +
+                std::to_string(tensor.symbols.size()) + " symbols for " +
+                std::to_string(tensor.shape.size()) + " dims";
         return failure();
+      }
+      for (auto [d, extent] : llvm::enumerate(tensor.shape)) {
+        int32_t symbol = tensor.symbols.empty() ? -1 : tensor.symbols[d];
+        if (symbol >= (int32_t)spec.symbols.size() ||
+            (tensors == &spec.inputs && extent < 0 && symbol < 0)) {
+          error = "input '" + tensor.name + "' dim " + std::to_string(d) +
+                  " is dynamic without a symbol";
+          return failure();
+        }
       }
     }
   return success();
@@ -217,7 +271,12 @@ LogicalResult mlir::kiln::addArtifactInterface(llvm::Module &module,
   }
   // The runtime callbacks are a trailing argument once
   // kiln-outline-parallel-loops has run; pipelines without it omit them.
-  size_t expected = spec.inputs.size() + spec.outputs.size() + 2;
+  SmallVector<bool> recordInputs;
+  for (const TensorSpec &input : spec.inputs)
+    recordInputs.push_back(
+        llvm::any_of(input.shape, [](int64_t d) { return d < 0; }));
+  size_t numRecords = llvm::count(recordInputs, true);
+  size_t expected = spec.inputs.size() + numRecords + spec.outputs.size() + 2;
   bool passRuntime = main->arg_size() == expected + 1;
   if ((main->arg_size() != expected && !passRuntime) ||
       !main->getReturnType()->isVoidTy() ||
@@ -226,6 +285,7 @@ LogicalResult mlir::kiln::addArtifactInterface(llvm::Module &module,
       })) {
     error = "@main must return nothing and take " + std::to_string(expected) +
             " pointers (" + std::to_string(spec.inputs.size()) + " inputs, " +
+            std::to_string(numRecords) + " input dims, " +
             std::to_string(spec.outputs.size()) +
             " outputs, arena, weights), plus optionally the runtime; it "
             "takes " +
@@ -241,7 +301,7 @@ LogicalResult mlir::kiln::addArtifactInterface(llvm::Module &module,
   InterfaceBuilder builder(module);
   llvm::Constant *weights = builder.weights(contents.weights);
   llvm::Function *entry =
-      builder.entry(main, spec.inputs.size(), spec.outputs.size(), weights,
+      builder.entry(main, recordInputs, spec.outputs.size(), weights,
                     passRuntime, /*deviceWeights=*/isGpu);
   llvm::Constant *gpu = nullptr;
   if (isGpu) {
@@ -254,7 +314,7 @@ LogicalResult mlir::kiln::addArtifactInterface(llvm::Module &module,
   // checks and lets it keep weights in registers across stores. The
   // outlined loop bodies see the arguments through a context, so they need
   // the fact restated.
-  unsigned arenaArg = spec.inputs.size() + spec.outputs.size();
+  unsigned arenaArg = spec.inputs.size() + numRecords + spec.outputs.size();
   SmallVector<unsigned> noAliasArgs = {arenaArg, arenaArg + 1};
   for (unsigned arg : noAliasArgs)
     main->addParamAttr(arg, llvm::Attribute::NoAlias);

@@ -62,6 +62,8 @@ void mlir::kiln::addBufferizationPasses(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createCopyDuplicateResults());
   // Results shaped at run time leave as {pointer, dims} records.
   pm.addPass(createDynamicResults());
+  // Inputs with symbolic dims arrive as a data pointer and their extents.
+  pm.addPass(createDynamicInputs());
   bufferization::BufferResultsToOutParamsPassOptions outParams;
   outParams.hoistStaticAllocs = true;
   outParams.modifyPublicFunctions = true;
@@ -97,6 +99,7 @@ void mlir::kiln::addLLVMLoweringPasses(OpPassManager &pm,
   // 5. LLVM dialect. Integer powers become generated functions, math to
   // intrinsics (sqrt, fma, pow, ...), then whatever has no intrinsic (f64
   // erf, ...) to libm calls.
+  pm.addPass(createExpandDynamicShapes());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createConvertMathToFuncs());

@@ -624,6 +624,67 @@ def DynamicResults : Pass<"kiln-dynamic-results", "ModuleOp"> {
   let dependentDialects = ["arith::ArithDialect", "memref::MemRefDialect"];
 }
 
+def DynamicInputs : Pass<"kiln-dynamic-inputs", "ModuleOp"> {
+  let summary = "Pass each entry argument with symbolic dims as its data "
+                "pointer and its extents";
+  let description = [{
+    The entry takes every argument as a bare pointer, which a memref with
+    run-time extents cannot be. After bufferization, each such argument of
+    the entry becomes a one-element memref (its data pointer) followed by a
+    new `memref<RANKxi64>` argument (its extents), and the body rebuilds
+    the memref with a row-major `memref.reinterpret_cast`. The artifact's
+    entry wrapper passes both from the input's record (abi.h, ABI 5).
+
+    Before:
+    ```mlir
+    func.func @main(%x: memref<?x?x64xf32>) { ... uses %x ... }
+    ```
+    After:
+    ```mlir
+    func.func @main(%x: memref<1xf32>, %dims: memref<3xi64>) {
+      %b = memref.load %dims[%c0] : memref<3xi64>   // index_cast to %bi
+      %s = memref.load %dims[%c1] : memref<3xi64>   // index_cast to %si
+      %st = arith.muli %si, %c64 : index
+      %v = memref.reinterpret_cast %x to offset: [0], sizes: [%bi, %si, 64],
+          strides: [%st, 64, 1] : memref<1xf32> to memref<?x?x64xf32>
+      ... uses %v ...
+    }
+    ```
+  }];
+  let options = [
+    Option<"entryName", "entry", "std::string", "\"main\"",
+           "The entry function">
+  ];
+  let dependentDialects = ["arith::ArithDialect", "memref::MemRefDialect"];
+}
+
+def ExpandDynamicShapes : Pass<"kiln-expand-dynamic-shapes", "ModuleOp"> {
+  let summary = "Write expand_shapes that split a dim into several run-time "
+                "dims as reinterpret_casts";
+  let description = [{
+    MLIR 22's `expand-strided-metadata` crashes on a `memref.expand_shape`
+    whose reassociation group holds two or more run-time dims, the
+    `[batch * seq, hidden] -> [batch, seq, hidden]` that follows every
+    matmul over symbolic dims. On an identity-layout source the result is
+    the same memory with the new sizes and row-major strides, which this
+    pass writes as a `memref.reinterpret_cast`. Other expand_shapes are left
+    alone.
+
+    Before:
+    ```mlir
+    %e = memref.expand_shape %a [[0, 1], [2]] output_shape [%b, %s, 64]
+        : memref<?x64xf32> into memref<?x?x64xf32>
+    ```
+    After:
+    ```mlir
+    %st = arith.muli %s, %c64 : index
+    %e = memref.reinterpret_cast %a to offset: [0], sizes: [%b, %s, 64],
+        strides: [%st, 64, 1] : memref<?x64xf32> to memref<?x?x64xf32>
+    ```
+  }];
+  let dependentDialects = ["arith::ArithDialect", "memref::MemRefDialect"];
+}
+
 def ShareParallelBodies : Pass<"kiln-share-parallel-bodies", "ModuleOp"> {
   let summary = "One function for outlined loop bodies that differ only in "
                 "buffer offsets";

@@ -101,10 +101,32 @@ FailureOr<ArtifactSpec> describeIO(ModuleOp module) {
     return t.dtype != KILN_DTYPE_UNDEFINED;
   };
   auto type = main.getFunctionType();
-  for (size_t i = 0; i < type.getNumInputs(); ++i)
+  // Symbolic dims: their ranges on @main, each input dim's on the argument.
+  if (auto symbols = main->getAttrOfType<DictionaryAttr>("kiln.symbols"))
+    for (NamedAttribute symbol : symbols) {
+      auto range = dyn_cast<DenseI64ArrayAttr>(symbol.getValue());
+      if (!range || range.size() != 2)
+        return failure();
+      spec.symbols.push_back({symbol.getName().str(), range[0], range[1]});
+    }
+  for (size_t i = 0; i < type.getNumInputs(); ++i) {
     if (!add(spec.inputs, type.getInput(i),
              main.getArgAttrOfType<StringAttr>(i, "kiln.name"), i, "input"))
       return failure();
+    auto dims = main.getArgAttrOfType<ArrayAttr>(i, "kiln.dims");
+    if (!dims)
+      continue;
+    TensorSpec &input = spec.inputs.back();
+    for (Attribute dim : dims) {
+      StringRef name = cast<StringAttr>(dim).getValue();
+      auto it = llvm::find_if(spec.symbols, [&](const SymbolSpec &symbol) {
+        return symbol.name == name;
+      });
+      input.symbols.push_back(name.empty() || it == spec.symbols.end()
+                                  ? -1
+                                  : int32_t(it - spec.symbols.begin()));
+    }
+  }
   for (size_t i = 0; i < type.getNumResults(); ++i)
     if (!add(spec.outputs, type.getResult(i),
              main.getResultAttrOfType<StringAttr>(i, "kiln.name"), i, "output"))

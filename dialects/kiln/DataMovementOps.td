@@ -38,7 +38,8 @@ def Kiln_DynamicReshapeOp : Kiln_Op<"dynamic_reshape"> {
     ```
   }];
   let arguments = (ins AnyRankedTensor:$input, AnyRankedTensor:$shape,
-                       DefaultValuedAttr<BoolAttr, "false">:$allow_zero);
+                       DefaultValuedAttr<BoolAttr, "false">:$allow_zero,
+                       OptionalAttr<DenseI64ArrayAttr>:$static_shape);
   let results = (outs AnyRankedTensor:$result);
 }
 
@@ -158,6 +159,42 @@ def Kiln_ExpandOp : Kiln_Op<"expand"> {
   let arguments = (ins AnyRankedTensor:$input, DenseI64ArrayAttr:$shape);
   let results = (outs AnyRankedTensor:$result);
   let hasFolder = 1;
+}
+
+def Kiln_DynamicExpandOp : Kiln_Op<"dynamic_expand"> {
+  let summary = "broadcast to a shape computed at run time (ONNX Expand)";
+  let description = [{
+    `shape` is a 1-D i64 tensor of static length N, read when the model
+    runs (typically `tensor.from_elements` of symbolic dims). The result is
+    the numpy broadcast of the input's shape and `shape`: rank
+    max(rank(input), N); a result dim is static where `static_shape` (one
+    entry per result dim, `-1` where unknown) gives it. ConstantOfShape of
+    symbolic dims is this op on a scalar. The lowering checks that every
+    input dim that is not 1 equals the requested extent (or the extent is 1).
+    ```mlir
+    %y = kiln.dynamic_expand %x, %shape {static_shape = array<i64: -1, 64>}
+        : (tensor<1x64xf32>, tensor<2xi64>) -> tensor<?x64xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, AnyRankedTensor:$shape,
+                       DenseI64ArrayAttr:$static_shape);
+  let results = (outs AnyRankedTensor:$result);
+}
+
+def Kiln_DynamicRangeOp : Kiln_Op<"dynamic_range"> {
+  let summary = "start + i * delta for i < n, n computed at run time (ONNX Range)";
+  let description = [{
+    `start`, `limit` and `delta` are scalars (rank 0) of one numeric type;
+    the result has max(ceil((limit - start) / delta), 0) elements. The
+    lowering checks that `delta` is not zero.
+    ```mlir
+    %r = kiln.dynamic_range %start, %limit, %delta
+        : (tensor<i64>, tensor<i64>, tensor<i64>) -> tensor<?xi64>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$start, AnyRankedTensor:$limit,
+                       AnyRankedTensor:$delta);
+  let results = (outs AnyRankedTensor:$result);
 }
 
 #endif // KILN_DATA_MOVEMENT_OPS_TD

@@ -73,7 +73,8 @@ OpFoldResult foldBinary(Type resultType, ArrayRef<Attribute> operands,
                         Type valueType = nullptr) {
   auto lhs = getElements(operands[0]), rhs = getElements(operands[1]);
   auto type = cast<RankedTensorType>(resultType);
-  if (!lhs || !rhs || type.getNumElements() > kMaxFoldElements)
+  if (!lhs || !rhs || !type.hasStaticShape() ||
+      type.getNumElements() > kMaxFoldElements)
     return {};
   Type elementType = valueType ? valueType : type.getElementType();
   SmallVector<Attribute> values;
@@ -313,7 +314,8 @@ OpFoldResult WhereOp::fold(FoldAdaptor a) {
   auto cond = getElements(a.getCondition());
   auto x = getElements(a.getX()), y = getElements(a.getY());
   auto type = getType();
-  if (!cond || !x || !y || type.getNumElements() > kMaxFoldElements)
+  if (!cond || !x || !y || !type.hasStaticShape() ||
+      type.getNumElements() > kMaxFoldElements)
     return {};
   SmallVector<Attribute> values;
   for (int64_t i = 0; i < type.getNumElements(); ++i) {
@@ -408,7 +410,7 @@ OpFoldResult ConcatOp::fold(FoldAdaptor a) {
   if (getInputs().size() == 1)
     return getInputs().front();
   auto type = getType();
-  if (type.getNumElements() > kMaxFoldElements)
+  if (!type.hasStaticShape() || type.getNumElements() > kMaxFoldElements)
     return {};
   SmallVector<Elements> inputs;
   for (Attribute attr : a.getInputs()) {
@@ -458,7 +460,8 @@ OpFoldResult SliceOp::fold(FoldAdaptor a) {
 OpFoldResult GatherOp::fold(FoldAdaptor a) {
   auto data = getElements(a.getData()), indices = getElements(a.getIndices());
   auto type = getType();
-  if (!data || !indices || type.getNumElements() > kMaxFoldElements)
+  if (!data || !indices || !type.hasStaticShape() ||
+      type.getNumElements() > kMaxFoldElements)
     return {};
   int64_t axis = getAxis();
   ArrayRef<int64_t> dataShape = data->type.getShape();

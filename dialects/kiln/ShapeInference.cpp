@@ -64,6 +64,19 @@ mlir::kiln::broadcastShapes(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
   for (size_t i = 0; i < rank; ++i) {
     int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
     int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
+    // A run-time extent broadcasts as the other side's: with a static
+    // extent other than 1 it must equal it (the lowering checks), with 1 or
+    // another run-time extent it stays run-time.
+    bool dynA = ShapedType::isDynamic(da), dynB = ShapedType::isDynamic(db);
+    if (dynA || dynB) {
+      if (dynA && dynB)
+        out[i] = da;
+      else if (dynA)
+        out[i] = db == 1 ? da : db;
+      else
+        out[i] = da == 1 ? db : da;
+      continue;
+    }
     if (da != db && da != 1 && db != 1)
       return failure();
     out[i] = da == 1 ? db : da;
@@ -541,7 +554,50 @@ LogicalResult DynamicReshapeOp::inferReturnTypes(MLIRContext *,
   if (failed(rank))
     return failure();
   SmallVector<int64_t> dims(*rank, ShapedType::kDynamic);
+  if (auto known = a.getStaticShape()) {
+    if ((int64_t)known->size() != *rank)
+      return emitOptionalError(l, "static_shape has ", known->size(),
+                               " entries for a rank-", *rank, " result");
+    for (auto [dim, k] : llvm::zip(dims, *known))
+      if (k >= 0)
+        dim = k;
+  }
   out.push_back(input.clone(dims));
+  return success();
+}
+
+LogicalResult DynamicExpandOp::inferReturnTypes(MLIRContext *,
+                                                std::optional<Location> l,
+                                                Adaptor a,
+                                                SmallVectorImpl<Type> &out) {
+  auto input = rankedType(a.getInput());
+  FailureOr<int64_t> length = shapeOperandLength(l, a.getShape(), "shape");
+  if (failed(length))
+    return failure();
+  int64_t rank = std::max<int64_t>(input.getRank(), *length);
+  ArrayRef<int64_t> known = a.getStaticShape();
+  if ((int64_t)known.size() != rank)
+    return emitOptionalError(l, "static_shape has ", known.size(),
+                             " entries for a rank-", rank, " result");
+  SmallVector<int64_t> dims;
+  for (int64_t k : known)
+    dims.push_back(k >= 0 ? k : ShapedType::kDynamic);
+  out.push_back(input.clone(dims));
+  return success();
+}
+
+LogicalResult DynamicRangeOp::inferReturnTypes(MLIRContext *,
+                                               std::optional<Location> l,
+                                               Adaptor a,
+                                               SmallVectorImpl<Type> &out) {
+  auto start = rankedType(a.getStart());
+  for (Value v : {a.getStart(), a.getLimit(), a.getDelta()})
+    if (rankedType(v).getRank() != 0 ||
+        rankedType(v).getElementType() != start.getElementType())
+      return emitOptionalError(l, "start, limit and delta must be scalars of "
+                                  "one type");
+  out.push_back(
+      RankedTensorType::get({ShapedType::kDynamic}, start.getElementType()));
   return success();
 }
 
@@ -639,6 +695,14 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
   SmallVector<int64_t> shape;
   for (int64_t d = 0; d < rank; ++d) {
     int64_t dim = input.getDimSize(d);
+    // A run-time dim is only taken whole: start 0, end `?`, step 1.
+    if (ShapedType::isDynamic(dim)) {
+      if (starts[d] != 0 || !ShapedType::isDynamic(ends[d]) || steps[d] != 1)
+        return emitOptionalError(l, "run-time dim ", d,
+                                 " can only be sliced whole");
+      shape.push_back(ShapedType::kDynamic);
+      continue;
+    }
     // An empty dim admits only empty slices (start == end).
     bool ok = steps[d] > 0
                   ? 0 <= starts[d] && starts[d] <= ends[d] && ends[d] <= dim

@@ -38,8 +38,15 @@ struct FuseAttentionPass
     IRRewriter rewriter(&getContext());
     for (MatMulOp output : candidates) {
       std::string reason;
-      FailureOr<AttentionMatch> match = matchAttention(output, reason);
       std::string at = onnxNodeName(output.getLoc());
+      // The flash lowering tiles static extents only.
+      if (!output.getType().hasStaticShape()) {
+        KILN_LOG("fusion", Info)
+            << "not fusing attention at '" << at
+            << "': run-time extents (symbolic dims) use the unfused ops\n";
+        continue;
+      }
+      FailureOr<AttentionMatch> match = matchAttention(output, reason);
       if (failed(match)) {
         if (!reason.empty())
           KILN_LOG("fusion", Info)
@@ -48,10 +55,9 @@ struct FuseAttentionPass
       }
       AttentionOp fused = rewriteAttention(rewriter, output, *match);
       report::count("attention_fused");
-      KILN_LOG("fusion", Info)
-          << "fused attention at '" << at << "'"
-          << (fused.getCausal() ? " (causal)" : "") << ": " << match->summary
-          << "\n";
+      KILN_LOG("fusion", Info) << "fused attention at '" << at << "'"
+                               << (fused.getCausal() ? " (causal)" : "") << ": "
+                               << match->summary << "\n";
     }
   }
 };

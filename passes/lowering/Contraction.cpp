@@ -90,7 +90,11 @@ Value createBroadcastMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
 
   SmallVector<utils::IteratorType> iterators = parallelIterators(numLoops);
   iterators[k] = utils::IteratorType::reduction;
-  Value init = zeroTensor(b, loc, resultShape, accType);
+  // Run-time extents from the operand that indexes each result loop.
+  auto resultType = RankedTensorType::get(resultShape, accType);
+  Value init = createFilledTensor(
+      b, loc, resultShape, dynamicSizesFromInputs(b, loc, resultType, {a, bOp}),
+      cast<TypedAttr>(b.getZeroAttr(accType)));
   auto generic = linalg::GenericOp::create(
       b, loc, init.getType(), ValueRange{a.value, bOp.value}, init,
       ArrayRef<AffineMap>{a.map, bOp.map, outMap}, iterators,
@@ -100,6 +104,44 @@ Value createBroadcastMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
             multiplyAccumulate(nb, nl, args[0], args[1], args[2], kilnType));
       });
   return generic.getResult(0);
+}
+
+/// [B..., M, K] x [(1...,) K, N] as one linalg.matmul over the rows of all
+/// batches, for run-time B or M (K and N static).
+Value createRowsMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
+                       RankedTensorType kilnResultType, Type accType) {
+  auto lhsType = cast<RankedTensorType>(lhs.getType());
+  auto rhsType = cast<RankedTensorType>(rhs.getType());
+  int64_t rank = lhsType.getRank();
+  int64_t k = rhsType.getShape().end()[-2], n = rhsType.getShape().back();
+  ReassociationIndices rows;
+  for (int64_t d = 0; d + 1 < rank; ++d)
+    rows.push_back(d);
+  Value a = rank == 2 ? lhs
+                      : tensor::CollapseShapeOp::create(
+                            b, loc, lhs,
+                            SmallVector<ReassociationIndices>{rows, {rank - 1}})
+                            .getResult();
+  Value bt = createReshape(b, loc, rhs, {k, n});
+  auto aType = cast<RankedTensorType>(a.getType());
+  Value init = createFilledTensor(b, loc, {aType.getDimSize(0), n},
+                                  runTimeDims(b, loc, a, {0}),
+                                  cast<TypedAttr>(b.getZeroAttr(accType)));
+  Value mm =
+      linalg::MatmulOp::create(b, loc, ValueRange{a, bt}, ValueRange{init})
+          .getResult(0);
+  if (rank == 2)
+    return mm;
+  // Back to [B..., M, N]: the run-time extents are the lhs's.
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t d = 0; d + 1 < rank; ++d)
+    sizes.push_back(lhsType.isDynamicDim(d)
+                        ? OpFoldResult(tensor::DimOp::create(b, loc, lhs, d))
+                        : OpFoldResult(b.getIndexAttr(lhsType.getDimSize(d))));
+  sizes.push_back(b.getIndexAttr(n));
+  return tensor::ExpandShapeOp::create(
+      b, loc, kilnResultType.clone(accType), mm,
+      SmallVector<ReassociationIndices>{rows, {rank - 1}}, sizes);
 }
 
 struct MatMulLowering : OpConversionPattern<kiln::MatMulOp> {
@@ -121,7 +163,16 @@ struct MatMulLowering : OpConversionPattern<kiln::MatMulOp> {
     ArrayRef<int64_t> rhsBatch = rhsType.getShape().drop_back(2);
 
     Value result;
-    if (product(rhsBatch) == 1) {
+    bool runTime = !lhsType.hasStaticShape() || !rhsType.hasStaticShape();
+    if (runTime && rhsType.hasStaticShape() && product(rhsBatch) == 1 &&
+        lhsType.getRank() >= 2 && !ShapedType::isDynamic(k)) {
+      // [B..., M, K] x [K, N] with run-time B or M: one [rows, K] x [K, N]
+      // matmul over the collapsed rows.
+      result = createRowsMatmul(rewriter, loc, lhs, rhs, op.getType(), accType);
+    } else if (runTime) {
+      result = createBroadcastMatmul(rewriter, loc, lhs, rhs, resultShape,
+                                     accType, kilnType);
+    } else if (product(rhsBatch) == 1) {
       // [B..., M, K] x [(1...,) K, N]: rows of all batches are contiguous, so
       // this is one [B*M, K] x [K, N] matmul.
       int64_t rows = product(lhsBatch) * m;

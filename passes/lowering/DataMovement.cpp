@@ -11,6 +11,7 @@
 //   expand     broadcasting generic
 //
 //===----------------------------------------------------------------------===//
+#include "passes/lowering/DynamicShapeUtils.h"
 #include "passes/lowering/LoweringUtils.h"
 #include "passes/lowering/Patterns.h"
 
@@ -54,8 +55,13 @@ struct TransposeLowering : OpConversionPattern<kiln::TransposeOp> {
   matchAndRewrite(kiln::TransposeOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     auto type = convertedType(getTypeConverter(), op.getResult());
-    Value init = createEmptyTensor(rewriter, op.getLoc(), type.getShape(),
-                                   type.getElementType());
+    // Result dim d is input dim perm[d].
+    SmallVector<Value> sizes;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (type.isDynamicDim(d))
+        sizes.push_back(tensor::DimOp::create(
+            rewriter, op.getLoc(), adaptor.getInput(), op.getPerm()[d]));
+    Value init = createEmptyTensor(rewriter, op.getLoc(), type, sizes);
     rewriter.replaceOp(op, linalg::TransposeOp::create(rewriter, op.getLoc(),
                                                        adaptor.getInput(), init,
                                                        op.getPerm())
@@ -63,6 +69,34 @@ struct TransposeLowering : OpConversionPattern<kiln::TransposeOp> {
     return success();
   }
 };
+
+/// Concat with run-time extents: offsets along `axis` and the other
+/// extents (those of the first input) computed with tensor.dim.
+Value concatRunTime(OpBuilder &b, Location loc, RankedTensorType type,
+                    int64_t axis, ValueRange inputs) {
+  IndexMath m(b, loc);
+  int64_t rank = type.getRank();
+  SmallVector<Value> sizes;
+  Value total = m.c(0);
+  for (Value input : inputs)
+    total = m.add(total, m.dim(input, axis));
+  for (int64_t d = 0; d < rank; ++d)
+    if (type.isDynamicDim(d))
+      sizes.push_back(d == axis ? total : m.dim(inputs.front(), d));
+  Value result = createEmptyTensor(b, loc, type, sizes);
+  Value offset = m.c(0);
+  for (Value input : inputs) {
+    SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0)), extents,
+        strides(rank, b.getIndexAttr(1));
+    offsets[axis] = offset;
+    for (int64_t d = 0; d < rank; ++d)
+      extents.push_back(m.dim(input, d));
+    result = tensor::InsertSliceOp::create(b, loc, input, result, offsets,
+                                           extents, strides);
+    offset = m.add(offset, m.dim(input, axis));
+  }
+  return result;
+}
 
 struct ConcatLowering : OpConversionPattern<kiln::ConcatOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -73,6 +107,11 @@ struct ConcatLowering : OpConversionPattern<kiln::ConcatOp> {
     Location loc = op.getLoc();
     auto type = convertedType(getTypeConverter(), op.getResult());
     int64_t axis = op.getAxis();
+    if (!type.hasStaticShape()) {
+      rewriter.replaceOp(
+          op, concatRunTime(rewriter, loc, type, axis, adaptor.getInputs()));
+      return success();
+    }
     Value result = createEmptyTensor(rewriter, loc, type.getShape(),
                                      type.getElementType());
     SmallVector<int64_t> offsets(type.getRank(), 0);
@@ -101,16 +140,23 @@ struct SliceLowering : OpConversionPattern<kiln::SliceOp> {
     Location loc = op.getLoc();
     auto type = convertedType(getTypeConverter(), op.getResult());
     ArrayRef<int64_t> starts = op.getStarts(), steps = op.getSteps();
-    if (type.getNumElements() == 0) {
+    if (type.hasStaticShape() && type.getNumElements() == 0) {
       rewriter.replaceOp(op, createEmptyTensor(rewriter, loc, type.getShape(),
                                                type.getElementType()));
       return success();
     }
     if (llvm::all_of(steps, [](int64_t s) { return s > 0; })) {
+      // Run-time dims are taken whole.
+      SmallVector<OpFoldResult> sizes;
+      for (int64_t d = 0; d < type.getRank(); ++d)
+        sizes.push_back(
+            type.isDynamicDim(d)
+                ? OpFoldResult(tensor::DimOp::create(rewriter, loc,
+                                                     adaptor.getInput(), d))
+                : OpFoldResult(rewriter.getIndexAttr(type.getDimSize(d))));
       rewriter.replaceOp(op, tensor::ExtractSliceOp::create(
                                  rewriter, loc, type, adaptor.getInput(),
-                                 indexAttrs(rewriter, starts),
-                                 indexAttrs(rewriter, type.getShape()),
+                                 indexAttrs(rewriter, starts), sizes,
                                  indexAttrs(rewriter, steps)));
       return success();
     }

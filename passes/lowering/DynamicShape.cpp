@@ -6,6 +6,10 @@
 //   dynamic_unsqueeze/dynamic_squeeze  the axes read and normalized, the
 //                    result extents selected from the input's, then a
 //                    tensor.reshape the same way
+//   dynamic_expand   the requested extents read, broadcast with the
+//                    input's and checked, then a broadcasting generic
+//   dynamic_range    the element count from the scalars, then a generic
+//                    of start + index * delta
 //   assert           the 0-d condition read with tensor.extract, then the
 //                    cf.assert of the other checks
 //
@@ -14,16 +18,109 @@
 //
 //===----------------------------------------------------------------------===//
 #include "passes/lowering/DynamicShapeUtils.h"
+#include "passes/lowering/LoweringUtils.h"
 #include "passes/lowering/Patterns.h"
 
 #include "dialects/kiln/KilnOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 using namespace mlir;
 using namespace mlir::kiln;
 
 namespace {
+
+/// tensor.reshape of `input` to `dims`. memref.reshape's lowering only
+/// takes all-dynamic result types, so the reshape is to `?` everywhere and a
+/// tensor.cast gives the static extents `resultType` knows.
+Value reshapeTo(OpBuilder &b, Location loc, Type resultType, Value input,
+                ArrayRef<Value> dims) {
+  int64_t rank = dims.size();
+  Value shape = tensor::FromElementsOp::create(
+      b, loc, RankedTensorType::get({rank}, b.getIndexType()), dims);
+  auto type = cast<RankedTensorType>(resultType);
+  auto dynamicType =
+      type.clone(SmallVector<int64_t>(rank, ShapedType::kDynamic));
+  Value reshaped = tensor::ReshapeOp::create(b, loc, dynamicType, input, shape);
+  if (dynamicType == type)
+    return reshaped;
+  return tensor::CastOp::create(b, loc, type, reshaped);
+}
+
+/// The reshape of `input` to `resultType` (extents `dims`) as a collapse
+/// then an expand, when its run-time dims pair up one to one between the
+/// two shapes (each with a check that the extents agree) and the static
+/// runs between them have equal products: the usual [B, S, 768] <->
+/// [B, S, 12, 64]. Views, no copy. Null when the shapes do not pair up.
+Value structuralReshape(OpBuilder &b, Location loc, IndexMath &m,
+                        RankedTensorType resultType, Value input,
+                        ArrayRef<Value> dims) {
+  auto inType = cast<RankedTensorType>(input.getType());
+  ArrayRef<int64_t> src = inType.getShape(), dst = resultType.getShape();
+  SmallVector<ReassociationIndices> srcGroups, dstGroups;
+  SmallVector<int64_t> common;
+  Value sameRunTime = m.t(true);
+  size_t i = 0, j = 0;
+  while (i < src.size() && j < dst.size()) {
+    if (ShapedType::isDynamic(src[i]) || ShapedType::isDynamic(dst[j])) {
+      if (!ShapedType::isDynamic(src[i]) || !ShapedType::isDynamic(dst[j]))
+        return {};
+      sameRunTime = m.andi(sameRunTime, m.eq(m.dim(input, i), dims[j]));
+      srcGroups.push_back({(int64_t)i++});
+      dstGroups.push_back({(int64_t)j++});
+      common.push_back(ShapedType::kDynamic);
+      continue;
+    }
+    ReassociationIndices srcGroup{(int64_t)i}, dstGroup{(int64_t)j};
+    int64_t srcProduct = src[i++], dstProduct = dst[j++];
+    while (srcProduct != dstProduct) {
+      if (srcProduct < dstProduct) {
+        if (i >= src.size() || ShapedType::isDynamic(src[i]))
+          return {};
+        srcGroup.push_back(i);
+        srcProduct *= src[i++];
+      } else {
+        if (j >= dst.size() || ShapedType::isDynamic(dst[j]))
+          return {};
+        dstGroup.push_back(j);
+        dstProduct *= dst[j++];
+      }
+    }
+    srcGroups.push_back(srcGroup);
+    dstGroups.push_back(dstGroup);
+    common.push_back(srcProduct);
+  }
+  // Trailing 1s join the last group.
+  for (; i < src.size(); ++i) {
+    if (src[i] != 1 || srcGroups.empty())
+      return {};
+    srcGroups.back().push_back(i);
+  }
+  for (; j < dst.size(); ++j) {
+    if (dst[j] != 1 || dstGroups.empty())
+      return {};
+    dstGroups.back().push_back(j);
+  }
+  if (srcGroups.empty())
+    return {};
+  emitRuntimeCheck(b, loc, sameRunTime,
+                   "Reshape: a run-time extent of the shape differs from the "
+                   "input's");
+  Value collapsed = input;
+  if (srcGroups.size() != src.size())
+    collapsed = tensor::CollapseShapeOp::create(b, loc, input, srcGroups);
+  if (dstGroups.size() == dst.size())
+    return tensor::CastOp::create(b, loc, resultType, collapsed);
+  SmallVector<OpFoldResult> sizes;
+  for (auto [d, extent] : llvm::enumerate(dst))
+    sizes.push_back(ShapedType::isDynamic(extent)
+                        ? OpFoldResult(dims[d])
+                        : OpFoldResult(b.getIndexAttr(extent)));
+  return tensor::ExpandShapeOp::create(b, loc, resultType, collapsed, dstGroups,
+                                       sizes);
+}
 
 struct DynamicReshapeLowering : OpConversionPattern<kiln::DynamicReshapeOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -83,11 +180,10 @@ struct DynamicReshapeLowering : OpConversionPattern<kiln::DynamicReshapeOp> {
     emitRuntimeCheck(rewriter, loc, m.eq(count, total),
                      "Reshape: the shape's element count differs from the "
                      "input's");
-    Value shape = tensor::FromElementsOp::create(
-        rewriter, loc, RankedTensorType::get({rank}, rewriter.getIndexType()),
-        dims);
-    rewriter.replaceOpWithNewOp<tensor::ReshapeOp>(op, resultType, input,
-                                                   shape);
+    Value result = structuralReshape(rewriter, loc, m, resultType, input, dims);
+    if (!result)
+      result = reshapeTo(rewriter, loc, resultType, input, dims);
+    rewriter.replaceOp(op, result);
     return success();
   }
 };
@@ -129,14 +225,6 @@ Value selectByIndex(IndexMath &m, Value index, ArrayRef<Value> values) {
   for (int64_t k = int64_t(values.size()) - 2; k >= 0; --k)
     result = m.select(m.eq(index, m.c(k)), values[k], result);
   return result;
-}
-
-Value reshapeTo(OpBuilder &b, Location loc, Type resultType, Value input,
-                ArrayRef<Value> dims) {
-  Value shape = tensor::FromElementsOp::create(
-      b, loc, RankedTensorType::get({int64_t(dims.size())}, b.getIndexType()),
-      dims);
-  return tensor::ReshapeOp::create(b, loc, resultType, input, shape);
 }
 
 struct DynamicUnsqueezeLowering
@@ -227,11 +315,158 @@ struct AssertLowering : OpConversionPattern<kiln::AssertOp> {
   }
 };
 
+/// A linalg.generic writing `init` from `inputs` (each with its map).
+Value genericInto(OpBuilder &b, Location loc, Value init,
+                  ArrayRef<BroadcastOperand> inputs, ScalarBuilder body) {
+  auto type = cast<RankedTensorType>(init.getType());
+  SmallVector<Value> operands;
+  SmallVector<AffineMap> maps;
+  for (const BroadcastOperand &input : inputs) {
+    operands.push_back(input.value);
+    maps.push_back(input.map);
+  }
+  maps.push_back(b.getMultiDimIdentityMap(type.getRank()));
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{type}, operands, ValueRange{init}, maps,
+             parallelIterators(type.getRank()),
+             [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+               linalg::YieldOp::create(nested, nestedLoc,
+                                       body(nested, nestedLoc, args));
+             })
+      .getResult(0);
+}
+
+struct DynamicExpandLowering : OpConversionPattern<kiln::DynamicExpandOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(kiln::DynamicExpandOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    IndexMath m(rewriter, loc);
+    Value input = adaptor.getInput();
+    auto inputType = cast<RankedTensorType>(input.getType());
+    auto resultType = cast<RankedTensorType>(
+        getTypeConverter()->convertType(op.getResult().getType()));
+    int64_t rank = resultType.getRank(), r = inputType.getRank();
+    int64_t n =
+        cast<RankedTensorType>(adaptor.getShape().getType()).getDimSize(0);
+    Value broadcasts = m.t(true), runTimeOnesKept = m.t(true);
+    SmallVector<Value> sizes;
+    for (int64_t i = 0; i < rank; ++i) {
+      Value s = i >= rank - n ? m.extract(adaptor.getShape(), i - (rank - n))
+                              : m.c(1);
+      Value x = i >= rank - r ? m.dim(input, i - (rank - r)) : m.c(1);
+      Value extent = m.select(m.eq(x, m.c(1)), s, x);
+      broadcasts = m.andi(
+          broadcasts, arith::OrIOp::create(
+                          rewriter, loc, m.eq(s, x),
+                          arith::OrIOp::create(rewriter, loc, m.eq(s, m.c(1)),
+                                               m.eq(x, m.c(1)))));
+      // An input dim of run-time extent is never broadcast: it must be the
+      // result's extent.
+      if (i >= rank - r && inputType.isDynamicDim(i - (rank - r)))
+        runTimeOnesKept = m.andi(runTimeOnesKept, m.eq(x, extent));
+      if (resultType.isDynamicDim(i))
+        sizes.push_back(extent);
+    }
+    emitRuntimeCheck(rewriter, loc, broadcasts,
+                     "Expand: the shape does not broadcast with the input");
+    emitRuntimeCheck(rewriter, loc, runTimeOnesKept,
+                     "Expand: an input dim of run-time extent 1 would be "
+                     "broadcast (not supported)");
+    Value init = createEmptyTensor(rewriter, loc, resultType, sizes);
+    BroadcastOperand operand =
+        alignForBroadcast(rewriter, loc, input, resultType.getShape());
+    rewriter.replaceOp(op,
+                       genericInto(rewriter, loc, init, operand,
+                                   [](OpBuilder &, Location, ValueRange args) {
+                                     return args[0];
+                                   }));
+    return success();
+  }
+};
+
+struct DynamicRangeLowering : OpConversionPattern<kiln::DynamicRangeOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(kiln::DynamicRangeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    IndexMath m(rewriter, loc);
+    auto resultType = cast<RankedTensorType>(
+        getTypeConverter()->convertType(op.getResult().getType()));
+    Type et = resultType.getElementType();
+    auto scalar = [&](Value v) {
+      return tensor::ExtractOp::create(rewriter, loc, v, ValueRange{});
+    };
+    Value start = scalar(adaptor.getStart()),
+          limit = scalar(adaptor.getLimit()),
+          delta = scalar(adaptor.getDelta());
+    Value count, nonZero;
+    if (isa<FloatType>(et)) {
+      Value zero = arith::ConstantOp::create(rewriter, loc, et,
+                                             rewriter.getFloatAttr(et, 0));
+      nonZero = arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::UNE,
+                                      delta, zero);
+      Value steps = math::CeilOp::create(
+          rewriter, loc,
+          arith::DivFOp::create(
+              rewriter, loc, arith::SubFOp::create(rewriter, loc, limit, start),
+              delta));
+      count =
+          arith::FPToSIOp::create(rewriter, loc, rewriter.getI64Type(), steps);
+      count = arith::IndexCastOp::create(rewriter, loc, rewriter.getIndexType(),
+                                         count);
+    } else {
+      Value zero = arith::ConstantOp::create(rewriter, loc, et,
+                                             rewriter.getIntegerAttr(et, 0));
+      nonZero = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ne,
+                                      delta, zero);
+      // A zero delta is reported by the check; divide by 1 meanwhile.
+      Value one = arith::ConstantOp::create(rewriter, loc, et,
+                                            rewriter.getIntegerAttr(et, 1));
+      Value safeDelta =
+          arith::SelectOp::create(rewriter, loc, nonZero, delta, one);
+      count = arith::CeilDivSIOp::create(
+          rewriter, loc, arith::SubIOp::create(rewriter, loc, limit, start),
+          safeDelta);
+      count = arith::IndexCastOp::create(rewriter, loc, rewriter.getIndexType(),
+                                         count);
+    }
+    emitRuntimeCheck(rewriter, loc, nonZero, "Range: delta is 0");
+    count = m.smax(count, m.c(0));
+    Value init = createEmptyTensor(rewriter, loc, resultType, count);
+    rewriter.replaceOp(
+        op, genericInto(
+                rewriter, loc, init, {},
+                [&](OpBuilder &b, Location l, ValueRange) -> Value {
+                  Value i = linalg::IndexOp::create(b, l, 0);
+                  Value i64 =
+                      arith::IndexCastOp::create(b, l, b.getI64Type(), i);
+                  if (isa<FloatType>(et)) {
+                    Value f = arith::SIToFPOp::create(b, l, et, i64);
+                    return arith::AddFOp::create(
+                        b, l, start, arith::MulFOp::create(b, l, f, delta));
+                  }
+                  Value k =
+                      et.isInteger(64)
+                          ? i64
+                          : arith::TruncIOp::create(b, l, et, i64).getResult();
+                  return arith::AddIOp::create(
+                      b, l, start, arith::MulIOp::create(b, l, k, delta));
+                }));
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::kiln::populateKilnDynamicShapeToLinalgPatterns(
     RewritePatternSet &patterns, TypeConverter &typeConverter) {
   patterns.add<DynamicReshapeLowering, DynamicUnsqueezeLowering,
-               DynamicSqueezeLowering, AssertLowering>(typeConverter,
-                                                       patterns.getContext());
+               DynamicSqueezeLowering, DynamicExpandLowering,
+               DynamicRangeLowering, AssertLowering>(typeConverter,
+                                                     patterns.getContext());
 }

@@ -42,6 +42,73 @@ Value mlir::kiln::createEmptyTensor(OpBuilder &b, Location loc,
   return tensor::EmptyOp::create(b, loc, shape, elementType);
 }
 
+Value mlir::kiln::createEmptyTensor(OpBuilder &b, Location loc,
+                                    RankedTensorType type,
+                                    ValueRange dynamicSizes) {
+  return tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType(),
+                                 dynamicSizes);
+}
+
+SmallVector<Value>
+mlir::kiln::dynamicSizesFromInputs(OpBuilder &b, Location loc,
+                                   RankedTensorType resultType,
+                                   ArrayRef<BroadcastOperand> inputs) {
+  SmallVector<Value> sizes;
+  for (int64_t d = 0; d < resultType.getRank(); ++d) {
+    if (!resultType.isDynamicDim(d))
+      continue;
+    Value size;
+    for (const BroadcastOperand &input : inputs) {
+      auto position =
+          input.map.getResultPosition(getAffineDimExpr(d, b.getContext()));
+      if (!position)
+        continue;
+      auto type = cast<RankedTensorType>(input.value.getType());
+      if (!type.isDynamicDim(*position) && type.getDimSize(*position) == 1)
+        continue; // broadcast along d
+      size = tensor::DimOp::create(b, loc, input.value, *position);
+      break;
+    }
+    if (!size) {
+      emitError(loc) << "internal error: no operand gives the run-time "
+                        "extent of result dim "
+                     << d;
+      size = arith::ConstantIndexOp::create(b, loc, 0);
+    }
+    sizes.push_back(size);
+  }
+  return sizes;
+}
+
+SmallVector<Value> mlir::kiln::runTimeDims(OpBuilder &b, Location loc,
+                                           Value source,
+                                           ArrayRef<int64_t> dims) {
+  auto type = cast<RankedTensorType>(source.getType());
+  SmallVector<Value> sizes;
+  for (int64_t d : dims)
+    if (type.isDynamicDim(d))
+      sizes.push_back(tensor::DimOp::create(b, loc, source, d));
+  return sizes;
+}
+
+SmallVector<int64_t> mlir::kiln::allDimsExcept(int64_t rank,
+                                               ArrayRef<int64_t> dropped) {
+  SmallVector<int64_t> kept;
+  for (int64_t d = 0; d < rank; ++d)
+    if (!llvm::is_contained(dropped, d))
+      kept.push_back(d);
+  return kept;
+}
+
+Value mlir::kiln::createFilledTensor(OpBuilder &b, Location loc,
+                                     ArrayRef<int64_t> shape,
+                                     ValueRange dynamicSizes, TypedAttr value) {
+  Value empty =
+      tensor::EmptyOp::create(b, loc, shape, value.getType(), dynamicSizes);
+  Value scalar = arith::ConstantOp::create(b, loc, value);
+  return linalg::FillOp::create(b, loc, scalar, empty).getResult(0);
+}
+
 Value mlir::kiln::createFilledTensor(OpBuilder &b, Location loc,
                                      ArrayRef<int64_t> shape, TypedAttr value) {
   Value empty = createEmptyTensor(b, loc, shape, value.getType());
@@ -107,8 +174,8 @@ Value mlir::kiln::createParallelGeneric(OpBuilder &b, Location loc,
   }
   unsigned rank = resultType.getRank();
   maps.push_back(b.getMultiDimIdentityMap(rank));
-  Value init = createEmptyTensor(b, loc, resultType.getShape(),
-                                 resultType.getElementType());
+  Value init = createEmptyTensor(
+      b, loc, resultType, dynamicSizesFromInputs(b, loc, resultType, inputs));
   auto generic = linalg::GenericOp::create(
       b, loc, TypeRange{resultType}, operands, ValueRange{init}, maps,
       parallelIterators(rank),

@@ -43,9 +43,24 @@ SmallVector<utils::IteratorType> parallelIterators(unsigned count);
 Value createEmptyTensor(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
                         Type elementType);
 
+/// tensor.empty of `type`; `dynamicSizes` holds one extent per `?` dim.
+Value createEmptyTensor(OpBuilder &b, Location loc, RankedTensorType type,
+                        ValueRange dynamicSizes);
+
 /// tensor.empty + linalg.fill with a scalar constant.
 Value createFilledTensor(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
                          TypedAttr value);
+/// The same with run-time extents (one per `?` in `shape`).
+Value createFilledTensor(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+                         ValueRange dynamicSizes, TypedAttr value);
+
+/// `tensor.dim` of each run-time dim of `source` among `dims`, in order:
+/// the dynamic sizes of a tensor shaped like those dims of `source`.
+SmallVector<Value> runTimeDims(OpBuilder &b, Location loc, Value source,
+                               ArrayRef<int64_t> dims);
+
+/// 0..rank-1 without `dropped`.
+SmallVector<int64_t> allDimsExcept(int64_t rank, ArrayRef<int64_t> dropped);
 
 /// An operand prepared for a generic over `resultShape`: dims it broadcasts
 /// (size 1 against a larger result dim) are collapsed away, so `map` is a
@@ -56,6 +71,12 @@ struct BroadcastOperand {
 };
 BroadcastOperand alignForBroadcast(OpBuilder &b, Location loc, Value operand,
                                    ArrayRef<int64_t> resultShape);
+
+/// The extents of `resultType`'s run-time dims, read (tensor.dim) from the
+/// first input whose map indexes that dim without broadcasting it.
+SmallVector<Value> dynamicSizesFromInputs(OpBuilder &b, Location loc,
+                                          RankedTensorType resultType,
+                                          ArrayRef<BroadcastOperand> inputs);
 
 using ScalarBuilder =
     function_ref<Value(OpBuilder &, Location, ValueRange /*elements*/)>;

@@ -29,18 +29,24 @@ BroadcastOperand whole(OpBuilder &b, Value v) {
   return {v, b.getMultiDimIdentityMap(rank)};
 }
 
-Value zeroFilled(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
-                 Type type) {
-  return createFilledTensor(b, loc, shape,
-                            cast<TypedAttr>(b.getZeroAttr(type)));
+/// Zeros shaped like `like` without its dims `dropped`.
+Value zeroFilled(OpBuilder &b, Location loc, Value like,
+                 ArrayRef<int64_t> dropped, Type type) {
+  auto likeType = cast<RankedTensorType>(like.getType());
+  return createFilledTensor(
+      b, loc, dropDims(likeType.getShape(), dropped),
+      runTimeDims(b, loc, like, allDimsExcept(likeType.getRank(), dropped)),
+      cast<TypedAttr>(b.getZeroAttr(type)));
 }
 
 /// The input's max along `axis`, in the input's own type (exact).
 Value createAxisMax(OpBuilder &b, Location loc, Value input, int64_t axis) {
   auto type = cast<RankedTensorType>(input.getType());
   Type elementType = type.getElementType();
-  Value init = createFilledTensor(b, loc, dropDims(type.getShape(), axis),
-                                  getLowestValue(elementType));
+  Value init = createFilledTensor(
+      b, loc, dropDims(type.getShape(), axis),
+      runTimeDims(b, loc, input, allDimsExcept(type.getRank(), axis)),
+      getLowestValue(elementType));
   return createReductionGeneric(
       b, loc, whole(b, input), init, axis,
       [&](OpBuilder &nb, Location nl, ValueRange args) {
@@ -77,7 +83,6 @@ struct SoftmaxLowering : OpConversionPattern<OpTy> {
       return success();
     }
     unsigned rank = type.getRank();
-    SmallVector<int64_t> reducedShape = dropDims(type.getShape(), axis);
     BroadcastOperand max = {createAxisMax(rewriter, loc, x, axis),
                             dropDimsMap(rewriter.getContext(), rank, axis)};
 
@@ -91,7 +96,7 @@ struct SoftmaxLowering : OpConversionPattern<OpTy> {
     if (isLog) {
       Value sum = createReductionGeneric(
           rewriter, loc, {whole(rewriter, x), max},
-          zeroFilled(rewriter, loc, reducedShape, accType), axis,
+          zeroFilled(rewriter, loc, x, axis, accType), axis,
           [&](OpBuilder &b, Location l, ValueRange args) -> Value {
             Value e =
                 math::ExpOp::create(b, l, shifted(b, l, args[0], args[1]));
@@ -117,7 +122,7 @@ struct SoftmaxLowering : OpConversionPattern<OpTy> {
         });
     Value sum = createReductionGeneric(
         rewriter, loc, whole(rewriter, exps),
-        zeroFilled(rewriter, loc, reducedShape, accType), axis,
+        zeroFilled(rewriter, loc, x, axis, accType), axis,
         [&](OpBuilder &b, Location l, ValueRange args) -> Value {
           return arith::AddFOp::create(b, l, args[0], args[1]);
         });
@@ -209,6 +214,9 @@ struct LayerNormLowering : OpConversionPattern<kiln::LayerNormOp> {
     SmallVector<int64_t> normalized;
     int64_t count = 1;
     for (int64_t d = axis; d < rank; ++d) {
+      if (type.isDynamicDim(d))
+        return rewriter.notifyMatchFailure(
+            op, "normalizing over a run-time dim is not supported");
       normalized.push_back(d);
       count *= type.getDimSize(d);
     }
@@ -225,7 +233,7 @@ struct LayerNormLowering : OpConversionPattern<kiln::LayerNormOp> {
 
     Value sum = createReductionGeneric(
         rewriter, loc, whole(rewriter, x),
-        zeroFilled(rewriter, loc, outerShape, accType), normalized,
+        zeroFilled(rewriter, loc, x, normalized, accType), normalized,
         [&](OpBuilder &b, Location l, ValueRange args) -> Value {
           return arith::AddFOp::create(b, l, args[1], wide(b, l, args[0]));
         });
@@ -236,7 +244,7 @@ struct LayerNormLowering : OpConversionPattern<kiln::LayerNormOp> {
         });
     Value squares = createReductionGeneric(
         rewriter, loc, {whole(rewriter, x), {mean, outerMap}},
-        zeroFilled(rewriter, loc, outerShape, accType), normalized,
+        zeroFilled(rewriter, loc, x, normalized, accType), normalized,
         [&](OpBuilder &b, Location l, ValueRange args) -> Value {
           Value d = arith::SubFOp::create(b, l, wide(b, l, args[0]), args[1]);
           return arith::AddFOp::create(b, l, args[2],

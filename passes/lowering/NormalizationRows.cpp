@@ -155,6 +155,18 @@ bool isStaticF32(Value v) {
          type.getNumElements() > 0;
 }
 
+/// f32 with static, non-empty dims from `axis` on (the rows' length); the
+/// dims before it (the row count) may be run-time extents.
+bool hasStaticRowsF32(Value v, int64_t axis) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type || !type.getElementType().isF32())
+    return false;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (type.isDynamicDim(d) ? d >= axis : type.getDimSize(d) == 0)
+      return false;
+  return true;
+}
+
 /// `x` viewed as [rows, cols] with cols the product of the dims from `axis`.
 Value collapseRows(OpBuilder &b, Location loc, Value x, int64_t axis) {
   auto type = cast<RankedTensorType>(x.getType());
@@ -196,12 +208,17 @@ Value forEachRow(
     OpBuilder &b, Location loc, Value x2d,
     function_ref<Value(RowBuilder &, Value row, Value outRow)> body) {
   auto type = cast<RankedTensorType>(x2d.getType());
-  int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
-  Value empty =
-      tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
-  auto forall = scf::ForallOp::create(
-      b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(rows)}, ValueRange{empty},
-      std::nullopt);
+  int64_t cols = type.getDimSize(1);
+  OpFoldResult rows = b.getIndexAttr(type.getDimSize(0));
+  SmallVector<Value> dynamicRows;
+  if (type.isDynamicDim(0)) {
+    rows = tensor::DimOp::create(b, loc, x2d, 0).getResult();
+    dynamicRows.push_back(cast<Value>(rows));
+  }
+  Value empty = tensor::EmptyOp::create(b, loc, type.getShape(),
+                                        type.getElementType(), dynamicRows);
+  auto forall = scf::ForallOp::create(b, loc, ArrayRef<OpFoldResult>{rows},
+                                      ValueRange{empty}, std::nullopt);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(forall.getBody());
   Value i = forall.getInductionVars()[0];
@@ -222,8 +239,24 @@ Value forEachRow(
 }
 
 Value expandBack(OpBuilder &b, Location loc, Value result2d,
-                 RankedTensorType type, int64_t axis) {
+                 RankedTensorType type, int64_t axis, Value original) {
   int64_t rank = type.getRank();
+  if (!type.hasStaticShape()) {
+    // Run-time extents of the outer dims come from the original input.
+    SmallVector<OpFoldResult> sizes;
+    for (int64_t d = 0; d < rank; ++d)
+      sizes.push_back(
+          type.isDynamicDim(d)
+              ? OpFoldResult(tensor::DimOp::create(b, loc, original, d))
+              : OpFoldResult(b.getIndexAttr(type.getDimSize(d))));
+    ReassociationIndices outer, inner;
+    for (int64_t d = 0; d < rank; ++d)
+      (d < std::max<int64_t>(axis, 1) ? outer : inner).push_back(d);
+    SmallVector<ReassociationIndices> groups = {outer};
+    if (!inner.empty())
+      groups.push_back(inner);
+    return tensor::ExpandShapeOp::create(b, loc, type, result2d, groups, sizes);
+  }
   if (axis == 0) {
     Value flat = flatten(b, loc, result2d);
     if (rank == 1)
@@ -268,7 +301,8 @@ FailureOr<Value> mlir::kiln::buildLayerNormRows(OpBuilder &b, Location loc,
                                                 Value x, Value scale,
                                                 Value bias, int64_t axis,
                                                 double epsilon) {
-  if (!isStaticF32(x))
+  // Run-time dims are rows (axis 0 folds every dim into one row).
+  if (!hasStaticRowsF32(x, axis) || (axis == 0 && !isStaticF32(x)))
     return failure();
   auto type = cast<RankedTensorType>(x.getType());
   ArrayRef<int64_t> normalized = type.getShape().drop_front(axis);
@@ -318,13 +352,13 @@ FailureOr<Value> mlir::kiln::buildLayerNormRows(OpBuilder &b, Location loc,
                  })
             .out;
       });
-  return expandBack(b, loc, result, type, axis);
+  return expandBack(b, loc, result, type, axis, x);
 }
 
 FailureOr<Value> mlir::kiln::buildSoftmaxRows(OpBuilder &b, Location loc,
                                               Value x, int64_t axis,
                                               bool isLog) {
-  if (!isStaticF32(x))
+  if (!hasStaticRowsF32(x, axis) || (axis == 0 && !isStaticF32(x)))
     return failure();
   auto type = cast<RankedTensorType>(x.getType());
   if (axis != type.getRank() - 1)
@@ -364,5 +398,5 @@ FailureOr<Value> mlir::kiln::buildSoftmaxRows(OpBuilder &b, Location loc,
                  })
             .out;
       });
-  return expandBack(b, loc, result, type, axis);
+  return expandBack(b, loc, result, type, axis, x);
 }

@@ -14,7 +14,7 @@ constexpr uint32_t kMaxTensors = 1u << 20;
 constexpr int32_t kMaxRank = 64;
 
 std::string checkTensorList(const kiln_tensor_desc *descs, uint32_t count,
-                            const char *kind) {
+                            const char *kind, uint32_t numSymbols) {
   if (count > kMaxTensors)
     return std::string("implausible number of ") + kind + "s";
   if (count > 0 && !descs)
@@ -29,11 +29,32 @@ std::string checkTensorList(const kiln_tensor_desc *descs, uint32_t count,
       return which + " has unknown dtype " + std::to_string(desc.dtype);
     if (desc.rank < 0 || desc.rank > kMaxRank || (desc.rank > 0 && !desc.shape))
       return which + " has an invalid rank or shape";
-    // Outputs may have run-time extents (-1); inputs are static.
+    // Run-time extents are -1: an input's each name a symbol, an output's
+    // are computed by the run.
     bool isOutput = std::string(kind) == "output";
-    for (int32_t d = 0; d < desc.rank; ++d)
-      if (desc.shape[d] < 0 && !(isOutput && desc.shape[d] == -1))
+    for (int32_t d = 0; d < desc.rank; ++d) {
+      int32_t symbol = desc.symbols ? desc.symbols[d] : -1;
+      if (symbol < -1 || symbol >= static_cast<int64_t>(numSymbols))
+        return which + " names an unknown symbol";
+      if (desc.shape[d] < 0 &&
+          !(desc.shape[d] == -1 && (isOutput || symbol >= 0)))
         return which + " has a negative dimension";
+    }
+  }
+  return "";
+}
+
+std::string checkSymbols(const kiln_artifact_descriptor &descriptor) {
+  if (descriptor.num_symbols > kMaxTensors)
+    return "implausible number of symbols";
+  if (descriptor.num_symbols > 0 && !descriptor.symbols)
+    return "symbol list is NULL";
+  for (uint32_t i = 0; i < descriptor.num_symbols; ++i) {
+    const kiln_symbol_desc &symbol = descriptor.symbols[i];
+    if (!symbol.name)
+      return "symbol " + std::to_string(i) + " has no name";
+    if (symbol.min < 0 || symbol.max < symbol.min)
+      return "symbol " + quoted(symbol.name) + " has an empty range";
   }
   return "";
 }
@@ -63,6 +84,11 @@ std::string checkGpuProgram(const kiln_artifact_descriptor &descriptor) {
       return "emulated GPU kernel " + std::string(kernel.name) + " has no code";
   }
   // The device buffers of inputs and outputs are allocated up front.
+  for (uint32_t i = 0; i < descriptor.num_inputs; ++i)
+    for (int32_t d = 0; d < descriptor.inputs[i].rank; ++d)
+      if (descriptor.inputs[i].shape[d] < 0)
+        return "GPU input " + quoted(descriptor.inputs[i].name) +
+               " has a symbolic dim";
   for (uint32_t i = 0; i < descriptor.num_outputs; ++i)
     for (int32_t d = 0; d < descriptor.outputs[i].rank; ++d)
       if (descriptor.outputs[i].shape[d] < 0)
@@ -85,11 +111,13 @@ std::string tripleArch(const std::string &triple) {
 
 kiln_status validateDescriptor(const kiln_artifact_descriptor &descriptor,
                                const std::string &path) {
-  std::string problem =
-      checkTensorList(descriptor.inputs, descriptor.num_inputs, "input");
+  std::string problem = checkSymbols(descriptor);
   if (problem.empty())
-    problem =
-        checkTensorList(descriptor.outputs, descriptor.num_outputs, "output");
+    problem = checkTensorList(descriptor.inputs, descriptor.num_inputs, "input",
+                              descriptor.num_symbols);
+  if (problem.empty())
+    problem = checkTensorList(descriptor.outputs, descriptor.num_outputs,
+                              "output", descriptor.num_symbols);
   if (problem.empty() && !descriptor.entry)
     problem = "no entry point";
   if (problem.empty() && descriptor.gpu)

@@ -33,6 +33,11 @@ struct kiln_session {
   // shape the run computes (abi.h).
   Scratch scratch;
   std::vector<std::vector<int64_t>> dynamicRecords;
+  // Inputs with symbolic dims: their {data, dims} records, and per symbol
+  // the extent of the run and the input that set it.
+  std::vector<std::vector<int64_t>> inputRecords;
+  std::vector<int64_t> symbolValues;
+  std::vector<uint32_t> symbolSetBy;
   // Set by the fail callback during a run.
   std::string runError;
   bool outOfMemory = false;
@@ -135,12 +140,16 @@ std::string inputNames(const kiln_artifact_descriptor &descriptor) {
 }
 
 // Matches the caller's named inputs to descriptor slots and checks each one.
+kiln_status bindSymbolicInput(kiln_session &session, uint32_t slot,
+                              const kiln_tensor &tensor);
+
 kiln_status bindInputs(kiln_session &session, const kiln_named_tensor *inputs,
                        size_t numInputs) {
   const kiln_artifact_descriptor &descriptor = *session.model->descriptor;
   if (numInputs > 0 && !inputs)
     return fail(KILN_ERROR_INVALID_ARGUMENT, "inputs is NULL");
   std::fill(session.given.begin(), session.given.end(), 0);
+  std::fill(session.symbolValues.begin(), session.symbolValues.end(), -1);
   for (size_t i = 0; i < numInputs; ++i) {
     if (!inputs[i].name)
       return fail(KILN_ERROR_INVALID_ARGUMENT,
@@ -169,6 +178,11 @@ kiln_status bindInputs(kiln_session &session, const kiln_named_tensor *inputs,
                   "input " + quoted(name) + ": expected " +
                       kiln_dtype_name(expectedDtype) + ", got " +
                       kiln_dtype_name(tensor->dtype));
+    if (isDynamic(desc)) {
+      if (kiln_status status = bindSymbolicInput(session, slot, *tensor))
+        return status;
+      continue;
+    }
     bool sameShape =
         tensor->shape.size() == static_cast<size_t>(desc.rank) &&
         std::equal(tensor->shape.begin(), tensor->shape.end(), desc.shape);
@@ -184,6 +198,73 @@ kiln_status bindInputs(kiln_session &session, const kiln_named_tensor *inputs,
     if (!session.given[slot])
       return fail(KILN_ERROR_INVALID_ARGUMENT,
                   "missing input " + quoted(descriptor.inputs[slot].name));
+  return KILN_OK;
+}
+
+/// The model's shape of `desc` with each symbol's name: "[batch, seq, 64]".
+std::string symbolicShape(const kiln_artifact_descriptor &descriptor,
+                          const kiln_tensor_desc &desc) {
+  std::string text = "[";
+  for (int32_t d = 0; d < desc.rank; ++d) {
+    if (d)
+      text += ", ";
+    int32_t symbol = desc.symbols ? desc.symbols[d] : -1;
+    text += symbol >= 0 ? std::string(descriptor.symbols[symbol].name)
+                        : std::to_string(desc.shape[d]);
+  }
+  return text + "]";
+}
+
+/// Checks input `slot` (which has symbolic dims) against the model and the
+/// symbols the inputs bound before it, and points its slot at its record.
+kiln_status bindSymbolicInput(kiln_session &session, uint32_t slot,
+                              const kiln_tensor &tensor) {
+  const kiln_artifact_descriptor &descriptor = *session.model->descriptor;
+  const kiln_tensor_desc &desc = descriptor.inputs[slot];
+  std::string name = quoted(desc.name);
+  auto got = [&] {
+    return shapeString(tensor.shape.data(),
+                       static_cast<int32_t>(tensor.shape.size()));
+  };
+  if (tensor.shape.size() != static_cast<size_t>(desc.rank))
+    return fail(KILN_ERROR_INVALID_ARGUMENT,
+                "input " + name + ": expected shape " +
+                    symbolicShape(descriptor, desc) + ", got " + got());
+  std::vector<int64_t> &record = session.inputRecords[slot];
+  record.assign(1 + desc.rank, 0);
+  record[0] = static_cast<int64_t>(reinterpret_cast<uintptr_t>(tensor.data));
+  for (int32_t d = 0; d < desc.rank; ++d) {
+    int64_t extent = tensor.shape[d];
+    record[1 + d] = extent;
+    int32_t symbol = desc.symbols ? desc.symbols[d] : -1;
+    if (symbol < 0) {
+      if (extent != desc.shape[d])
+        return fail(KILN_ERROR_INVALID_ARGUMENT,
+                    "input " + name + ": expected shape " +
+                        symbolicShape(descriptor, desc) + ", got " + got());
+      continue;
+    }
+    const kiln_symbol_desc &sym = descriptor.symbols[symbol];
+    if (extent < sym.min || extent > sym.max)
+      return fail(KILN_ERROR_INVALID_ARGUMENT,
+                  "input " + name + " dim " + std::to_string(d) + " (" +
+                      sym.name + ") is " + std::to_string(extent) +
+                      ", outside the range " + std::to_string(sym.min) + ".." +
+                      std::to_string(sym.max) + " the model was compiled for");
+    int64_t &bound = session.symbolValues[symbol];
+    if (bound < 0) {
+      bound = extent;
+      session.symbolSetBy[symbol] = slot;
+    } else if (bound != extent) {
+      return fail(
+          KILN_ERROR_INVALID_ARGUMENT,
+          "input " + name + " dim " + std::to_string(d) + " (" + sym.name +
+              ") is " + std::to_string(extent) + " but input " +
+              quoted(descriptor.inputs[session.symbolSetBy[symbol]].name) +
+              " has " + std::to_string(bound));
+    }
+  }
+  session.inputData[slot] = record.data();
   return KILN_OK;
 }
 
@@ -242,6 +323,9 @@ extern "C" kiln_status kiln_session_create(const kiln_model *model,
     session->outputData.resize(descriptor.num_outputs);
     session->given.resize(descriptor.num_inputs);
     session->dynamicRecords.resize(descriptor.num_outputs);
+    session->inputRecords.resize(descriptor.num_inputs);
+    session->symbolValues.assign(descriptor.num_symbols, -1);
+    session->symbolSetBy.assign(descriptor.num_symbols, 0);
     for (uint32_t i = 0; i < descriptor.num_outputs; ++i)
       if (isDynamic(descriptor.outputs[i]))
         session->dynamicRecords[i].assign(1 + descriptor.outputs[i].rank, 0);

@@ -67,6 +67,17 @@ const std::vector<OptionSpec> &optionTable() {
        [](RunnerOptions &o, const std::string &f, const std::string &v) {
          o.seed = parseUnsigned(f, v, UINT64_MAX);
        }},
+      {"--dim", "NAME=N", "Inputs", kBoth,
+       "extent N of symbolic dim NAME (\"batch\", \"seq\") for\n"
+       "random inputs",
+       [](RunnerOptions &o, const std::string &f, const std::string &v) {
+         size_t eq = v.find('=');
+         if (eq == std::string::npos || eq == 0)
+           throw UsageError(f + " takes NAME=N (got '" + v + "')");
+         o.dims.emplace_back(
+             v.substr(0, eq),
+             int64_t(parseUnsigned(f, v.substr(eq + 1), INT64_MAX)));
+       }},
       {"--output-dir", "DIR", "Outputs", kRun,
        "write each output to DIR/<name>.npy",
        [](RunnerOptions &o, const std::string &, const std::string &v) {

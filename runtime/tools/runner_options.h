@@ -29,6 +29,8 @@ struct RunnerOptions {
   std::vector<TensorFileArg> inputs, expects;
   bool randomInputs = false;
   uint64_t seed = 0;
+  // --dim NAME=N: the extent of a symbolic dim for random inputs.
+  std::vector<std::pair<std::string, int64_t>> dims;
   std::string outputDir;
   double rtol = 1e-3, atol = 1e-7;
   double relL2 = -1;    // --rel-l2; < 0: the element-wise rule

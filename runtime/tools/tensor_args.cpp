@@ -3,6 +3,7 @@
 #include "tensor_io.h"
 #include "tensor_values.h"
 
+#include <algorithm>
 #include <sys/stat.h>
 
 namespace kiln::runner {
@@ -21,7 +22,17 @@ std::string nameList(const kiln_tensor_desc *descs, uint32_t count) {
 }
 
 // The runtime checks this too; checking here lets the message name the file.
-void checkMatches(const kiln_tensor_desc &desc, const Tensor &tensor,
+/// Dim `d` of `desc` as the model names it: its extent, or its symbol.
+std::string dimName(const kiln_artifact_descriptor &descriptor,
+                    const kiln_tensor_desc &desc, int32_t d) {
+  int32_t symbol = desc.symbols ? desc.symbols[d] : -1;
+  if (symbol >= 0)
+    return descriptor.symbols[symbol].name;
+  return std::to_string(desc.shape[d]);
+}
+
+void checkMatches(const kiln_artifact_descriptor &descriptor,
+                  const kiln_tensor_desc &desc, const Tensor &tensor,
                   const std::string &path) {
   std::string where =
       "input '" + std::string(desc.name) + "' (from '" + path + "'): ";
@@ -29,14 +40,41 @@ void checkMatches(const kiln_tensor_desc &desc, const Tensor &tensor,
   if (tensor.dtype() != dtype)
     throw Error(where + "expected " + kiln_dtype_name(dtype) + ", got " +
                 kiln_dtype_name(tensor.dtype()));
-  std::vector<int64_t> shape(desc.shape, desc.shape + desc.rank);
-  if (tensor.shape() != shape) {
+  // A symbolic dim (-1) takes any extent here; the runtime checks it
+  // against its range and the other inputs.
+  const std::vector<int64_t> &shape = tensor.shape();
+  bool matches = shape.size() == static_cast<size_t>(desc.rank);
+  for (int32_t d = 0; matches && d < desc.rank; ++d)
+    matches = desc.shape[d] < 0 || desc.shape[d] == shape[d];
+  if (!matches) {
     std::string expected = "[";
-    for (size_t i = 0; i < shape.size(); ++i)
-      expected += (i ? "," : "") + std::to_string(shape[i]);
+    for (int32_t i = 0; i < desc.rank; ++i)
+      expected += (i ? "," : "") + dimName(descriptor, desc, i);
     throw Error(where + "expected shape " + expected + "], got " +
                 shapeText(tensor));
   }
+}
+
+/// The shape of a random input: symbolic dims from --dim.
+std::vector<int64_t> randomShape(const kiln_artifact_descriptor &descriptor,
+                                 const kiln_tensor_desc &desc,
+                                 const RunnerOptions &options) {
+  std::vector<int64_t> shape(desc.shape, desc.shape + desc.rank);
+  for (int32_t d = 0; d < desc.rank; ++d) {
+    int32_t symbol = desc.symbols ? desc.symbols[d] : -1;
+    if (symbol < 0)
+      continue;
+    std::string name = descriptor.symbols[symbol].name;
+    auto it = std::find_if(options.dims.begin(), options.dims.end(),
+                           [&](const auto &dim) { return dim.first == name; });
+    if (it == options.dims.end())
+      throw Error("input '" + std::string(desc.name) + "' dim " +
+                  std::to_string(d) + " is the symbolic dim '" + name +
+                  "': give --dim " + name + "=N or --input " + desc.name +
+                  "=FILE");
+    shape[d] = it->second;
+  }
+  return shape;
 }
 
 } // namespace
@@ -95,7 +133,7 @@ loadInputs(const kiln_artifact_descriptor &descriptor,
     Tensor tensor = bfloat16FromBits(
         io::readTensorFile(file.path).tensor,
         static_cast<kiln_dtype>(descriptor.inputs[file.index].dtype));
-    checkMatches(descriptor.inputs[file.index], tensor, file.path);
+    checkMatches(descriptor, descriptor.inputs[file.index], tensor, file.path);
     tensors[file.index] = std::move(tensor);
   }
   std::mt19937_64 rng(options.seed);
@@ -107,9 +145,8 @@ loadInputs(const kiln_artifact_descriptor &descriptor,
         throw Error("missing input '" + std::string(desc.name) +
                     "' (give --input " + desc.name +
                     "=FILE, or --random-inputs)");
-      tensors[i] = randomTensor(
-          static_cast<kiln_dtype>(desc.dtype),
-          std::vector<int64_t>(desc.shape, desc.shape + desc.rank), rng);
+      tensors[i] = randomTensor(static_cast<kiln_dtype>(desc.dtype),
+                                randomShape(descriptor, desc, options), rng);
     }
     inputs.emplace_back(desc.name, std::move(tensors[i]));
   }

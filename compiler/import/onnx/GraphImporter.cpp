@@ -10,10 +10,13 @@
 
 #include "compiler/import/onnx/NodeContext.h"
 #include "compiler/import/onnx/OnnxImporter.h"
+#include "compiler/import/onnx/SymbolicShapes.h"
 
 #include "onnx/onnx.pb.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/StringExtras.h"
@@ -235,6 +238,8 @@ private:
   llvm::Expected<Value> lookup(const std::string &name, OpBuilder &b);
   llvm::Error importNode(const onnx::NodeProto &node, size_t index,
                          OpBuilder &b);
+  llvm::Error declareSymbols(func::FuncOp func, ArrayRef<std::string> argNames,
+                             OpBuilder &b);
 
   MLIRContext &ctx;
   const onnx::ModelProto &model;
@@ -246,6 +251,11 @@ private:
   llvm::StringMap<const onnx::TensorProto *> initializers;
   llvm::StringMap<SmallVector<int64_t>> declaredShapes;
   llvm::StringMap<TensorList> sequences;
+  /// Per graph input with symbolic dims: each dim's symbol ("" if static).
+  llvm::StringMap<SmallVector<std::string>> inputSymbols;
+  /// The i64 extent of each symbol, and of each symbolic (input, dim).
+  llvm::StringMap<Value> symbolValues;
+  llvm::DenseMap<std::pair<Value, int64_t>, Value> inputDims;
   /// Who wrote each tensor name: "graph input 'x'" or "node 'n' (Op)".
   llvm::StringMap<std::string> writers;
   std::string lastDiagnostic;
@@ -298,19 +308,74 @@ GraphImporter::inputType(const onnx::ValueInfoProto &vi) {
       return fail(fmt::format("input '{}' dim {} is {}: dims cannot be "
                               "negative",
                               vi.name(), shape.size(), dim.dim_value()));
-    if (!dim.has_dim_value())
-      return fail(fmt::format(
-          "input '{}' has a symbolic dim{}; give a static shape with "
-          "--input-shape {}=D0,D1,...",
-          vi.name(),
-          dim.has_dim_param() ? " '" + dim.dim_param() + "'" : std::string(),
-          vi.name()));
+    if (!dim.has_dim_value()) {
+      // A symbolic dim: named by dim_param (shared by every input that
+      // names it), else a symbol of its own.
+      std::string symbol = dim.has_dim_param() && !dim.dim_param().empty()
+                               ? dim.dim_param()
+                               : fmt::format("{}.{}", vi.name(), shape.size());
+      inputSymbols[vi.name()].resize(tt.shape().dim_size());
+      inputSymbols[vi.name()][shape.size()] = symbol;
+      shape.push_back(ShapedType::kDynamic);
+      continue;
+    }
     shape.push_back(dim.dim_value());
   }
   auto type = RankedTensorType::get(shape, elementType);
+  if (!type.hasStaticShape()) {
+    if (isa<kiln::StringType>(elementType))
+      return fail(fmt::format("input '{}' is a string tensor with a symbolic "
+                              "dim; give a static shape with --input-shape "
+                              "{}=D0,D1,...",
+                              vi.name(), vi.name()));
+    return type;
+  }
   if (std::string why = tooLarge(type); !why.empty())
     return fail(fmt::format("input '{}' is refused: {}", vi.name(), why));
   return type;
+}
+
+/// Records the symbolic dims of the inputs on @main (`kiln.dims` on each
+/// such argument, `kiln.symbols` = {name = [min, max]} on the function) and
+/// reads each symbol's extent once, from the first input that has it.
+llvm::Error GraphImporter::declareSymbols(func::FuncOp func,
+                                          ArrayRef<std::string> argNames,
+                                          OpBuilder &b) {
+  SmallVector<NamedAttribute> ranges;
+  for (auto [i, name] : llvm::enumerate(argNames)) {
+    auto it = inputSymbols.find(name);
+    if (it == inputSymbols.end())
+      continue;
+    Value arg = func.getArgument(i);
+    SmallVector<Attribute> dims;
+    for (auto [d, symbol] : llvm::enumerate(it->second)) {
+      dims.push_back(b.getStringAttr(symbol));
+      if (symbol.empty())
+        continue;
+      Value &value = symbolValues[symbol];
+      if (!value) {
+        Location loc = NameLoc::get(b.getStringAttr(symbol));
+        Value dim = tensor::DimOp::create(b, loc, arg, d);
+        value = arith::IndexCastOp::create(b, loc, b.getI64Type(), dim);
+        auto range = options.dimRanges.find(symbol);
+        int64_t lo = 1, hi = kMaxSymbolExtent;
+        if (range != options.dimRanges.end())
+          std::tie(lo, hi) = range->second;
+        ranges.push_back(
+            b.getNamedAttr(symbol, b.getDenseI64ArrayAttr({lo, hi})));
+      }
+      inputDims[{arg, (int64_t)d}] = value;
+    }
+    func.setArgAttr(i, "kiln.dims", b.getArrayAttr(dims));
+  }
+  for (const auto &[symbol, range] : options.dimRanges)
+    if (!symbolValues.count(symbol))
+      return fail(fmt::format("--dim names '{}', which is not a symbolic dim "
+                              "of any input",
+                              symbol));
+  if (!ranges.empty())
+    func->setAttr("kiln.symbols", b.getDictionaryAttr(ranges));
+  return llvm::Error::success();
 }
 
 llvm::Expected<Value> GraphImporter::lookup(const std::string &name,
@@ -417,6 +482,9 @@ llvm::Error GraphImporter::importNode(const onnx::NodeProto &node, size_t index,
   nc.sequences = &sequences;
   nc.graph = &graph;
   nc.nodeIndex = index;
+  nc.symbolDim = [this](Value v, int64_t d) -> Value {
+    return inputDims.lookup({v, d});
+  };
   nc.valueOf = [this, &b](const std::string &tensor) -> Value {
     if (tensor.empty() || sequences.count(tensor))
       return Value();
@@ -449,7 +517,7 @@ llvm::Error GraphImporter::importNode(const onnx::NodeProto &node, size_t index,
       if (std::string why = tooLarge(type); !why.empty())
         return fail(fmt::format("output '{}' is refused: {} {}", node.output(i),
                                 why, where()));
-    values[node.output(i)] = (*results)[i];
+    values[node.output(i)] = foldShapeArithmetic(nc, (*results)[i]);
   }
   return llvm::Error::success();
 }
@@ -461,7 +529,8 @@ llvm::Expected<OwningOpRef<ModuleOp>> GraphImporter::run() {
       lastDiagnostic = diag.str();
     return success();
   });
-  ctx.loadDialect<kiln::KilnDialect, func::FuncDialect>();
+  ctx.loadDialect<kiln::KilnDialect, func::FuncDialect, arith::ArithDialect,
+                  tensor::TensorDialect>();
   if (auto err = readOpset())
     return std::move(err);
   if (auto err = checkNames(graph))
@@ -522,6 +591,8 @@ llvm::Expected<OwningOpRef<ModuleOp>> GraphImporter::run() {
     values[argNames[i]] = body->getArgument(i);
   }
   b.setInsertionPointToEnd(body);
+  if (auto err = declareSymbols(func, argNames, b))
+    return std::move(err);
 
   for (size_t i = 0; i < (size_t)graph.node_size(); ++i)
     if (auto err = importNode(graph.node(i), i, b))

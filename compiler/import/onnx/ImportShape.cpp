@@ -10,6 +10,7 @@
 
 #include "compiler/import/onnx/ImportIndexing.h"
 #include "compiler/import/onnx/NodeContext.h"
+#include "compiler/import/onnx/SymbolicShapes.h"
 
 #include "onnx/onnx.pb.h"
 
@@ -21,8 +22,30 @@ using namespace mlir::kiln::onnx_import;
 namespace k = mlir::kiln;
 
 namespace {
+/// Reshape to `shape`. With run-time dims (in `v` or `shape`) only reshapes
+/// that insert or drop 1-dims are built here (Squeeze, Unsqueeze): the k-th
+/// `?` of `shape` is the k-th run-time dim of `v`.
 FailureOr<Value> reshape(NodeContext &c, Value v, ArrayRef<int64_t> shape) {
-  return c.make<k::ReshapeOp>(v, {c.named("shape", c.i64s(shape))});
+  auto type = c.type(v);
+  if (type.hasStaticShape() && !llvm::any_of(shape, ShapedType::isDynamic))
+    return c.make<k::ReshapeOp>(v, {c.named("shape", c.i64s(shape))});
+  SmallVector<int64_t> runTimeDims;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (type.isDynamicDim(d))
+      runTimeDims.push_back(d);
+  if ((int64_t)runTimeDims.size() !=
+      llvm::count_if(shape, ShapedType::isDynamic)) {
+    c.error = "a reshape of run-time dims that is not a Squeeze or Unsqueeze "
+              "needs its shape as a value";
+    return failure();
+  }
+  SymInts target;
+  size_t next = 0;
+  for (int64_t d : shape)
+    target.push_back(ShapedType::isDynamic(d)
+                         ? dimOf(c, v, runTimeDims[next++])
+                         : SymInt(c.b.getI64IntegerAttr(d)));
+  return reshapeSymbolic(c, v, target, /*allowZero=*/true);
 }
 
 Value i64Constant(NodeContext &c, ArrayRef<int64_t> values) {
@@ -58,6 +81,11 @@ Results importReshape(NodeContext &c) {
   bool notConstant;
   auto target = intsFrom(c, "shape", 1, 5, notConstant);
   bool allowZero = c.attrInt("allowzero", 0);
+  // A shape computed from symbolic dims, or a constant one for an input
+  // with run-time dims.
+  if (auto symbolic = symbolicInts(c, 1);
+      symbolic && (notConstant || !input.hasStaticShape()))
+    return one(reshapeSymbolic(c, c.input(0), *symbolic, allowZero));
   if (notConstant) {
     // A run-time shape: the result has its rank and `?` dims; the lowering
     // resolves 0 and -1 and checks the values when the model runs.
@@ -105,6 +133,13 @@ Results importFlatten(NodeContext &c) {
     axis += rank;
   if (axis < 0 || axis > rank)
     return c.fail("axis out of range");
+  if (!input.hasStaticShape()) {
+    SymInt outer = c.b.getI64IntegerAttr(1), inner = outer;
+    for (int64_t d = 0; d < rank; ++d)
+      (d < axis ? outer : inner) =
+          mulSym(c, d < axis ? outer : inner, dimOf(c, c.input(0), d));
+    return one(reshapeSymbolic(c, c.input(0), {outer, inner}, true));
+  }
   int64_t outer = 1, inner = 1;
   for (int64_t d = 0; d < rank; ++d)
     (d < axis ? outer : inner) *= input.getDimSize(d);
@@ -179,7 +214,8 @@ Results importUnsqueeze(NodeContext &c) {
 Results importConcat(NodeContext &c) {
   SmallVector<Value> inputs;
   for (size_t i = 0; i < c.numInputs(); ++i)
-    if (c.hasInput(i) && c.type(c.input(i)).getNumElements() > 0)
+    if (c.hasInput(i) && (!c.type(c.input(i)).hasStaticShape() ||
+                          c.type(c.input(i)).getNumElements() > 0))
       inputs.push_back(c.input(i));
   if (inputs.empty())
     inputs.push_back(c.input(0));
@@ -205,6 +241,16 @@ FailureOr<Value> slice(NodeContext &c, Value v, ArrayRef<int64_t> starts,
       return failure();
     }
     int64_t dim = type.getDimSize(*axis), step = steps[i];
+    if (ShapedType::isDynamic(dim)) {
+      // Only the whole of a run-time dim, as exports write it.
+      if (starts[i] == 0 && step == 1 && ends[i] >= INT32_MAX)
+        continue;
+      c.error = fmt::format("slicing run-time dim {} with constant bounds is "
+                            "not supported (give a static shape with "
+                            "--input-shape)",
+                            *axis);
+      return failure();
+    }
     int64_t start = starts[i] < 0 ? starts[i] + dim : starts[i];
     int64_t end =
         ends[i] < 0 && ends[i] > INT64_MIN / 2 ? ends[i] + dim : ends[i];
@@ -371,6 +417,10 @@ Results importRunTimeExpand(NodeContext &c) {
 }
 
 Results importExpand(NodeContext &c) {
+  if (auto symbolic = symbolicInts(c, 1);
+      symbolic &&
+      (isSymbolicShape(c.input(1)) || !c.type(c.input(0)).hasStaticShape()))
+    return one(expandSymbolic(c, c.input(0), *symbolic));
   auto shape = c.constantInts(1);
   if (!shape)
     return importRunTimeExpand(c);
@@ -426,17 +476,31 @@ Results importShape(NodeContext &c) {
   int64_t start = c.attrInt("start", 0), end = c.attrInt("end", rank);
   start = std::clamp<int64_t>(start < 0 ? start + rank : start, 0, rank);
   end = std::clamp<int64_t>(end < 0 ? end + rank : end, start, rank);
+  if (!c.type(c.input(0)).hasStaticShape()) {
+    SymInts dims;
+    for (int64_t d = start; d < end; ++d)
+      dims.push_back(dimOf(c, c.input(0), d));
+    return SmallVector<Value>{materialize(
+        c, dims, RankedTensorType::get({end - start}, c.b.getI64Type()))};
+  }
   return SmallVector<Value>{i64Constant(c, shape.slice(start, end - start))};
 }
 
 Results importSize(NodeContext &c) {
+  if (!c.type(c.input(0)).hasStaticShape())
+    return SmallVector<Value>{
+        materialize(c, {numElementsOf(c, c.input(0))},
+                    RankedTensorType::get({}, c.b.getI64Type()))};
   return SmallVector<Value>{
       c.scalar(c.b.getI64Type(), (double)c.type(c.input(0)).getNumElements())};
 }
 
 Results importConstantOfShape(NodeContext &c) {
-  auto shape = c.shapeInput(0, [&] { return c.declaredShape(0); });
-  if (!shape)
+  auto symbolic = symbolicInts(c, 0);
+  bool runTime = symbolic && isSymbolicShape(c.input(0));
+  auto shape = runTime ? std::optional<SmallVector<int64_t>>()
+                       : c.shapeInput(0, [&] { return c.declaredShape(0); });
+  if (!shape && !runTime)
     return c.needsConstant(0);
   Attribute value = FloatAttr::get(c.b.getF32Type(), 0.0);
   if (const auto *t = c.attrTensor("value")) {
@@ -446,6 +510,13 @@ Results importConstantOfShape(NodeContext &c) {
     if (!dense || dense.getNumElements() != 1)
       return c.fail("value must be a one-element tensor");
     value = dense.getValues<Attribute>()[0];
+  }
+  if (runTime) {
+    auto scalarType =
+        RankedTensorType::get({}, cast<TypedAttr>(value).getType());
+    Value scalar = c.constant(
+        cast<ElementsAttr>(DenseElementsAttr::get(scalarType, value)));
+    return one(expandSymbolic(c, scalar, *symbolic));
   }
   auto type = RankedTensorType::get(*shape, cast<TypedAttr>(value).getType());
   return SmallVector<Value>{
@@ -462,11 +533,8 @@ Results importRunTimeRange(NodeContext &c) {
     if (!c.hasInput(i) || c.type(c.input(i)).getNumElements() != 1 ||
         c.type(c.input(i)).getElementType() != et)
       return c.fail("start, limit and delta must be scalars of one type");
-  if (!declared || declared->size() != 1) {
-    for (size_t i = 0; i < 3; ++i)
-      if (!c.constantFloats(i))
-        return c.needsConstant(i);
-  }
+  if (!declared || declared->size() != 1)
+    return one(c.make<k::DynamicRangeOp>({c.input(0), c.input(1), c.input(2)}));
   int64_t n = (*declared)[0];
   Type f64 = c.b.getF64Type();
   SmallVector<Value> wide;

@@ -84,6 +84,9 @@ public:
   const onnx::GraphProto *graph = nullptr;
   size_t nodeIndex = 0;
   std::function<Value(const std::string &)> valueOf;
+  /// The i64 extent of run-time dim `d` of graph input `v` (one value per
+  /// symbol, shared by every input that has it); null for other values.
+  std::function<Value(Value, int64_t)> symbolDim;
 
   mlir::MLIRContext *ctx() const { return b.getContext(); }
   const std::string &opType() const;

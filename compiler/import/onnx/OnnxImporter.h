@@ -27,7 +27,13 @@ struct ImportOptions {
   /// Static shapes for graph inputs whose ONNX shape has symbolic or unknown
   /// dims (`--input-shape name=1,3,224,224`).
   std::map<std::string, std::vector<int64_t>> inputShapes;
+  /// Bounds of symbolic dims by name (`--dim seq=1..512`); a symbol without
+  /// one gets [1, kMaxSymbolExtent].
+  std::map<std::string, std::pair<int64_t, int64_t>> dimRanges;
 };
+
+/// The largest extent a symbolic dim may take unless --dim bounds it.
+constexpr int64_t kMaxSymbolExtent = (int64_t(1) << 31) - 1;
 
 /// Parses and validates an ONNX file. Errors are one line naming the file.
 llvm::Expected<std::unique_ptr<onnx::ModelProto>>

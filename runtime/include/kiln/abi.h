@@ -21,7 +21,7 @@ extern "C" {
 #endif
 
 #define KILN_ARTIFACT_MAGIC 0x4E4C494Bu /* "KILN" little-endian */
-#define KILN_ABI_VERSION 4u
+#define KILN_ABI_VERSION 5u
 #define KILN_ARTIFACT_SYMBOL "kiln_artifact"
 /* Alignment of the arena, of every buffer planned in it, and of weights. */
 #define KILN_ALIGNMENT 64
@@ -60,13 +60,30 @@ typedef enum kiln_dtype {
  * followed by the rank extents. The data lives in memory from
  * kiln_runtime_callbacks.alloc (or in an input, the arena or the weights) and
  * stays valid until the next run; the runtime copies it into the output
- * tensor it returns. Inputs are always fully static. */
+ * tensor it returns.
+ *
+ * An input dim may be -1 too (ABI 5): a symbolic dim ("batch", "seq") whose
+ * extent the caller chooses, one of the descriptor's `symbols`. Dims that
+ * name the same symbol must be equal, and the extent must lie in the
+ * symbol's [min, max]; the runtime checks both. Such an input's inputs[]
+ * slot points to the same kind of record: {data address, dim 0, ...}. */
 typedef struct kiln_tensor_desc {
   const char *name;
   int32_t dtype; /* a kiln_dtype */
   int32_t rank;
   const int64_t *shape; /* rank entries; -1 for a run-time extent */
+  /* ABI 5: per dim, the index of its symbol in
+   * kiln_artifact_descriptor.symbols, or -1; NULL when no dim has one.
+   * Every -1 dim of an input has a symbol. */
+  const int32_t *symbols;
 } kiln_tensor_desc;
+
+/* A symbolic dim of the inputs (ABI 5), with the extents it may take. */
+typedef struct kiln_symbol_desc {
+  const char *name; /* the ONNX dim_param, e.g. "seq" */
+  int64_t min;
+  int64_t max;
+} kiln_symbol_desc;
 
 /* Callbacks the runtime hands to the entry point. Generated code creates no
  * threads; it asks the runtime's pool to run loop bodies. */
@@ -250,6 +267,10 @@ typedef struct kiln_artifact_descriptor {
   /* GPU artifacts: the device program (ABI 4). NULL for CPU artifacts. For
    * a GPU artifact arena_size is the device arena of one session. */
   const kiln_gpu_program *gpu;
+  /* ABI 5: the symbolic dims of the inputs. Run-time sized buffers come
+   * from kiln_runtime_callbacks.alloc; arena_size covers the rest. */
+  uint32_t num_symbols;
+  const kiln_symbol_desc *symbols;
 } kiln_artifact_descriptor;
 
 typedef const kiln_artifact_descriptor *(*kiln_artifact_fn)(void);

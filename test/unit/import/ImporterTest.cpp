@@ -242,11 +242,24 @@ TEST_CASE("a constant shape computed from Shape folds away") {
         std::string::npos);
 }
 
-TEST_CASE("symbolic input dims need --input-shape") {
+TEST_CASE("symbolic input dims import as run-time dims; --input-shape "
+          "specializes them") {
   ModelBuilder b;
   b.input("x", onnx::TensorProto::FLOAT, {}, "batch").output("x");
-  CHECK(importError(b) == "input 'x' has a symbolic dim 'batch'; give a "
-                          "static shape with --input-shape x=D0,D1,...");
+  std::string symbolic;
+  REQUIRE(importError(b, {}, &symbolic) == "");
+  CHECK(symbolic.find("tensor<?xf32> {kiln.dims = [\"batch\"]") !=
+        std::string::npos);
+  CHECK(symbolic.find("kiln.symbols = {batch = array<i64: 1, 2147483647>}") !=
+        std::string::npos);
+  imp::ImportOptions ranged;
+  ranged.dimRanges["batch"] = {1, 64};
+  REQUIRE(importError(b, ranged, &symbolic) == "");
+  CHECK(symbolic.find("kiln.symbols = {batch = array<i64: 1, 64>}") !=
+        std::string::npos);
+  ranged.dimRanges["seq"] = {1, 8};
+  CHECK(importError(b, ranged) ==
+        "--dim names 'seq', which is not a symbolic dim of any input");
   imp::ImportOptions options;
   options.inputShapes["x"] = {5};
   std::string ir;

@@ -130,7 +130,7 @@ TEST_CASE("another ABI version is rejected", "[loader]") {
   std::string path = fixturePath("add_one_bad_abi");
   CHECK(loadError(path) ==
         quoted(path) +
-            " uses kiln ABI version 7, this runtime supports version 4");
+            " uses kiln ABI version 7, this runtime supports version 5");
 }
 
 TEST_CASE("a triple for another architecture is rejected", "[loader]") {
