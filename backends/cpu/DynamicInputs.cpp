@@ -33,7 +33,7 @@ struct DynamicInputsPass
       return;
     Block &entry = func.getBody().front();
     // Walk backwards so that inserted arguments do not shift the ones left.
-    for (int64_t i = func.getNumArguments() - 1; i >= 0; --i) {
+    for (int64_t i = int64_t(func.getNumArguments()) - 1; i >= 0; --i) {
       auto type = dyn_cast<MemRefType>(func.getArgument(i).getType());
       if (!type || type.hasStaticShape())
         continue;

@@ -273,7 +273,8 @@ int mlir::kiln::compileModel(const CompileOptions &options) {
   // `kiln inspect` (analyzeOnly) and -v print their own lines.
   Progress progress(!options.verbose && !options.analyzeOnly);
   progress.show("importing " + options.inputPath);
-  auto imported = loadModel(context, options.inputPath, options.inputShapes);
+  auto imported = loadModel(context, options.inputPath, options.inputShapes,
+                            options.dimRanges);
   if (!imported) {
     Progress::clear();
     llvm::errs() << "error: " << llvm::toString(imported.takeError()) << "\n";
@@ -298,6 +299,17 @@ int mlir::kiln::compileModel(const CompileOptions &options) {
     return 1;
   }
   // A GPU session's buffers are allocated before its first run.
+  if (pipeline.target.isGpu())
+    for (const TensorSpec &input : spec->inputs)
+      if (llvm::any_of(input.shape, [](int64_t d) { return d < 0; })) {
+        llvm::errs() << "error: input '" << input.name
+                     << "' has symbolic dims; --target="
+                     << pipeline.target.platformName()
+                     << " needs static input shapes (give one with "
+                        "--input-shape "
+                     << input.name << "=D0,D1,... or use a CPU target)\n";
+        return 1;
+      }
   if (pipeline.target.isGpu())
     for (const TensorSpec &output : spec->outputs)
       if (llvm::any_of(output.shape, [](int64_t d) { return d < 0; })) {
@@ -408,7 +420,8 @@ int mlir::kiln::importModel(const CompileOptions &options) {
   registerAllDialects(registry);
   MLIRContext context(registry);
   NodeDiagnosticHandler diagnostics(&context);
-  auto imported = loadModel(context, options.inputPath, options.inputShapes);
+  auto imported = loadModel(context, options.inputPath, options.inputShapes,
+                            options.dimRanges);
   if (!imported) {
     llvm::errs() << "error: " << llvm::toString(imported.takeError()) << "\n";
     return 1;

@@ -20,6 +20,8 @@ struct CompileOptions {
   bool gpuEmulate = false;
   int optLevel = 2;
   std::map<std::string, std::vector<int64_t>> inputShapes;
+  /// --dim NAME=MIN..MAX: the range of a symbolic dim.
+  std::map<std::string, std::pair<int64_t, int64_t>> dimRanges;
   std::string dumpIrAfter; // "", "all" or a pass argument
   std::string dumpDir = "kiln-dump";
   std::string emitMlirPath; // write the final LLVM-dialect module here

@@ -51,6 +51,23 @@ bool parseShape(StringRef text,
   shapes[name.str()] = shape;
   return true;
 }
+
+/// NAME=MIN..MAX (or NAME=N, both bounds N) into `ranges`.
+bool parseDimRange(StringRef text,
+                   std::map<std::string, std::pair<int64_t, int64_t>> &ranges) {
+  auto [name, range] = text.split('=');
+  if (name.empty() || range.empty())
+    return false;
+  auto [lo, hi] = range.split("..");
+  if (hi.empty() && !range.contains(".."))
+    hi = lo;
+  int64_t min, max;
+  if (lo.trim().getAsInteger(10, min) || hi.trim().getAsInteger(10, max) ||
+      min < 0 || max < min)
+    return false;
+  ranges[name.str()] = {min, max};
+  return true;
+}
 } // namespace
 
 CompileFlags::CompileFlags(cl::SubCommand &compile, cl::SubCommand &import)
@@ -66,6 +83,11 @@ CompileFlags::CompileFlags(cl::SubCommand &compile, cl::SubCommand &import)
                            "(repeat per input)"),
                   cl::value_desc("name=d0,d1,..."), cl::sub(compile),
                   cl::sub(import), cl::cat(inputOptions())),
+      dims("dim",
+           cl::desc("The extents a symbolic dim may take, checked when the "
+                    "model runs (default 0..2147483647; repeat per symbol)"),
+           cl::value_desc("name=min..max"), cl::sub(compile), cl::sub(import),
+           cl::cat(inputOptions())),
       target("target",
              cl::desc("x86_64 (default: this machine), aarch64, cuda, hip, "
                       "or an LLVM triple"),
@@ -150,6 +172,10 @@ Expected<CompileOptions> CompileFlags::options(bool importOnly,
   for (const std::string &shape : inputShapes)
     if (!parseShape(shape, options.inputShapes))
       return usage("--input-shape takes NAME=D0,D1,... (got '" + shape + "')");
+  for (const std::string &dim : dims)
+    if (!parseDimRange(dim, options.dimRanges))
+      return usage("--dim takes NAME=MIN..MAX with 0 <= MIN <= MAX (got '" +
+                   dim + "')");
   options.target = target;
   options.cpu = cpu;
   options.gpuArchs = gpuArch;

@@ -38,7 +38,7 @@ private:
   // Input.
   llvm::cl::opt<std::string> input;
   llvm::cl::opt<std::string> output;
-  llvm::cl::list<std::string> inputShapes;
+  llvm::cl::list<std::string> inputShapes, dims;
   // Target.
   llvm::cl::opt<std::string> target, cpu, gpuArch, gpuPrecision;
   llvm::cl::opt<bool> gpuEmulate;

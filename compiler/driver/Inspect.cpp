@@ -260,15 +260,28 @@ int inspectArtifact(const std::string &path) {
     fmt::print("compute:   {:.3f} GFLOP per run ({} FLOP in matmuls and "
                "convolutions)\n",
                d->flops / 1e9, d->flops);
-  auto list = [](const char *title, const kiln_tensor_desc *t, uint32_t n) {
+  // A symbolic dim prints as its name, a dim computed by the run as "?".
+  auto list = [d](const char *title, const kiln_tensor_desc *t, uint32_t n) {
     fmt::print("{}\n", title);
     for (uint32_t i = 0; i < n; ++i) {
-      std::vector<int64_t> shape(t[i].shape, t[i].shape + t[i].rank);
+      std::vector<std::string> shape;
+      for (int32_t k = 0; k < t[i].rank; ++k) {
+        int32_t symbol = t[i].symbols ? t[i].symbols[k] : -1;
+        shape.push_back(symbol >= 0         ? d->symbols[symbol].name
+                        : t[i].shape[k] < 0 ? "?"
+                                            : std::to_string(t[i].shape[k]));
+      }
       fmt::print("  {:<24} {} [{}]\n", t[i].name,
                  kiln_dtype_name((kiln_dtype)t[i].dtype),
                  fmt::join(shape, ","));
     }
   };
+  if (d->num_symbols > 0) {
+    fmt::print("symbols:   (checked when the model runs)\n");
+    for (uint32_t i = 0; i < d->num_symbols; ++i)
+      fmt::print("  {:<24} {}..{}\n", d->symbols[i].name, d->symbols[i].min,
+                 d->symbols[i].max);
+  }
   list("inputs:", d->inputs, d->num_inputs);
   list("outputs:", d->outputs, d->num_outputs);
   if (d->gpu)

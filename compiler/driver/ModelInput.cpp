@@ -63,7 +63,8 @@ mlir::kiln::detectModelFormat(llvm::StringRef path) {
 
 llvm::Expected<OwningOpRef<ModuleOp>> mlir::kiln::loadModel(
     MLIRContext &context, llvm::StringRef path,
-    const std::map<std::string, std::vector<int64_t>> &inputShapes) {
+    const std::map<std::string, std::vector<int64_t>> &inputShapes,
+    const std::map<std::string, std::pair<int64_t, int64_t>> &dimRanges) {
   llvm::Expected<ModelFormat> format = detectModelFormat(path);
   if (!format)
     return format.takeError();
@@ -74,11 +75,13 @@ llvm::Expected<OwningOpRef<ModuleOp>> mlir::kiln::loadModel(
   if (*format == ModelFormat::Onnx) {
     onnx_import::ImportOptions options;
     options.inputShapes = inputShapes;
+    options.dimRanges = dimRanges;
     return onnx_import::importOnnxFile(context, path, options);
   }
-  if (!inputShapes.empty())
-    return fail("--input-shape applies to ONNX models; the kiln IR in '" +
-                path + "' carries its own shapes");
+  if (!inputShapes.empty() || !dimRanges.empty())
+    return fail(std::string(inputShapes.empty() ? "--dim" : "--input-shape") +
+                " applies to ONNX models; the kiln IR in '" + path +
+                "' carries its own shapes");
   context.loadAllAvailableDialects();
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(path, &context);
   if (!module)

@@ -31,13 +31,15 @@ enum class ModelFormat { Onnx, Mlir, Artifact };
 /// cannot be read or is text that is not MLIR.
 llvm::Expected<ModelFormat> detectModelFormat(llvm::StringRef path);
 
-/// The kiln-dialect module of an ONNX model (imported with `inputShapes`)
+/// The kiln-dialect module of an ONNX model (imported with `inputShapes`
+/// and the symbolic dims' `dimRanges`)
 /// or of kiln IR (parsed and verified; it must have the entry
 /// `func.func @main`). Parse errors are reported through the context's
 /// diagnostics; the returned error says what failed.
-llvm::Expected<OwningOpRef<ModuleOp>>
-loadModel(MLIRContext &context, llvm::StringRef path,
-          const std::map<std::string, std::vector<int64_t>> &inputShapes);
+llvm::Expected<OwningOpRef<ModuleOp>> loadModel(
+    MLIRContext &context, llvm::StringRef path,
+    const std::map<std::string, std::vector<int64_t>> &inputShapes,
+    const std::map<std::string, std::pair<int64_t, int64_t>> &dimRanges = {});
 
 } // namespace mlir::kiln
 

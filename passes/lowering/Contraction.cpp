@@ -360,6 +360,13 @@ struct ConvLowering : OpConversionPattern<kiln::ConvOp> {
     int64_t filters = op.getType().getDimSize(1);
     int64_t group = op.getGroup();
     ArrayRef<int64_t> resultShape = op.getType().getShape();
+    // A symbolic batch is the one run-time extent a convolution takes.
+    for (int64_t d = 1; d < rank; ++d)
+      if (op.getType().isDynamicDim(d))
+        return rewriter.notifyMatchFailure(
+            op, "run-time extents other than the batch");
+    SmallVector<Value> batch =
+        runTimeDims(rewriter, loc, adaptor.getInput(), 0);
 
     // Explicit zero padding: the named conv ops have no padding of their own.
     ArrayRef<int64_t> pads = op.getPads();
@@ -384,11 +391,13 @@ struct ConvLowering : OpConversionPattern<kiln::ConvOp> {
       for (int64_t d = 0; d < rank; ++d)
         if (d != (channelsLast ? rank - 1 : 1))
           dims.push_back(d);
-      Value empty = createEmptyTensor(rewriter, loc, resultShape, accType);
+      Value empty = createEmptyTensor(
+          rewriter, loc, RankedTensorType::get(resultShape, accType), batch);
       init = linalg::BroadcastOp::create(rewriter, loc, accBias, empty, dims)
                  .getResult()[0];
     } else {
-      init = zeroTensor(rewriter, loc, resultShape, accType);
+      init = createFilledTensor(rewriter, loc, resultShape, batch,
+                                cast<TypedAttr>(rewriter.getZeroAttr(accType)));
     }
 
     auto strides = rewriter.getI64TensorAttr(op.getStrides());

@@ -200,13 +200,32 @@ struct GatherLowering : OpConversionPattern<kiln::GatherOp> {
       indexDims.push_back(d);
     BroadcastOperand indices = {adaptor.getIndices(),
                                 mapOfDims(ctx, type.getRank(), indexDims)};
+    // Result extents: data's before and after the axis, the indices' in
+    // between; the axis extent bounds the indices.
+    SmallVector<Value> sizes;
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      if (!type.isDynamicDim(d))
+        continue;
+      if (d >= axis && d < axis + indexRank)
+        sizes.push_back(tensor::DimOp::create(rewriter, loc,
+                                              adaptor.getIndices(), d - axis));
+      else
+        sizes.push_back(tensor::DimOp::create(
+            rewriter, loc, data, d < axis ? d : d - indexRank + 1));
+    }
+    Value axisExtent =
+        ShapedType::isDynamic(axisSize)
+            ? Value(tensor::DimOp::create(rewriter, loc, data, axis))
+            : Value();
     auto body = [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+      Value size = axisExtent
+                       ? axisExtent
+                       : Value(arith::ConstantIndexOp::create(b, l, axisSize));
       Value index = unsignedIndices ? Value(arith::IndexCastUIOp::create(
                                           b, l, b.getIndexType(), args[0]))
                                     : Value(arith::IndexCastOp::create(
                                           b, l, b.getIndexType(), args[0]));
       if (!unsignedIndices) {
-        Value size = arith::ConstantIndexOp::create(b, l, axisSize);
         Value zero = arith::ConstantIndexOp::create(b, l, 0);
         Value negative =
             arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, index, zero);
@@ -214,7 +233,8 @@ struct GatherLowering : OpConversionPattern<kiln::GatherOp> {
             b, l, negative, arith::AddIOp::create(b, l, index, size), index);
         index = arith::MaxSIOp::create(b, l, index, zero);
       }
-      Value last = arith::ConstantIndexOp::create(b, l, axisSize - 1);
+      Value last = arith::SubIOp::create(
+          b, l, size, arith::ConstantIndexOp::create(b, l, 1));
       // Unsigned: an index with its top bit set is huge, not negative.
       index = unsignedIndices
                   ? Value(arith::MinUIOp::create(b, l, index, last))
@@ -229,7 +249,7 @@ struct GatherLowering : OpConversionPattern<kiln::GatherOp> {
       return tensor::ExtractOp::create(b, l, data, coords);
     };
     rewriter.replaceOp(
-        op, createParallelGeneric(rewriter, loc, type, indices, body));
+        op, createParallelGeneric(rewriter, loc, type, indices, sizes, body));
     return success();
   }
 };

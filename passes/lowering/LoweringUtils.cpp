@@ -166,6 +166,16 @@ Value mlir::kiln::createParallelGeneric(OpBuilder &b, Location loc,
                                         RankedTensorType resultType,
                                         ArrayRef<BroadcastOperand> inputs,
                                         ScalarBuilder body) {
+  return createParallelGeneric(
+      b, loc, resultType, inputs,
+      dynamicSizesFromInputs(b, loc, resultType, inputs), body);
+}
+
+Value mlir::kiln::createParallelGeneric(OpBuilder &b, Location loc,
+                                        RankedTensorType resultType,
+                                        ArrayRef<BroadcastOperand> inputs,
+                                        ValueRange dynamicSizes,
+                                        ScalarBuilder body) {
   SmallVector<Value> operands;
   SmallVector<AffineMap> maps;
   for (const BroadcastOperand &input : inputs) {
@@ -174,8 +184,7 @@ Value mlir::kiln::createParallelGeneric(OpBuilder &b, Location loc,
   }
   unsigned rank = resultType.getRank();
   maps.push_back(b.getMultiDimIdentityMap(rank));
-  Value init = createEmptyTensor(
-      b, loc, resultType, dynamicSizesFromInputs(b, loc, resultType, inputs));
+  Value init = createEmptyTensor(b, loc, resultType, dynamicSizes);
   auto generic = linalg::GenericOp::create(
       b, loc, TypeRange{resultType}, operands, ValueRange{init}, maps,
       parallelIterators(rank),
@@ -229,6 +238,70 @@ Value mlir::kiln::createReductionGeneric(OpBuilder &b, Location loc,
   return generic.getResult(0);
 }
 
+/// Groups that attach each unit dim of `shape` to a kept (non-1) neighbour:
+/// the reassociation between `shape` and `shape` without its 1s. Empty when
+/// every dim is 1.
+static SmallVector<ReassociationIndices>
+unitDimGroups(ArrayRef<int64_t> shape) {
+  SmallVector<ReassociationIndices> groups;
+  ReassociationIndices pending;
+  for (int64_t d = 0; d < (int64_t)shape.size(); ++d) {
+    pending.push_back(d);
+    if (shape[d] == 1)
+      continue;
+    groups.push_back(pending);
+    pending.clear();
+  }
+  if (!groups.empty())
+    llvm::append_range(groups.back(), pending);
+  return groups;
+}
+
+Value mlir::kiln::createUnitDimReshape(OpBuilder &b, Location loc, Value input,
+                                       RankedTensorType dstType) {
+  auto srcType = cast<RankedTensorType>(input.getType());
+  auto kept = [](ArrayRef<int64_t> shape) {
+    SmallVector<int64_t> dims;
+    for (int64_t d : shape)
+      if (d != 1)
+        dims.push_back(d);
+    return dims;
+  };
+  SmallVector<int64_t> srcKept = kept(srcType.getShape()),
+                       dstKept = kept(dstType.getShape());
+  SmallVector<ReassociationIndices> srcGroups =
+      unitDimGroups(srcType.getShape());
+  SmallVector<ReassociationIndices> dstGroups =
+      unitDimGroups(dstType.getShape());
+  if (srcKept != dstKept || srcKept.empty()) {
+    emitError(loc) << "internal error: reshape " << srcType << " -> " << dstType
+                   << " with run-time extents is not a reshape of "
+                   << "unit dims";
+    return input;
+  }
+  Value squeezed = input;
+  if (srcGroups.size() != (size_t)srcType.getRank())
+    squeezed = tensor::CollapseShapeOp::create(b, loc, input, srcGroups);
+  if (dstGroups.size() == (size_t)dstType.getRank())
+    return tensor::CastOp::create(b, loc, dstType, squeezed);
+  // The kept dims' extents come from the squeezed tensor, in order.
+  SmallVector<OpFoldResult> sizes;
+  int64_t next = 0;
+  for (int64_t d : dstType.getShape()) {
+    if (d == 1) {
+      sizes.push_back(b.getIndexAttr(1));
+      continue;
+    }
+    sizes.push_back(
+        ShapedType::isDynamic(d)
+            ? OpFoldResult(tensor::DimOp::create(b, loc, squeezed, next))
+            : OpFoldResult(b.getIndexAttr(d)));
+    ++next;
+  }
+  return tensor::ExpandShapeOp::create(b, loc, dstType, squeezed, dstGroups,
+                                       sizes);
+}
+
 Value mlir::kiln::createReshape(OpBuilder &b, Location loc, Value input,
                                 ArrayRef<int64_t> shape) {
   auto srcType = cast<RankedTensorType>(input.getType());
@@ -236,6 +309,8 @@ Value mlir::kiln::createReshape(OpBuilder &b, Location loc, Value input,
   ArrayRef<int64_t> src = srcType.getShape();
   if (srcType == dstType)
     return input;
+  if (!srcType.hasStaticShape() || !dstType.hasStaticShape())
+    return createUnitDimReshape(b, loc, input, dstType);
   // No data to move; also keeps zero-sized dims out of the grouping below.
   if (srcType.getNumElements() == 0)
     return createEmptyTensor(b, loc, shape, srcType.getElementType());
@@ -416,7 +491,8 @@ Value mlir::kiln::createPad(OpBuilder &b, Location loc, Value input,
   SmallVector<int64_t> shape(type.getShape());
   SmallVector<OpFoldResult> lowSizes, highSizes;
   for (size_t d = 0; d < shape.size(); ++d) {
-    shape[d] += low[d] + high[d];
+    if (!ShapedType::isDynamic(shape[d]))
+      shape[d] += low[d] + high[d];
     lowSizes.push_back(b.getIndexAttr(low[d]));
     highSizes.push_back(b.getIndexAttr(high[d]));
   }

@@ -92,6 +92,11 @@ Value createParallelGeneric(OpBuilder &b, Location loc,
                             RankedTensorType resultType,
                             ArrayRef<BroadcastOperand> inputs,
                             ScalarBuilder body);
+/// ... and the result's run-time extents (one per `?`) given.
+Value createParallelGeneric(OpBuilder &b, Location loc,
+                            RankedTensorType resultType,
+                            ArrayRef<BroadcastOperand> inputs,
+                            ValueRange dynamicSizes, ScalarBuilder body);
 
 /// A linalg.generic over the loops of the inputs' maps, reducing `reducedDims`
 /// into `init` (shaped like the loops without them). `body` receives the
@@ -107,8 +112,14 @@ SmallVector<int64_t> dropDims(ArrayRef<int64_t> shape, ArrayRef<int64_t> dims);
 AffineMap dropDimsMap(MLIRContext *ctx, unsigned numDims,
                       ArrayRef<int64_t> dims);
 
+/// A reshape that only drops and inserts unit dims, for shapes with run-time
+/// extents: a collapse of the input's 1s, then an expand to `dstType`.
+Value createUnitDimReshape(OpBuilder &b, Location loc, Value input,
+                           RankedTensorType dstType);
+
 /// Reshape between static shapes of equal element count: a collapse, an
 /// expand, or a collapse to the coarsest common grouping then an expand.
+/// With run-time extents, only unit dims may be dropped or inserted.
 Value createReshape(OpBuilder &b, Location loc, Value input,
                     ArrayRef<int64_t> shape);
 

@@ -143,7 +143,11 @@ def ReportKernels : Pass<"kiln-report-kernels", "ModuleOp"> {
     %r = linalg.generic {...} ins(%m : tensor<4x8xf32>) outs(%e2 : ...) loc(fused<"Relu">["relu"])
     ```
     the report has `{"kernel": "0:matmul", "onnx_nodes": ["fc"]}` and
-    `{"kernel": "1:generic", "onnx_nodes": ["relu"]}`.
+    `{"kernel": "1:generic", "onnx_nodes": ["relu"]}`. A kernel over
+    tensors of run-time shape (symbolic dims) is named
+    `<index>:<op> (run-time extents)` and counted in
+    `kernels_run_time_extents`: its loops take any extent, so it is not
+    the code tuned for one shape.
   }];
 }
 

@@ -162,7 +162,9 @@ struct MaxPoolLowering : OpConversionPattern<kiln::MaxPoolOp> {
     w.paddings(low, high);
     Value input =
         createPad(rewriter, loc, adaptor.getInput(), low, high, lowest);
-    Value init = createFilledTensor(rewriter, loc, w.outShape, lowest);
+    Value init = createFilledTensor(
+        rewriter, loc, w.outShape,
+        runTimeDims(rewriter, loc, adaptor.getInput(), 0), lowest);
 
     Value result;
     // The named ops take max_signed: right for floats and signed ints only.
@@ -201,6 +203,7 @@ struct AvgPoolLowering : OpConversionPattern<kiln::AvgPoolOp> {
                             cast<TypedAttr>(rewriter.getZeroAttr(elementType)));
     Value init =
         createFilledTensor(rewriter, loc, w.outShape,
+                           runTimeDims(rewriter, loc, adaptor.getInput(), 0),
                            cast<TypedAttr>(rewriter.getZeroAttr(accType)));
     Value sum =
         createNamedPool<linalg::PoolingNcwSumOp, linalg::PoolingNchwSumOp,

@@ -63,7 +63,14 @@ struct ReduceLowering : OpConversionPattern<OpTy> {
     }
 
     SmallVector<int64_t> reducedShape = dropDims(type.getShape(), axes);
-    Value init = createFilledTensor(rewriter, loc, reducedShape, identity);
+    // Mean over a run-time extent divides by a run-time count.
+    for (int64_t axis : axes)
+      if (kind == ReduceKind::Mean && type.isDynamicDim(axis))
+        return rewriter.notifyMatchFailure(op, "mean over a run-time dim");
+    Value init = createFilledTensor(
+        rewriter, loc, reducedShape,
+        runTimeDims(rewriter, loc, input, allDimsExcept(type.getRank(), axes)),
+        identity);
     BroadcastOperand whole = {input,
                               rewriter.getMultiDimIdentityMap(type.getRank())};
     Value result = createReductionGeneric(
@@ -137,11 +144,14 @@ struct ArgReduceLowering : OpConversionPattern<OpTy> {
     Type indexType = rewriter.getI64Type();
 
     SmallVector<int64_t> reducedShape = dropDims(type.getShape(), axis);
-    Value bestInit = createFilledTensor(rewriter, loc, reducedShape,
-                                        isMax ? getLowestValue(kilnType)
-                                              : getHighestValue(kilnType));
-    Value indexInit = createFilledTensor(rewriter, loc, reducedShape,
-                                         rewriter.getI64IntegerAttr(0));
+    SmallVector<Value> reducedSizes =
+        runTimeDims(rewriter, loc, input, allDimsExcept(rank, axis));
+    Value bestInit = createFilledTensor(
+        rewriter, loc, reducedShape, reducedSizes,
+        isMax ? getLowestValue(kilnType) : getHighestValue(kilnType));
+    Value indexInit =
+        createFilledTensor(rewriter, loc, reducedShape, reducedSizes,
+                           rewriter.getI64IntegerAttr(0));
     AffineMap reducedMap = dropDimsMap(ctx, rank, axis);
     SmallVector<utils::IteratorType> iterators = parallelIterators(rank);
     iterators[axis] = utils::IteratorType::reduction;
@@ -216,9 +226,10 @@ struct CumSumLowering : OpConversionPattern<kiln::CumSumOp> {
       inputExprs.push_back(getAffineDimExpr(d == axis ? rank : d, ctx));
     BroadcastOperand source = {input,
                                AffineMap::get(rank + 1, 0, inputExprs, ctx)};
-    Value init =
-        createFilledTensor(rewriter, loc, type.getShape(),
-                           cast<TypedAttr>(rewriter.getZeroAttr(accType)));
+    Value init = createFilledTensor(
+        rewriter, loc, type.getShape(),
+        runTimeDims(rewriter, loc, input, allDimsExcept(rank, {})),
+        cast<TypedAttr>(rewriter.getZeroAttr(accType)));
     arith::CmpIPredicate admit =
         op.getReverse() ? (op.getExclusive() ? arith::CmpIPredicate::ugt
                                              : arith::CmpIPredicate::uge)

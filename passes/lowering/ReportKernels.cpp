@@ -55,6 +55,21 @@ bool isAllParallelGeneric(Operation *op) {
   return generic && generic.getNumLoops() == generic.getNumParallelLoops();
 }
 
+/// Whether `op` (or an op in its body) works on a tensor of run-time shape.
+bool hasRunTimeExtents(Operation *op) {
+  auto dynamic = [](Type type) {
+    auto shaped = dyn_cast<ShapedType>(type);
+    return shaped && shaped.hasRank() && !shaped.hasStaticShape();
+  };
+  WalkResult found = op->walk([&](Operation *nested) {
+    if (llvm::any_of(nested->getOperandTypes(), dynamic) ||
+        llvm::any_of(nested->getResultTypes(), dynamic))
+      return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return found.wasInterrupted();
+}
+
 bool isKernel(Operation *op) {
   return isa<linalg::LinalgOp, LoopLikeOpInterface>(op) ||
          !stringKernelOf(op).empty();
@@ -145,6 +160,12 @@ struct ReportKernelsPass
               std::to_string(index++) + ":" +
               (stringKernel.empty() ? a->getName().stripDialect().str()
                                     : stringKernel.str());
+          // Loops over symbolic dims: code for any extent, not tiles sized
+          // for one shape.
+          if (hasRunTimeExtents(a)) {
+            name += " (run-time extents)";
+            report::count("kernels_run_time_extents");
+          }
           KILN_LOG("lowering", Info)
               << name << " <- " << llvm::join(names, ", ") << "\n";
           report::kernel(name, names);

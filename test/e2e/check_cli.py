@@ -30,7 +30,7 @@ import sys
 
 EXPECTED = {
     "compile": {
-        "Input options": {"--input-shape", "-o"},
+        "Input options": {"--input-shape", "--dim", "-o"},
         "Target options": {"--cpu", "--gpu-arch", "--gpu-emulate",
                            "--gpu-precision", "--target"},
         "Optimization options": {"-O", "--autotune", "--autotune-cache",
@@ -39,21 +39,21 @@ EXPECTED = {
                               "--logs", "--report", "--time-passes", "-v"},
     },
     "import": {
-        "Input options": {"--input-shape", "-o"},
+        "Input options": {"--input-shape", "--dim", "-o"},
         "Debugging options": {"--logs"},
     },
     "inspect": {
         "Debugging options": {"--graph"},
     },
     "run": {
-        "Inputs": {"--input", "--random-inputs", "--seed"},
+        "Inputs": {"--input", "--random-inputs", "--seed", "--dim"},
         "Outputs": {"--output-dir", "--expect", "--rtol", "--atol",
                     "--rel-l2"},
         "Execution": {"--threads"},
         "General": {"--help"},
     },
     "bench": {
-        "Inputs": {"--input", "--random-inputs", "--seed"},
+        "Inputs": {"--input", "--random-inputs", "--seed", "--dim"},
         "Execution": {"--threads", "--repeat", "--warmup"},
         "General": {"--help"},
     },

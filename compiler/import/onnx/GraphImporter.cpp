@@ -358,7 +358,7 @@ llvm::Error GraphImporter::declareSymbols(func::FuncOp func,
         Value dim = tensor::DimOp::create(b, loc, arg, d);
         value = arith::IndexCastOp::create(b, loc, b.getI64Type(), dim);
         auto range = options.dimRanges.find(symbol);
-        int64_t lo = 1, hi = kMaxSymbolExtent;
+        int64_t lo = 0, hi = kMaxSymbolExtent;
         if (range != options.dimRanges.end())
           std::tie(lo, hi) = range->second;
         ranges.push_back(

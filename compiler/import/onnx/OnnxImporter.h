@@ -28,7 +28,7 @@ struct ImportOptions {
   /// dims (`--input-shape name=1,3,224,224`).
   std::map<std::string, std::vector<int64_t>> inputShapes;
   /// Bounds of symbolic dims by name (`--dim seq=1..512`); a symbol without
-  /// one gets [1, kMaxSymbolExtent].
+  /// one gets [0, kMaxSymbolExtent].
   std::map<std::string, std::pair<int64_t, int64_t>> dimRanges;
 };
 
