@@ -218,14 +218,14 @@ struct GatherLowering : OpConversionPattern<kiln::GatherOp> {
             ? Value(tensor::DimOp::create(rewriter, loc, data, axis))
             : Value();
     auto body = [&](OpBuilder &b, Location l, ValueRange args) -> Value {
-      Value size = axisExtent
-                       ? axisExtent
-                       : Value(arith::ConstantIndexOp::create(b, l, axisSize));
       Value index = unsignedIndices ? Value(arith::IndexCastUIOp::create(
                                           b, l, b.getIndexType(), args[0]))
                                     : Value(arith::IndexCastOp::create(
                                           b, l, b.getIndexType(), args[0]));
       if (!unsignedIndices) {
+        Value size =
+            axisExtent ? axisExtent
+                       : Value(arith::ConstantIndexOp::create(b, l, axisSize));
         Value zero = arith::ConstantIndexOp::create(b, l, 0);
         Value negative =
             arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, index, zero);
@@ -233,8 +233,11 @@ struct GatherLowering : OpConversionPattern<kiln::GatherOp> {
             b, l, negative, arith::AddIOp::create(b, l, index, size), index);
         index = arith::MaxSIOp::create(b, l, index, zero);
       }
-      Value last = arith::SubIOp::create(
-          b, l, size, arith::ConstantIndexOp::create(b, l, 1));
+      Value last =
+          axisExtent ? Value(arith::SubIOp::create(
+                           b, l, axisExtent,
+                           arith::ConstantIndexOp::create(b, l, 1)))
+                     : Value(arith::ConstantIndexOp::create(b, l, axisSize - 1));
       // Unsigned: an index with its top bit set is huge, not negative.
       index = unsignedIndices
                   ? Value(arith::MinUIOp::create(b, l, index, last))

@@ -50,3 +50,30 @@ func.func @assert_not_0d(%ok: tensor<2xi1>) {
   kiln.assert %ok, "never" : tensor<2xi1>
   return
 }
+
+// -----
+
+func.func @expand_static_shape_rank(%t: tensor<i1>, %s: tensor<2xi64>) -> tensor<?x?xi1> {
+  // expected-error @+2 {{static_shape has 1 entries for a rank-2 result}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %y = kiln.dynamic_expand %t, %s {static_shape = array<i64: -1>} : (tensor<i1>, tensor<2xi64>) -> tensor<?x?xi1>
+  return %y : tensor<?x?xi1>
+}
+
+// -----
+
+func.func @range_not_scalar(%a: tensor<2xi64>, %b: tensor<i64>) -> tensor<?xi64> {
+  // expected-error @+2 {{start, limit and delta must be scalars of one type}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %r = kiln.dynamic_range %a, %b, %b : (tensor<2xi64>, tensor<i64>, tensor<i64>) -> tensor<?xi64>
+  return %r : tensor<?xi64>
+}
+
+// -----
+
+func.func @slice_run_time_dim(%x: tensor<?x8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+2 {{run-time dim 0 can only be sliced whole}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %y = kiln.slice %x {starts = array<i64: 0, 0>, ends = array<i64: 2, 8>, steps = array<i64: 1, 1>} : (tensor<?x8xf32>) -> tensor<2x8xf32>
+  return %y : tensor<2x8xf32>
+}

@@ -1,0 +1,85 @@
+// RUN: kiln-opt %s -kiln-lower-to-linalg -canonicalize -split-input-file | FileCheck %s
+
+// ConstantOfShape/Expand of symbolic dims: the requested extents are read
+// from the shape, the input broadcast along the new `?` dim.
+// CHECK-LABEL: func.func @dynamic_expand
+// CHECK-SAME:    (%[[X:.+]]: tensor<1x64xf32>, %[[N:.+]]: i64)
+// CHECK:       %[[NI:.+]] = arith.index_cast %[[N]] : i64 to index
+// CHECK:       %[[E:.+]] = tensor.empty(%[[NI]]) : tensor<?x64xf32>
+// CHECK:       %[[C:.+]] = tensor.collapse_shape %[[X]] {{\[\[}}0, 1]] : tensor<1x64xf32> into tensor<64xf32>
+// CHECK:       linalg.generic
+// CHECK-SAME:    ins(%[[C]] : tensor<64xf32>) outs(%[[E]] : tensor<?x64xf32>)
+func.func @dynamic_expand(%x: tensor<1x64xf32>, %n: i64) -> tensor<?x64xf32> {
+  %c64 = arith.constant 64 : i64
+  %shape = tensor.from_elements %n, %c64 : tensor<2xi64>
+  %y = kiln.dynamic_expand %x, %shape {static_shape = array<i64: -1, 64>} : (tensor<1x64xf32>, tensor<2xi64>) -> tensor<?x64xf32>
+  return %y : tensor<?x64xf32>
+}
+
+// -----
+
+// Range with run-time bounds: ceil((limit - start) / delta) elements (at
+// least 0), a check that delta is not 0, start + i * delta.
+// CHECK-LABEL: func.func @dynamic_range
+// CHECK:       %[[S:.+]] = tensor.extract %arg0[] : tensor<i64>
+// CHECK:       %[[L:.+]] = tensor.extract %arg1[] : tensor<i64>
+// CHECK:       %[[D:.+]] = tensor.extract %arg2[] : tensor<i64>
+// CHECK:       %[[NZ:.+]] = arith.cmpi ne, %[[D]], %{{.+}} : i64
+// CHECK:       arith.ceildivsi
+// CHECK:       cf.assert %[[NZ]], "node '?': Range: delta is 0"
+// CHECK:       %[[N:.+]] = arith.maxsi %{{.+}}, %{{.+}} : index
+// CHECK:       tensor.empty(%[[N]]) : tensor<?xi64>
+// CHECK:       linalg.index 0
+// CHECK:       arith.muli %{{.+}}, %[[D]] : i64
+// CHECK:       arith.addi %[[S]], %{{.+}} : i64
+func.func @dynamic_range(%s: tensor<i64>, %l: tensor<i64>, %d: tensor<i64>) -> tensor<?xi64> {
+  %r = kiln.dynamic_range %s, %l, %d : (tensor<i64>, tensor<i64>, tensor<i64>) -> tensor<?xi64>
+  return %r : tensor<?xi64>
+}
+
+// -----
+
+// [batch, seq, 64] -> [batch, seq, 4, 16] from a shape of symbolic scalars:
+// the run-time dims pair up, so the reshape is a view (expand_shape) with a
+// check that the extents agree, not a tensor.reshape.
+// CHECK-LABEL: func.func @split_heads
+// CHECK-SAME:    (%[[X:.+]]: tensor<?x?x64xf32>
+// CHECK:       cf.assert %{{.+}}, "node '?': Reshape: a run-time extent of the shape differs from the input's"
+// CHECK:       %[[R:.+]] = tensor.expand_shape %[[X]] {{\[\[}}0], [1], [2, 3]] output_shape [%{{.+}}, %{{.+}}, 4, 16] : tensor<?x?x64xf32> into tensor<?x?x4x16xf32>
+// CHECK-NOT:   tensor.reshape
+// CHECK:       return %[[R]]
+func.func @split_heads(%x: tensor<?x?x64xf32>, %b: i64, %s: i64) -> tensor<?x?x4x16xf32> {
+  %c4 = arith.constant 4 : i64
+  %c16 = arith.constant 16 : i64
+  %shape = tensor.from_elements %b, %s, %c4, %c16 : tensor<4xi64>
+  %y = kiln.dynamic_reshape %x, %shape {allow_zero = true, static_shape = array<i64: -1, -1, 4, 16>} : (tensor<?x?x64xf32>, tensor<4xi64>) -> tensor<?x?x4x16xf32>
+  return %y : tensor<?x?x4x16xf32>
+}
+
+// -----
+
+// [B, S, 64] x [64, 32] with run-time B and S: one linalg.matmul over the
+// collapsed rows, then the rows expanded back with the lhs's extents.
+// CHECK-LABEL: func.func @rows_matmul
+// CHECK-SAME:    (%[[A:.+]]: tensor<?x?x64xf32>, %[[W:.+]]: tensor<64x32xf32>)
+// CHECK:       %[[C:.+]] = tensor.collapse_shape %[[A]] {{\[\[}}0, 1], [2]] : tensor<?x?x64xf32> into tensor<?x64xf32>
+// CHECK:       %[[M:.+]] = linalg.matmul ins(%[[C]], %[[W]] : tensor<?x64xf32>, tensor<64x32xf32>)
+// CHECK:       tensor.expand_shape %[[M]] {{\[\[}}0, 1], [2]] output_shape [%{{.+}}, %{{.+}}, 32] : tensor<?x32xf32> into tensor<?x?x32xf32>
+func.func @rows_matmul(%a: tensor<?x?x64xf32>, %w: tensor<64x32xf32>) -> tensor<?x?x32xf32> {
+  %y = kiln.matmul %a, %w : (tensor<?x?x64xf32>, tensor<64x32xf32>) -> tensor<?x?x32xf32>
+  return %y : tensor<?x?x32xf32>
+}
+
+// -----
+
+// Elementwise ops take their run-time extents from an operand that is not
+// broadcast along that dim.
+// CHECK-LABEL: func.func @add_bias
+// CHECK-SAME:    (%[[X:.+]]: tensor<?x?x64xf32>, %[[B:.+]]: tensor<64xf32>)
+// CHECK-DAG:   %[[D0:.+]] = tensor.dim %[[X]], %c0
+// CHECK-DAG:   %[[D1:.+]] = tensor.dim %[[X]], %c1
+// CHECK:       tensor.empty(%[[D0]], %[[D1]]) : tensor<?x?x64xf32>
+func.func @add_bias(%x: tensor<?x?x64xf32>, %b: tensor<64xf32>) -> tensor<?x?x64xf32> {
+  %y = kiln.add %x, %b : (tensor<?x?x64xf32>, tensor<64xf32>) -> tensor<?x?x64xf32>
+  return %y : tensor<?x?x64xf32>
+}
