@@ -80,12 +80,15 @@ public:
 
 private:
   /// Appends to `ops` (dependencies first) what rebuilds `value` in the body;
-  /// fails if it cannot be rebuilt.
-  LogicalResult collectRebuild(Value value, llvm::SetVector<Operation *> &ops);
+  /// an integer scalar that cannot be rebuilt (the induction variable of an
+  /// enclosing loop, a run-time extent) goes to `scalars`, passed to the
+  /// body through memory. Fails if `value` cannot reach the body.
+  LogicalResult collectRebuild(Value value, llvm::SetVector<Operation *> &ops,
+                               llvm::SetVector<Value> &scalars);
   void buildBody(func::FuncOp body, scf::ParallelOp loop,
-                 ArrayRef<Operation *> rebuild, ArrayRef<int64_t> lbs,
-                 ArrayRef<int64_t> steps, ArrayRef<int64_t> trips,
-                 unsigned prefix);
+                 ArrayRef<Operation *> rebuild, ArrayRef<Value> scalars,
+                 ArrayRef<int64_t> lbs, ArrayRef<int64_t> steps,
+                 ArrayRef<int64_t> trips, unsigned prefix);
 
   func::FuncOp entry;
   Value runtime;
@@ -96,17 +99,26 @@ private:
 
 LogicalResult
 ParallelLoopOutliner::collectRebuild(Value value,
-                                     llvm::SetVector<Operation *> &ops) {
-  if (auto arg = dyn_cast<BlockArgument>(value))
-    return success(arg.getOwner() == &entry.getBody().front() &&
-                   value != runtime);
+                                     llvm::SetVector<Operation *> &ops,
+                                     llvm::SetVector<Value> &scalars) {
+  bool isScalar = value.getType().isIntOrIndex();
+  if (auto arg = dyn_cast<BlockArgument>(value)) {
+    if (arg.getOwner() == &entry.getBody().front())
+      return success(value != runtime);
+    if (isScalar)
+      scalars.insert(value);
+    return success(isScalar);
+  }
   Operation *def = value.getDefiningOp();
   if (ops.contains(def))
     return success();
-  if (!isRematerializable(def) || def->getNumRegions())
-    return failure();
+  if (!isRematerializable(def) || def->getNumRegions()) {
+    if (isScalar)
+      scalars.insert(value);
+    return success(isScalar);
+  }
   for (Value operand : def->getOperands())
-    if (failed(collectRebuild(operand, ops)))
+    if (failed(collectRebuild(operand, ops, scalars)))
       return failure();
   ops.insert(def);
   return success();
@@ -136,8 +148,9 @@ void ParallelLoopOutliner::tryOutline(scf::ParallelOp loop) {
   llvm::SetVector<Value> captured;
   getUsedValuesDefinedAbove(loop.getRegion(), captured);
   llvm::SetVector<Operation *> rebuild;
+  llvm::SetVector<Value> scalars;
   for (Value value : captured)
-    if (failed(collectRebuild(value, rebuild)))
+    if (failed(collectRebuild(value, rebuild, scalars)))
       return;
 
   // Distribute the leading dimensions, just enough of them for the pool;
@@ -150,6 +163,22 @@ void ParallelLoopOutliner::tryOutline(scf::ParallelOp loop) {
   MLIRContext *ctx = entry.getContext();
   std::string id = std::to_string(counter++);
   SmallVector<Type> argTypes(entry.getArgumentTypes().drop_back());
+  // Scalars of the enclosing loops travel in one-element buffers (the
+  // launcher passes pointers), one per scalar, on the entry's stack.
+  SmallVector<Value> scalarSlots;
+  {
+    OpBuilder atEntry = OpBuilder::atBlockBegin(&entry.getBody().front());
+    OpBuilder beforeLoop(loop);
+    for (Value scalar : scalars) {
+      auto slotType = MemRefType::get({1}, scalar.getType());
+      Value slot = memref::AllocaOp::create(atEntry, loop.getLoc(), slotType);
+      Value zero = arith::ConstantIndexOp::create(beforeLoop, loop.getLoc(), 0);
+      memref::StoreOp::create(beforeLoop, loop.getLoc(), scalar, slot,
+                              ValueRange{zero});
+      scalarSlots.push_back(slot);
+      argTypes.push_back(slotType);
+    }
+  }
   Type index = IndexType::get(ctx);
   SmallVector<Type> bodyTypes{index, index};
   bodyTypes.append(argTypes);
@@ -161,7 +190,8 @@ void ParallelLoopOutliner::tryOutline(scf::ParallelOp loop) {
       func::FuncOp::create(builder, loop.getLoc(), "__kiln_parallel_body_" + id,
                            FunctionType::get(ctx, bodyTypes, {}));
   body.setPrivate();
-  buildBody(body, loop, rebuild.getArrayRef(), lbs, steps, trips, prefix);
+  buildBody(body, loop, rebuild.getArrayRef(), scalars.getArrayRef(), lbs,
+            steps, trips, prefix);
   auto launch =
       func::FuncOp::create(builder, loop.getLoc(), "__kiln_parallel_for_" + id,
                            FunctionType::get(ctx, launchTypes, {}));
@@ -172,12 +202,14 @@ void ParallelLoopOutliner::tryOutline(scf::ParallelOp loop) {
       arith::ConstantIndexOp::create(builder, loop.getLoc(), chunks), runtime};
   operands.append(entry.getArguments().drop_back().begin(),
                   entry.getArguments().drop_back().end());
+  operands.append(scalarSlots.begin(), scalarSlots.end());
   func::CallOp::create(builder, loop.getLoc(), launch, operands);
   loop.erase();
 }
 
 void ParallelLoopOutliner::buildBody(func::FuncOp body, scf::ParallelOp loop,
                                      ArrayRef<Operation *> rebuild,
+                                     ArrayRef<Value> scalars,
                                      ArrayRef<int64_t> lbs,
                                      ArrayRef<int64_t> steps,
                                      ArrayRef<int64_t> trips, unsigned prefix) {
@@ -188,6 +220,13 @@ void ParallelLoopOutliner::buildBody(func::FuncOp body, scf::ParallelOp loop,
   for (auto [from, to] : llvm::zip(entry.getArguments().drop_back(),
                                    block->getArguments().drop_front(2)))
     map.map(from, to);
+  unsigned firstSlot = 2 + entry.getNumArguments() - 1;
+  for (auto [i, scalar] : llvm::enumerate(scalars)) {
+    Value zero = arith::ConstantIndexOp::create(b, loop.getLoc(), 0);
+    map.map(scalar, memref::LoadOp::create(b, loop.getLoc(),
+                                           block->getArgument(firstSlot + i),
+                                           ValueRange{zero}));
+  }
   for (Operation *op : rebuild)
     b.clone(*op, map);
 
@@ -263,8 +302,20 @@ struct OutlineParallelLoopsPass
     }
     ParallelLoopOutliner outliner(entry, entry.getArgument(argIndex), minWork,
                                   minChunks);
-    for (auto loop : llvm::make_early_inc_range(
-             entry.getBody().front().getOps<scf::ParallelOp>()))
+    // Top-level loops, and loops inside sequential loops and branches
+    // (the static slices of a symbolic batch, kiln-slice-run-time-rows).
+    SmallVector<scf::ParallelOp> loops;
+    entry.walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (auto loop = dyn_cast<scf::ParallelOp>(op)) {
+        loops.push_back(loop);
+        return WalkResult::skip();
+      }
+      if (op != entry.getOperation() && !isa<scf::ForOp, scf::IfOp>(op) &&
+          op->getNumRegions() > 0)
+        return WalkResult::skip();
+      return WalkResult::advance();
+    });
+    for (scf::ParallelOp loop : loops)
       outliner.tryOutline(loop);
   }
 };

@@ -142,6 +142,41 @@ def TileContractions : Pass<"kiln-tile-contractions", "func::FuncOp"> {
                            "arith::ArithDialect"];
 }
 
+def SliceRunTimeRows : Pass<"kiln-slice-run-time-rows", "func::FuncOp"> {
+  let summary = "Run convolutions, poolings and matmuls over a run-time "
+                "leading dim as loops of static slices";
+  let description = [{
+    A symbolic batch or sequence length leaves an NHWC convolution or
+    pooling with a run-time batch, a matmul with a run-time row count, and
+    nothing else dynamic; the register-tiled kernels only take static
+    shapes. This pass runs such an op in an `scf.for` over static slices of
+    that dim: convolutions and poolings one image at a time, matmuls in
+    blocks of 64 rows and then of 8, the last one zero-padded to 8 rows.
+    Each slice is inserted into the op's init. The tilers then see static
+    ops; the loop itself is sequential, the kernels in it parallel.
+
+    Before:
+    ```mlir
+    %r = linalg.matmul ins(%a, %w : tensor<?x64xf32>, tensor<64x32xf32>)
+                       outs(%init : tensor<?x32xf32>) -> tensor<?x32xf32>
+    ```
+    After (the 8-row loop alike, with a tensor.pad of its last block):
+    ```mlir
+    %full = ... (rows / 64) * 64
+    %r0 = scf.for %i = %c0 to %full step %c64 iter_args(%o = %init) {
+      %ai = tensor.extract_slice %a[%i, 0] [64, 64] [1, 1]
+      %oi = tensor.extract_slice %o[%i, 0] [64, 32] [1, 1]
+      %ri = linalg.matmul ins(%ai, %w : tensor<64x64xf32>, tensor<64x32xf32>)
+                          outs(%oi : tensor<64x32xf32>) -> tensor<64x32xf32>
+      %u = tensor.insert_slice %ri into %o[%i, 0] [64, 32] [1, 1]
+      scf.yield %u
+    }
+    ```
+  }];
+  let dependentDialects = ["arith::ArithDialect", "scf::SCFDialect",
+                           "tensor::TensorDialect"];
+}
+
 def TileNhwcConvolutions : Pass<"kiln-tile-nhwc-convolutions", "func::FuncOp"> {
   let summary = "Direct NHWC convolutions and depthwise convolutions as vector "
                 "FMA loops, with their elementwise epilogues";

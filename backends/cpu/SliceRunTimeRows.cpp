@@ -1,0 +1,296 @@
+//===- SliceRunTimeRows.cpp - Static kernels over a run-time leading dim --===//
+//
+// The register-tiled kernels (kiln-tile-nhwc-convolutions,
+// kiln-tile-contractions) take static shapes. A model with a symbolic batch
+// or sequence length gives convolutions a run-time batch and matmuls a
+// run-time row count, and only those. This pass runs the op on static
+// slices of that dim inside an scf.for, so the tilers see static ops:
+//
+//   - NHWC convolutions and poolings, one image at a time ([1, H, W, C]);
+//   - matmuls [M, K] x [K, N], in blocks of kRowBlock rows, then blocks of
+//     kTailBlock rows, the last one zero-padded to kTailBlock (at most
+//     kTailBlock - 1 rows of padding).
+//
+// Each slice of the result is inserted into the op's init; the loops are
+// sequential, the kernels inside parallel.
+//
+//===----------------------------------------------------------------------===//
+#include "backends/cpu/Passes.h"
+
+#include "compiler/logging/Logging.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
+
+namespace mlir::kiln {
+#define GEN_PASS_DEF_SLICERUNTIMEROWS
+#include "backends/cpu/Passes.h.inc"
+} // namespace mlir::kiln
+
+using namespace mlir;
+
+namespace {
+constexpr int64_t kRowBlock = 64;
+constexpr int64_t kTailBlock = 8;
+
+/// Whether `type` is static except for its dim 0.
+bool onlyLeadingDimDynamic(Type type) {
+  auto ranked = dyn_cast<RankedTensorType>(type);
+  if (!ranked || ranked.getRank() == 0 || !ranked.isDynamicDim(0))
+    return false;
+  for (int64_t d = 1; d < ranked.getRank(); ++d)
+    if (ranked.isDynamicDim(d))
+      return false;
+  return true;
+}
+
+/// The elementwise consumer (bias, activation, residual add) a tiler would
+/// apply in `op`'s kernel, if it can be sliced with it: the only user of the
+/// result, an all-parallel generic of the same shape whose other inputs are
+/// static (broadcast along the rows) or run-time rows read with an
+/// identity map.
+linalg::GenericOp sliceableConsumer(linalg::LinalgOp op) {
+  Value result = op->getResult(0);
+  if (!result.hasOneUse())
+    return {};
+  auto consumer = dyn_cast<linalg::GenericOp>(*result.getUsers().begin());
+  if (!consumer || consumer.getNumResults() != 1 ||
+      consumer.getNumLoops() != consumer.getNumParallelLoops() ||
+      consumer.getResult(0).getType() != result.getType() ||
+      !consumer.hasPureTensorSemantics())
+    return {};
+  for (OpOperand *input : consumer.getDpsInputOperands()) {
+    AffineMap map = consumer.getMatchingIndexingMap(input);
+    Type type = input->get().getType();
+    if (input->get() == result || onlyLeadingDimDynamic(type)) {
+      if (!map.isIdentity())
+        return {};
+      continue;
+    }
+    auto shaped = dyn_cast<ShapedType>(type);
+    if (!shaped || !shaped.hasStaticShape() ||
+        llvm::any_of(map.getResults(),
+                     [](AffineExpr e) { return e.isFunctionOfDim(0); }))
+      return {};
+  }
+  return consumer;
+}
+
+/// The rows of `input` that `slice` (rows of a tensor -> static slice)
+/// gives; a zero padding of the spatial dims (tensor.pad with nothing added
+/// to the rows, used only here) is applied to the slice instead of to the
+/// whole tensor, so the loop reads the unpadded input.
+Value sliceInput(OpBuilder &b, Location loc, Value input,
+                 function_ref<Value(Value)> slice) {
+  auto pad = input.getDefiningOp<tensor::PadOp>();
+  if (!pad || !input.hasOneUse() || !pad.getConstantPaddingValue() ||
+      !isConstantIntValue(pad.getMixedLowPad()[0], 0) ||
+      !isConstantIntValue(pad.getMixedHighPad()[0], 0) ||
+      !pad.getStaticLow().drop_front().size() ||
+      llvm::any_of(pad.getStaticLow(), ShapedType::isDynamic) ||
+      llvm::any_of(pad.getStaticHigh(), ShapedType::isDynamic))
+    return slice(input);
+  Value rows = slice(pad.getSource());
+  return tensor::PadOp::create(b, loc, RankedTensorType(), rows,
+                               pad.getMixedLowPad(), pad.getMixedHighPad(),
+                               pad.getConstantPaddingValue())
+      .getResult();
+}
+
+/// A fresh init of `staticRows` rows when `init` is a fill or a broadcast
+/// of static values into an empty tensor (a contraction's zeros or bias),
+/// used only here; null otherwise.
+Value initOfRows(OpBuilder &b, Location loc, Value init, int64_t staticRows) {
+  Operation *def = init.getDefiningOp();
+  if (!def || !init.hasOneUse() ||
+      !isa<linalg::FillOp, linalg::BroadcastOp>(def))
+    return {};
+  auto dps = cast<DestinationStyleOpInterface>(def);
+  if (!dps.getDpsInits()[0].getDefiningOp<tensor::EmptyOp>())
+    return {};
+  for (Value v : dps.getDpsInputs())
+    if (auto shaped = dyn_cast<ShapedType>(v.getType());
+        shaped && !shaped.hasStaticShape())
+      return {};
+  auto type = cast<RankedTensorType>(init.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  shape[0] = staticRows;
+  auto staticType = type.clone(shape);
+  IRMapping mapping;
+  mapping.map(dps.getDpsInits()[0],
+              tensor::EmptyOp::create(b, loc, shape, type.getElementType())
+                  .getResult());
+  Operation *clone = b.clone(*def, mapping);
+  clone->getResult(0).setType(staticType);
+  return clone->getResult(0);
+}
+
+/// `op` (then its sliceable `consumer`, if any) on rows [start, start +
+/// size): slices of its first input and init and of the consumer's
+/// run-time inputs, the consumer's init read from `into`. Computed as
+/// `staticRows` rows: when `size` is less, the slices are zero-padded and
+/// only `size` rows of the result are kept. Returns `into` with those rows
+/// written.
+Value sliceRows(OpBuilder &b, Location loc, linalg::LinalgOp op,
+                linalg::GenericOp consumer, Value into, Value start,
+                OpFoldResult size, int64_t staticRows) {
+  auto sliceOf = [&](Value source, OpFoldResult rows) {
+    auto type = cast<RankedTensorType>(source.getType());
+    SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0)), sizes,
+        strides(type.getRank(), b.getIndexAttr(1));
+    offsets[0] = start;
+    sizes.push_back(rows);
+    for (int64_t d = 1; d < type.getRank(); ++d)
+      sizes.push_back(b.getIndexAttr(type.getDimSize(d)));
+    return tensor::ExtractSliceOp::create(b, loc, source, offsets, sizes,
+                                          strides)
+        .getResult();
+  };
+  // Rows beyond `size` (padding) are zeros in the input and dropped from
+  // the result.
+  auto padded = [&](Value slice) -> Value {
+    auto type = cast<RankedTensorType>(slice.getType());
+    SmallVector<int64_t> shape(type.getShape());
+    shape[0] = staticRows;
+    auto staticType = type.clone(shape);
+    if (type == staticType)
+      return slice;
+    if (!type.isDynamicDim(0))
+      return tensor::CastOp::create(b, loc, staticType, slice).getResult();
+    SmallVector<OpFoldResult> low(type.getRank(), b.getIndexAttr(0)),
+        high(type.getRank(), b.getIndexAttr(0));
+    Value dim = tensor::DimOp::create(b, loc, slice, 0);
+    high[0] =
+        arith::SubIOp::create(
+            b, loc, arith::ConstantIndexOp::create(b, loc, staticRows), dim)
+            .getResult();
+    Value zero =
+        arith::ConstantOp::create(b, loc, b.getZeroAttr(type.getElementType()));
+    Value pad = tensor::PadOp::create(b, loc, RankedTensorType(), slice, low,
+                                      high, zero);
+    return tensor::CastOp::create(b, loc, staticType, pad).getResult();
+  };
+  auto cloneStatic = [&](Operation *source, IRMapping &mapping) {
+    Operation *clone = b.clone(*source, mapping);
+    auto type = cast<RankedTensorType>(clone->getResult(0).getType());
+    SmallVector<int64_t> shape(type.getShape());
+    shape[0] = staticRows;
+    clone->getResult(0).setType(type.clone(shape));
+    return clone->getResult(0);
+  };
+  Value input = op.getDpsInputs()[0];
+  Value init = op.getDpsInits()[0];
+  IRMapping mapping;
+  mapping.map(input, sliceInput(b, loc, input, [&](Value source) {
+                return padded(sliceOf(source, size));
+              }));
+  if (Value fresh = initOfRows(b, loc, init, staticRows))
+    mapping.map(init, fresh);
+  else
+    mapping.map(init, padded(sliceOf(consumer ? init : into, size)));
+  Value result = cloneStatic(op, mapping);
+  if (consumer) {
+    IRMapping next;
+    for (Value v : consumer.getDpsInputs()) {
+      if (v == op->getResult(0))
+        next.map(v, result);
+      else if (onlyLeadingDimDynamic(v.getType()))
+        next.map(v, padded(sliceOf(v, size)));
+    }
+    next.map(consumer.getDpsInits()[0], padded(sliceOf(into, size)));
+    result = cloneStatic(consumer, next);
+  }
+  // Keep the valid rows.
+  auto resultTy = cast<RankedTensorType>(result.getType());
+  SmallVector<OpFoldResult> zeros(resultTy.getRank(), b.getIndexAttr(0)), sizes,
+      strides(resultTy.getRank(), b.getIndexAttr(1));
+  sizes.push_back(size);
+  for (int64_t d = 1; d < resultTy.getRank(); ++d)
+    sizes.push_back(b.getIndexAttr(resultTy.getDimSize(d)));
+  if (!isConstantIntValue(size, staticRows))
+    result =
+        tensor::ExtractSliceOp::create(b, loc, result, zeros, sizes, strides);
+  SmallVector<OpFoldResult> offsets(resultTy.getRank(), b.getIndexAttr(0));
+  offsets[0] = start;
+  return tensor::InsertSliceOp::create(b, loc, result, into, offsets, sizes,
+                                       strides);
+}
+
+/// Rows [from, to) of `op` in static blocks of `block` rows (a partial last
+/// block is padded to `block`).
+Value loopRows(OpBuilder &b, Location loc, linalg::LinalgOp op,
+               linalg::GenericOp consumer, Value into, Value from, Value to,
+               int64_t block) {
+  Value step = arith::ConstantIndexOp::create(b, loc, block);
+  auto loop = scf::ForOp::create(b, loc, from, to, step, ValueRange{into});
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value row = loop.getInductionVar();
+  Value left = arith::SubIOp::create(b, loc, to, row);
+  Value rows = arith::MinSIOp::create(b, loc, left, step);
+  OpFoldResult size =
+      block == 1 ? OpFoldResult(b.getIndexAttr(1)) : OpFoldResult(rows);
+  Value next = sliceRows(b, loc, op, consumer, loop.getRegionIterArgs()[0], row,
+                         size, block);
+  scf::YieldOp::create(b, loc, next);
+  return loop.getResult(0);
+}
+
+struct SliceRunTimeRowsPass
+    : public kiln::impl::SliceRunTimeRowsBase<SliceRunTimeRowsPass> {
+  void runOnOperation() override {
+    SmallVector<linalg::LinalgOp> candidates;
+    getOperation().walk([&](linalg::LinalgOp op) {
+      if (!isa<linalg::Conv2DNhwcHwcfOp, linalg::DepthwiseConv2DNhwcHwcOp,
+               linalg::PoolingNhwcMaxOp, linalg::PoolingNhwcSumOp,
+               linalg::MatmulOp>(op))
+        return;
+      if (!op.hasPureTensorSemantics() || op->getNumResults() != 1 ||
+          !onlyLeadingDimDynamic(op.getDpsInputs()[0].getType()) ||
+          !onlyLeadingDimDynamic(op->getResult(0).getType()))
+        return;
+      for (Value other : llvm::drop_begin(op.getDpsInputs()))
+        if (!cast<ShapedType>(other.getType()).hasStaticShape())
+          return;
+      candidates.push_back(op);
+    });
+    for (linalg::LinalgOp op : candidates) {
+      // The loop goes where the last op it replaces is: everything both
+      // ops use is defined by then.
+      linalg::GenericOp consumer = sliceableConsumer(op);
+      Operation *last = consumer ? consumer.getOperation() : op.getOperation();
+      OpBuilder b(last);
+      Location loc = op.getLoc();
+      Value init = consumer ? consumer.getDpsInits()[0] : op.getDpsInits()[0];
+      Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+      // Rows of the input before any padding (padding adds no rows), so
+      // that the pad stays used by the op alone.
+      Value source = op.getDpsInputs()[0];
+      if (auto pad = source.getDefiningOp<tensor::PadOp>())
+        source = pad.getSource();
+      Value rows = tensor::DimOp::create(b, loc, source, 0);
+      Value result;
+      if (!isa<linalg::MatmulOp>(op)) {
+        result = loopRows(b, loc, op, consumer, init, zero, rows, 1);
+      } else {
+        // Full blocks of kRowBlock rows, then kTailBlock at a time.
+        Value block = arith::ConstantIndexOp::create(b, loc, kRowBlock);
+        Value full = arith::MulIOp::create(
+            b, loc, arith::DivUIOp::create(b, loc, rows, block), block);
+        result = loopRows(b, loc, op, consumer, init, zero, full, kRowBlock);
+        result = loopRows(b, loc, op, consumer, result, full, rows, kTailBlock);
+      }
+      KILN_LOG("codegen", Info)
+          << "static slices of run-time rows for "
+          << op->getName().getStringRef() << " at " << loc << "\n";
+      last->getResult(0).replaceAllUsesWith(result);
+      if (consumer)
+        consumer->erase();
+      op->erase();
+    }
+  }
+};
+} // namespace
