@@ -21,6 +21,11 @@ from benchmarks/fma_peak.c, measured at the start and, for the MatMul's
 
 Needs numpy, onnx, onnxruntime, torch and torchvision from PyPI; the
 product itself never does. Not part of `make test` (timings are not tests).
+
+Symbolic dims (docs/dynamic-shapes.md): the sym_* workloads export a model
+with dynamic axes and time, at one size, the artifact compiled with symbolic
+dims against the artifact compiled for that size (--input-shape); their
+table is the ratio symbolic/static (target: within 10%).
 """
 import argparse
 import datetime
@@ -52,7 +57,56 @@ WORKLOADS = {
 }
 
 
+# name -> (description, model, input shape at the timed size, symbols)
+SYMBOLIC = {
+    "sym_resnet18_b1": ("ResNet-18, symbolic batch, at batch 1", "resnet18",
+                        [1, 3, 224, 224], {"batch": 1}),
+    "sym_resnet18_b8": ("ResNet-18, symbolic batch, at batch 8", "resnet18",
+                        [8, 3, 224, 224], {"batch": 8}),
+    "sym_bert4_s128": ("BERT-style encoder, 4 layers, symbolic batch and "
+                       "seq, at 1x128", "bert4", [1, 128, 768],
+                       {"batch": 1, "seq": 128}),
+}
+
+
 # ---------------------------------------------------------------- export
+def export_symbolic(model_name, path):
+    """The model with dynamic axes ("batch", and "seq" for the encoder)."""
+    import torch
+    import torch.nn as nn
+    torch.manual_seed(0)
+    if model_name == "resnet18":
+        import torchvision
+        model = torchvision.models.resnet18(weights=None)
+        realistic_weights(model)
+        example, axes = torch.randn(1, 3, 224, 224), {0: "batch"}
+    else:
+        class Layer(nn.Module):
+            def __init__(self, d=768, h=12):
+                super().__init__()
+                self.h = h
+                self.qkv, self.o = nn.Linear(d, 3 * d), nn.Linear(d, d)
+                self.ln1, self.ln2 = nn.LayerNorm(d), nn.LayerNorm(d)
+                self.fc, self.out = nn.Linear(d, 4 * d), nn.Linear(4 * d, d)
+
+            def forward(self, x):
+                b, s, d = x.shape
+                q, k, v = (t.reshape(b, s, self.h, d // self.h).transpose(1, 2)
+                           for t in self.qkv(x).split(d, dim=2))
+                att = (q @ k.transpose(-2, -1) / math.sqrt(d // self.h)).softmax(-1)
+                x = self.ln1(x + self.o((att @ v).transpose(1, 2).reshape(b, s, d)))
+                return self.ln2(x + self.out(nn.functional.gelu(self.fc(x))))
+
+        model = nn.Sequential(*[Layer() for _ in range(4)])
+        example, axes = torch.randn(1, 128, 768), {0: "batch", 1: "seq"}
+    model.eval()
+    with torch.no_grad():
+        torch.onnx.export(model, (example,), path, opset_version=17,
+                          input_names=["input"], output_names=["output"],
+                          dynamic_axes={"input": axes, "output": axes},
+                          dynamo=False)
+
+
 def export_matmul(path):
     n = 2048
     rng = np.random.default_rng(0)
@@ -371,6 +425,11 @@ def main():
     peak, peak_text = fma_peak(args.threads, args.work)
     print(f"fp32 FMA peak: {peak_text}", flush=True)
     rows = []
+    for name in [n for n in SYMBOLIC
+                 if not args.only or n in args.only.split(",")]:
+        row = symbolic_row(args, kiln, name)
+        rows.append(row)
+        print(json.dumps(row), flush=True)
     for name in names:
         desc, target = WORKLOADS[name]
         work = os.path.join(args.work, name)
@@ -428,6 +487,81 @@ def main():
     write_doc(args, rows, peak, peak_text, vers)
 
 
+def symbolic_row(args, kiln, name):
+    """Static and symbolic artifacts of one model at one size, alternating."""
+    desc, model, shape, dims = SYMBOLIC[name]
+    work = os.path.join(args.work, name)
+    os.makedirs(work, exist_ok=True)
+    path = os.path.join(args.work, f"{model}_symbolic.onnx")
+    row = {"name": name, "desc": desc, "symbolic": True}
+    try:
+        if not os.path.exists(path):
+            export_symbolic(model, path)
+        static_so = os.path.join(work, "static.so")
+        symbolic_so = os.path.join(work, "symbolic.so")
+        for so, flags in ((static_so, ["--input-shape",
+                                       "input=" + ",".join(map(str, shape))]),
+                          (symbolic_so, [])):
+            r = run([kiln, "compile", path, "-o", so] + flags)
+            if r.returncode != 0:
+                raise RuntimeError("kiln compile: " + r.stderr.strip().splitlines()[-1])
+        # The symbolic artifact against onnxruntime at the timed size.
+        import onnxruntime as ort
+        x = np.random.default_rng(1).standard_normal(shape).astype(np.float32)
+        np.save(os.path.join(work, "input.npy"), x)
+        ref = ort.InferenceSession(path, providers=["CPUExecutionProvider"]) \
+            .run(None, {"input": x})[0]
+        out_dir = os.path.join(work, "out")
+        r = run([kiln, "run", symbolic_so, "--input",
+                 "input=" + os.path.join(work, "input.npy"), "--output-dir",
+                 out_dir])
+        if r.returncode != 0:
+            raise RuntimeError(r.stderr.strip().splitlines()[-1])
+        got = np.load(os.path.join(out_dir, "output.npy"))
+        row["error"] = float(np.abs(got - ref).max() / np.abs(ref).max())
+        dim_flags = sum((["--dim", f"{k}={v}"] for k, v in dims.items()), [])
+        bench = lambda so, extra: float(re.search(
+            r"median ([\d.]+) ms",
+            run([deployment_runner(kiln), "bench", so, "--threads",
+                 str(args.threads), "--repeat", str(args.repeat), "--warmup",
+                 "3", "--random-inputs"] + extra).stdout).group(1))
+        static_t, symbolic_t = [], []
+        for _ in range(args.rounds):
+            static_t.append(bench(static_so, []))
+            symbolic_t.append(bench(symbolic_so, dim_flags))
+        ratios = [s / t for s, t in zip(symbolic_t, static_t)]
+        row.update(static_ms=float(np.median(static_t)),
+                   symbolic_ms=float(np.median(symbolic_t)),
+                   ratio=float(np.median(ratios)), ratio_lo=min(ratios),
+                   ratio_hi=max(ratios))
+    except Exception as e:  # report, keep going
+        row["failure"] = str(e)[:300]
+    return row
+
+
+def symbolic_table(rows):
+    lines = ["", "## Symbolic dims: the symbolic artifact vs the one compiled "
+             "for the size it runs at", "",
+             "Each model is exported with dynamic axes and compiled twice: "
+             "with its symbolic dims, and with `--input-shape` for the timed "
+             "size. Both run with `kiln-run bench` in alternating rounds; "
+             "symbolic/static is the median of the rounds' ratios (range in "
+             "brackets). Error: the symbolic artifact against onnxruntime at "
+             "that size.", "",
+             "| workload | static ms | symbolic ms | symbolic/static | target | "
+             "error |", "|---|---|---|---|---|---|"]
+    for r in rows:
+        if "failure" in r:
+            lines.append(f"| {r['desc']} | failed: {r['failure']} | | | | |")
+            continue
+        verdict = "met" if r["ratio"] <= 1.10 else "missed"
+        lines.append(
+            f"| {r['desc']} | {r['static_ms']:.2f} | {r['symbolic_ms']:.2f} | "
+            f"{r['ratio']:.2f} ({r['ratio_lo']:.2f}-{r['ratio_hi']:.2f}) | "
+            f"≤ 1.10×: {verdict} | {r['error']:.1e} |")
+    return lines
+
+
 def write_doc(args, rows, peak, peak_text, vers):
     lines = [
         "# Performance: Kiln vs onnxruntime",
@@ -457,6 +591,8 @@ def write_doc(args, rows, peak, peak_text, vers):
         "compile s | runs | error |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
+    symbolic = [r for r in rows if r.get("symbolic")]
+    rows = [r for r in rows if not r.get("symbolic")]
     for r in rows:
         if "failure" in r:
             lines.append(f"| {r['desc']} | | failed: {r['failure']} | | | | | | | | | | |")
@@ -481,6 +617,8 @@ def write_doc(args, rows, peak, peak_text, vers):
             f"{ratio:.2f}{spread} | {target} | {kgf:.0f}{pct} | {ogf:.0f} | "
             f"{r['kiln_rss']:.0f} | {r['ort_rss']:.0f} | {compile_s} | "
             f"{r.get('repeat', args.repeat)} | {r['error']:.1e} |")
+    if symbolic:
+        lines += symbolic_table(symbolic)
     lines += ["", notes()]
     with open(args.doc, "w") as f:
         f.write("\n".join(lines) + "\n")

@@ -87,8 +87,9 @@ private:
                                llvm::SetVector<Value> &scalars);
   void buildBody(func::FuncOp body, scf::ParallelOp loop,
                  ArrayRef<Operation *> rebuild, ArrayRef<Value> scalars,
-                 ArrayRef<int64_t> lbs, ArrayRef<int64_t> steps,
-                 ArrayRef<int64_t> trips, unsigned prefix);
+                 ArrayRef<Value> tripValues, ArrayRef<int64_t> lbs,
+                 ArrayRef<int64_t> steps, ArrayRef<int64_t> trips,
+                 unsigned prefix);
 
   func::FuncOp entry;
   Value runtime;
@@ -127,17 +128,33 @@ ParallelLoopOutliner::collectRebuild(Value value,
 void ParallelLoopOutliner::tryOutline(scf::ParallelOp loop) {
   if (loop.getNumResults() != 0)
     return;
+  // A run-time upper bound (a symbolic batch) gives a trip count computed
+  // before the loop and passed to the body like a captured scalar; its
+  // estimate for the work and chunk heuristics is 16.
   SmallVector<int64_t> lbs, steps, trips;
+  SmallVector<Value> tripValues;
+  OpBuilder beforeLoop(loop);
   for (auto [lb, ub, step] : llvm::zip_equal(
            loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
     std::optional<int64_t> l = getConstantIntValue(lb),
                            u = getConstantIntValue(ub),
                            s = getConstantIntValue(step);
-    if (!l || !u || !s || *s <= 0 || *u <= *l)
+    if (!l || !s || *s <= 0 || (u && *u <= *l))
       return;
     lbs.push_back(*l);
     steps.push_back(*s);
-    trips.push_back(llvm::divideCeil(*u - *l, *s));
+    trips.push_back(u ? llvm::divideCeil(*u - *l, *s) : 16);
+    Value trip;
+    if (!u) {
+      Location at = loop.getLoc();
+      Value span = arith::SubIOp::create(
+          beforeLoop, at, ub,
+          arith::ConstantIndexOp::create(beforeLoop, at, *l));
+      trip = arith::CeilDivUIOp::create(
+          beforeLoop, at, span,
+          arith::ConstantIndexOp::create(beforeLoop, at, *s));
+    }
+    tripValues.push_back(trip);
   }
   int64_t iterations = 1;
   for (int64_t t : trips)
@@ -152,6 +169,9 @@ void ParallelLoopOutliner::tryOutline(scf::ParallelOp loop) {
   for (Value value : captured)
     if (failed(collectRebuild(value, rebuild, scalars)))
       return;
+  for (Value trip : tripValues)
+    if (trip)
+      scalars.insert(trip);
 
   // Distribute the leading dimensions, just enough of them for the pool;
   // the rest stay one loop nest per chunk item, which LLVM can vectorize.
@@ -159,6 +179,16 @@ void ParallelLoopOutliner::tryOutline(scf::ParallelOp loop) {
   int64_t chunks = 1;
   while (prefix < trips.size() && chunks < minChunks)
     chunks *= trips[prefix++];
+  int64_t staticChunks = 1;
+  for (unsigned d = 0; d < prefix; ++d)
+    if (!tripValues[d])
+      staticChunks *= trips[d];
+  Value chunkCount =
+      arith::ConstantIndexOp::create(beforeLoop, loop.getLoc(), staticChunks);
+  for (unsigned d = 0; d < prefix; ++d)
+    if (tripValues[d])
+      chunkCount = arith::MulIOp::create(beforeLoop, loop.getLoc(), chunkCount,
+                                         tripValues[d]);
 
   MLIRContext *ctx = entry.getContext();
   std::string id = std::to_string(counter++);
@@ -168,7 +198,6 @@ void ParallelLoopOutliner::tryOutline(scf::ParallelOp loop) {
   SmallVector<Value> scalarSlots;
   {
     OpBuilder atEntry = OpBuilder::atBlockBegin(&entry.getBody().front());
-    OpBuilder beforeLoop(loop);
     for (Value scalar : scalars) {
       auto slotType = MemRefType::get({1}, scalar.getType());
       Value slot = memref::AllocaOp::create(atEntry, loop.getLoc(), slotType);
@@ -190,16 +219,15 @@ void ParallelLoopOutliner::tryOutline(scf::ParallelOp loop) {
       func::FuncOp::create(builder, loop.getLoc(), "__kiln_parallel_body_" + id,
                            FunctionType::get(ctx, bodyTypes, {}));
   body.setPrivate();
-  buildBody(body, loop, rebuild.getArrayRef(), scalars.getArrayRef(), lbs,
-            steps, trips, prefix);
+  buildBody(body, loop, rebuild.getArrayRef(), scalars.getArrayRef(),
+            tripValues, lbs, steps, trips, prefix);
   auto launch =
       func::FuncOp::create(builder, loop.getLoc(), "__kiln_parallel_for_" + id,
                            FunctionType::get(ctx, launchTypes, {}));
   launch.setPrivate();
 
   builder.setInsertionPoint(loop);
-  SmallVector<Value> operands{
-      arith::ConstantIndexOp::create(builder, loop.getLoc(), chunks), runtime};
+  SmallVector<Value> operands{chunkCount, runtime};
   operands.append(entry.getArguments().drop_back().begin(),
                   entry.getArguments().drop_back().end());
   operands.append(scalarSlots.begin(), scalarSlots.end());
@@ -207,12 +235,10 @@ void ParallelLoopOutliner::tryOutline(scf::ParallelOp loop) {
   loop.erase();
 }
 
-void ParallelLoopOutliner::buildBody(func::FuncOp body, scf::ParallelOp loop,
-                                     ArrayRef<Operation *> rebuild,
-                                     ArrayRef<Value> scalars,
-                                     ArrayRef<int64_t> lbs,
-                                     ArrayRef<int64_t> steps,
-                                     ArrayRef<int64_t> trips, unsigned prefix) {
+void ParallelLoopOutliner::buildBody(
+    func::FuncOp body, scf::ParallelOp loop, ArrayRef<Operation *> rebuild,
+    ArrayRef<Value> scalars, ArrayRef<Value> tripValues, ArrayRef<int64_t> lbs,
+    ArrayRef<int64_t> steps, ArrayRef<int64_t> trips, unsigned prefix) {
   Block *block = body.addEntryBlock();
   OpBuilder b = OpBuilder::atBlockBegin(block);
   Location loc = loop.getLoc();
@@ -233,6 +259,10 @@ void ParallelLoopOutliner::buildBody(func::FuncOp body, scf::ParallelOp loop,
   auto cst = [&](OpBuilder &builder, int64_t v) -> Value {
     return arith::ConstantIndexOp::create(builder, loc, v);
   };
+  // The trip count of dim d in the body: a constant, or the passed scalar.
+  auto trip = [&](OpBuilder &builder, unsigned d) -> Value {
+    return tripValues[d] ? map.lookup(tripValues[d]) : cst(builder, trips[d]);
+  };
   auto chunkLoop = scf::ForOp::create(b, loc, block->getArgument(0),
                                       block->getArgument(1), cst(b, 1));
   func::ReturnOp::create(b, loc);
@@ -246,10 +276,9 @@ void ParallelLoopOutliner::buildBody(func::FuncOp body, scf::ParallelOp loop,
   Value rest = chunkLoop.getInductionVar();
   SmallVector<Value> ivs(prefix);
   for (int d = int(prefix) - 1; d >= 0; --d) {
-    Value position =
-        arith::RemUIOp::create(inner, loc, rest, cst(inner, trips[d]));
+    Value position = arith::RemUIOp::create(inner, loc, rest, trip(inner, d));
     if (d > 0)
-      rest = arith::DivUIOp::create(inner, loc, rest, cst(inner, trips[d]));
+      rest = arith::DivUIOp::create(inner, loc, rest, trip(inner, d));
     Value scaled =
         arith::MulIOp::create(inner, loc, position, cst(inner, steps[d]));
     ivs[d] = arith::AddIOp::create(inner, loc, scaled, cst(inner, lbs[d]));
@@ -267,7 +296,12 @@ void ParallelLoopOutliner::buildBody(func::FuncOp body, scf::ParallelOp loop,
   SmallVector<Value> innerLbs, innerUbs, innerSteps;
   for (unsigned d = prefix; d < trips.size(); ++d) {
     innerLbs.push_back(cst(inner, lbs[d]));
-    innerUbs.push_back(cst(inner, lbs[d] + trips[d] * steps[d]));
+    innerUbs.push_back(
+        tripValues[d] ? Value(arith::AddIOp::create(
+                            inner, loc, cst(inner, lbs[d]),
+                            arith::MulIOp::create(inner, loc, trip(inner, d),
+                                                  cst(inner, steps[d]))))
+                      : cst(inner, lbs[d] + trips[d] * steps[d]));
     innerSteps.push_back(cst(inner, steps[d]));
   }
   scf::ParallelOp::create(inner, loc, innerLbs, innerUbs, innerSteps,

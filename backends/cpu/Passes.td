@@ -510,12 +510,14 @@ def ExpandStridedCopies : Pass<"kiln-expand-strided-copies"> {
 }
 
 def OutlineParallelLoops : Pass<"kiln-outline-parallel-loops", "ModuleOp"> {
-  let summary = "Run big top-level parallel loops on the runtime's thread pool";
+  let summary = "Run big parallel loops on the runtime's thread pool";
   let description = [{
     Adds the trailing argument `%runtime: memref<0xi8> {kiln.runtime}` (the
     `kiln_runtime_callbacks` pointer, passed by the artifact's entry) to the
-    entry function. Each top-level `scf.parallel` with constant bounds and at
-    least `min-work` estimated operations is outlined: its leading dimensions
+    entry function. Each `scf.parallel` at the top level or inside
+    sequential loops and branches (not inside another parallel loop), with
+    constant lower bounds and steps and at least `min-work` estimated
+    operations, is outlined: its leading dimensions
     (just enough for `min-chunks` items) are linearized into `[0, n)`, and
     the loop becomes a call to `@__kiln_parallel_for_K(n, %runtime, <entry
     arguments>)`, a declaration the artifact writer defines: it calls
@@ -524,7 +526,10 @@ def OutlineParallelLoops : Pass<"kiln-outline-parallel-loops", "ModuleOp"> {
     runs items `[begin, end)` (the remaining dimensions stay an inner
     `scf.parallel`). Values the loop uses from outside must be entry
     arguments or constants, globals and views of them, which are recreated
-    in the body; other loops are left alone.
+    in the body, or integer scalars (an enclosing loop's induction
+    variable, the trip count of a run-time upper bound), which the entry
+    stores in one-element stack buffers passed as extra pointer arguments;
+    other loops are left alone.
 
     Before:
     ```mlir

@@ -34,6 +34,8 @@ namespace {
 constexpr double kMaskFillLimit = -1e9;
 // Constant masks larger than this are not scanned for a causal triangle.
 constexpr int64_t kMaxScannedMask = 1 << 24;
+// A symbolic mask's function of (i, j) is checked on a square this large.
+constexpr int64_t kCausalSample = 64;
 
 RankedTensorType tensorType(Value v) {
   return cast<RankedTensorType>(v.getType());
@@ -64,6 +66,17 @@ bool hasOneUse(Value v) { return v.hasOneUse(); }
 /// clearly kept nor masked.
 bool isCausalTriangle(ArrayRef<int64_t> maskShape, int64_t sq, int64_t sk,
                       function_ref<std::optional<bool>(int64_t)> keptAt) {
+  // Symbolic Sq and Sk (the mask built from `seq`, as exports do): a
+  // function of (i, j) from trilu, equal, where and not is causal for every
+  // extent if it is on a square larger than any diagonal offset it keeps.
+  // (maskIsCausal then passes Sq = Sk = kCausalSample.)
+  if (maskShape.size() >= 2 && ShapedType::isDynamic(maskShape.end()[-2]) &&
+      ShapedType::isDynamic(maskShape.back()) && sq == kCausalSample &&
+      sk == kCausalSample) {
+    SmallVector<int64_t> sample(maskShape.size(), 1);
+    sample.end()[-2] = sample.back() = kCausalSample;
+    return isCausalTriangle(sample, sq, sk, keptAt);
+  }
   if (maskShape.size() < 2 || maskShape.end()[-2] != sq ||
       maskShape.back() != sk || sq < 2)
     return false;
@@ -104,6 +117,12 @@ TriangleFn triangleFunction(Value v, int depth = 0) {
       return keep ? input(i, j) : 0.0;
     };
   }
+  if (auto notOp = dyn_cast_or_null<NotOp>(op)) {
+    TriangleFn a = triangleFunction(notOp.getInput(), depth + 1);
+    if (!a)
+      return nullptr;
+    return [=](int64_t i, int64_t j) { return a(i, j) != 0.0 ? 0.0 : 1.0; };
+  }
   if (auto equal = dyn_cast_or_null<EqualOp>(op)) {
     TriangleFn a = triangleFunction(equal.getLhs(), depth + 1);
     TriangleFn b = triangleFunction(equal.getRhs(), depth + 1);
@@ -127,6 +146,8 @@ TriangleFn triangleFunction(Value v, int depth = 0) {
 /// Causal detection for the two mask spellings, constant or computed from
 /// constants through trilu/equal/where; false for runtime masks.
 bool maskIsCausal(const AttentionMatch &m, int64_t sq, int64_t sk) {
+  if (ShapedType::isDynamic(sq) && ShapedType::isDynamic(sk))
+    sq = sk = kCausalSample;
   if (Value mask = m.additiveMask ? m.additiveMask : m.selectMask)
     if (!mask.getDefiningOp<ConstantOp>())
       if (TriangleFn f = triangleFunction(mask))

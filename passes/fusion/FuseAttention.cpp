@@ -39,13 +39,6 @@ struct FuseAttentionPass
     for (MatMulOp output : candidates) {
       std::string reason;
       std::string at = onnxNodeName(output.getLoc());
-      // The flash lowering tiles static extents only.
-      if (!output.getType().hasStaticShape()) {
-        KILN_LOG("fusion", Info)
-            << "not fusing attention at '" << at
-            << "': run-time extents (symbolic dims) use the unfused ops\n";
-        continue;
-      }
       FailureOr<AttentionMatch> match = matchAttention(output, reason);
       if (failed(match)) {
         if (!reason.empty())

@@ -45,7 +45,8 @@ std::optional<double> mlir::kiln::uniformConstant(Value v, int depth) {
   auto operand = [&](unsigned i) {
     return uniformConstant(op->getOperand(i), depth + 1);
   };
-  if (isa<SqrtOp, ReciprocalOp, NegOp, CastOp, ReshapeOp, ExpandOp>(op)) {
+  if (isa<SqrtOp, ReciprocalOp, NegOp, CastOp, ReshapeOp, ExpandOp,
+          DynamicExpandOp>(op)) {
     std::optional<double> x = operand(0);
     if (!x)
       return std::nullopt;

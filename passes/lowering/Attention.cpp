@@ -67,6 +67,21 @@ public:
     headDim = qType.getShape().back();
     sk = cast<RankedTensorType>(k.getType()).getShape().end()[-2];
     valueDim = cast<RankedTensorType>(v.getType()).getShape().back();
+    // Symbolic batch or sequence: the extents are read once; the blocks
+    // stay static, the last one of each loop zero-padded and masked.
+    runTime = !qType.hasStaticShape() ||
+              !cast<RankedTensorType>(k.getType()).hasStaticShape();
+    for (auto [d, extent] : llvm::enumerate(batch))
+      batchSizes.push_back(
+          ShapedType::isDynamic(extent)
+              ? OpFoldResult(tensor::DimOp::create(b, loc, q, d).getResult())
+              : OpFoldResult(b.getIndexAttr(extent)));
+    sqValue = ShapedType::isDynamic(sq)
+                  ? Value(tensor::DimOp::create(b, loc, q, rank - 2))
+                  : index(sq);
+    skValue = ShapedType::isDynamic(sk)
+                  ? Value(tensor::DimOp::create(b, loc, k, rank - 2))
+                  : index(sk);
     if (mask) {
       // Leading unit dims make the mask's dims line up with q's.
       auto maskShape = cast<RankedTensorType>(mask.getType()).getShape();
@@ -81,10 +96,17 @@ public:
   Value emit() {
     SmallVector<int64_t> shape(batch);
     shape.append({sq, valueDim});
-    Value out = createEmptyTensor(b, loc, shape, element);
+    SmallVector<Value> dynamicSizes;
+    for (auto [extent, size] : llvm::zip(batch, batchSizes))
+      if (ShapedType::isDynamic(extent))
+        dynamicSizes.push_back(cast<Value>(size));
+    if (ShapedType::isDynamic(sq))
+      dynamicSizes.push_back(sqValue);
+    Value out = createEmptyTensor(b, loc, RankedTensorType::get(shape, element),
+                                  dynamicSizes);
     int64_t batches = 1;
     for (int64_t d : batch)
-      batches *= d;
+      batches = ShapedType::isDynamic(d) ? 2 : batches * d;
     if (batches == 1) {
       SmallVector<Value> index(batch.size(), this->index(0));
       outIndex = index;
@@ -142,9 +164,7 @@ private:
   /// the (batch, head) pairs in parallel); each iteration computes its
   /// [Sq, Dv] slice of the result and inserts it in parallel.
   Value batchLoop(Value out) {
-    SmallVector<OpFoldResult> bounds;
-    for (int64_t d : batch)
-      bounds.push_back(b.getIndexAttr(d));
+    SmallVector<OpFoldResult> bounds(batchSizes);
     auto loop =
         scf::ForallOp::create(b, loc, bounds, ValueRange{out}, std::nullopt);
     OpBuilder::InsertionGuard guard(b);
@@ -154,7 +174,9 @@ private:
     SmallVector<OpFoldResult> offsets(batchIndex.begin(), batchIndex.end());
     offsets.append({b.getIndexAttr(0), b.getIndexAttr(0)});
     SmallVector<OpFoldResult> sizes(batch.size(), b.getIndexAttr(1));
-    sizes.append({b.getIndexAttr(sq), b.getIndexAttr(valueDim)});
+    sizes.append({ShapedType::isDynamic(sq) ? OpFoldResult(sqValue)
+                                            : OpFoldResult(b.getIndexAttr(sq)),
+                  b.getIndexAttr(valueDim)});
     SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
     SmallVector<int64_t> sliceShape(batch.size(), 1);
     sliceShape.append({sq, valueDim});
@@ -171,6 +193,8 @@ private:
   }
 
   Value queryBlocks(Value out, ArrayRef<Value> batchIndex) {
+    if (runTime)
+      return queryBlocksRunTime(out, batchIndex);
     int64_t bq = std::min(kQueryBlock, sq);
     int64_t full = bq ? sq / bq : 0, tail = bq ? sq % bq : 0;
     if (full > 1) {
@@ -190,10 +214,72 @@ private:
     return out;
   }
 
-  /// Attention for rows [row0, row0 + bq), written into `out`.
+  /// Run-time Sq: full blocks of kQueryBlock rows in a loop, then the rest
+  /// as one block zero-padded to kQueryBlock rows (its extra rows are
+  /// computed and dropped).
+  Value queryBlocksRunTime(Value out, ArrayRef<Value> batchIndex) {
+    int64_t bq = kQueryBlock;
+    Value full = arith::MulIOp::create(
+        b, loc, arith::DivUIOp::create(b, loc, sqValue, index(bq)), index(bq));
+    auto loop =
+        scf::ForOp::create(b, loc, index(0), full, index(bq), ValueRange{out});
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Value next = queryBlock(loop.getRegionIterArgs()[0], batchIndex,
+                              loop.getInductionVar(), bq);
+      scf::YieldOp::create(b, loc, next);
+    }
+    out = loop.getResult(0);
+    Value rest = arith::SubIOp::create(b, loc, sqValue, full);
+    Value any = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, rest,
+                                      index(0));
+    auto ifOp = scf::IfOp::create(
+        b, loc, any,
+        [&](OpBuilder &nb, Location) {
+          OpBuilder::InsertionGuard guard(b);
+          b.restoreInsertionPoint(nb.saveInsertionPoint());
+          Value next = queryBlock(out, batchIndex, full, bq, rest);
+          scf::YieldOp::create(b, loc, next);
+        },
+        [&](OpBuilder &nb, Location) { scf::YieldOp::create(nb, loc, out); });
+    return ifOp.getResult(0);
+  }
+
+  /// Rows [row0, row0 + rows) of `source` at `batchIndex`, zero-padded to
+  /// `staticRows` rows: the tile of a block that runs past the extent.
+  Value paddedTile(Value source, ArrayRef<Value> batchIndex, Value row0,
+                   Value rows, int64_t staticRows, int64_t cols) {
+    SmallVector<OpFoldResult> offsets(batchIndex.begin(), batchIndex.end());
+    SmallVector<OpFoldResult> sizes(batchIndex.size(), b.getIndexAttr(1));
+    offsets.append({row0, b.getIndexAttr(0)});
+    sizes.append({rows, b.getIndexAttr(cols)});
+    SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
+    Type elementType =
+        cast<RankedTensorType>(source.getType()).getElementType();
+    Value slice = tensor::ExtractSliceOp::create(
+        b, loc,
+        RankedTensorType::get({ShapedType::kDynamic, cols}, elementType),
+        source, offsets, sizes, strides);
+    Value missing = arith::SubIOp::create(b, loc, index(staticRows), rows);
+    Value zero = arith::ConstantOp::create(
+        b, loc, cast<TypedAttr>(b.getZeroAttr(elementType)));
+    Value pad = tensor::PadOp::create(
+        b, loc, RankedTensorType(), slice,
+        ArrayRef<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(0)},
+        ArrayRef<OpFoldResult>{missing, b.getIndexAttr(0)}, zero);
+    return tensor::CastOp::create(
+        b, loc, RankedTensorType::get({staticRows, cols}, elementType), pad);
+  }
+
+  /// Attention for rows [row0, row0 + bq), written into `out`; with
+  /// `validRows`, only that many rows exist (the tile is padded).
   Value queryBlock(Value out, ArrayRef<Value> batchIndex, Value row0,
-                   int64_t bq) {
-    Value qTile = tile(q, batchIndex, row0, bq, headDim);
+                   int64_t bq, Value validRows = {}) {
+    Value qTile = validRows
+                      ? paddedTile(q, batchIndex, row0, validRows, bq, headDim)
+                      : tile(q, batchIndex, row0, bq, headDim);
+    queryRows = validRows;
     RowState state{
         createFilledTensor(b, loc, {bq},
                            floatAttr(-std::numeric_limits<double>::infinity())),
@@ -202,7 +288,10 @@ private:
     state = keyBlocks(qTile, batchIndex, row0, bq, state);
 
     // out[rows] = acc / l, in the result's element type.
-    Value outTile = tile(out, outIndex, row0, bq, valueDim);
+    Value outTile = validRows
+                        ? Value(tensor::EmptyOp::create(
+                              b, loc, ArrayRef<int64_t>{bq, valueDim}, element))
+                        : tile(out, outIndex, row0, bq, valueDim);
     auto normalize = linalg::GenericOp::create(
         b, loc, outTile.getType(), ValueRange{state.acc, state.sum}, outTile,
         ArrayRef<AffineMap>{map(2, {0, 1}), map(2, {0}), map(2, {0, 1})},
@@ -215,14 +304,80 @@ private:
     SmallVector<OpFoldResult> offsets(outIndex.begin(), outIndex.end());
     offsets.append({row0, b.getIndexAttr(0)});
     SmallVector<OpFoldResult> sizes(outIndex.size(), b.getIndexAttr(1));
-    sizes.append({b.getIndexAttr(bq), b.getIndexAttr(valueDim)});
+    sizes.append(
+        {validRows ? OpFoldResult(validRows) : OpFoldResult(b.getIndexAttr(bq)),
+         b.getIndexAttr(valueDim)});
     SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
-    return tensor::InsertSliceOp::create(b, loc, normalize.getResult(0), out,
-                                         offsets, sizes, strides);
+    Value result = normalize.getResult(0);
+    if (validRows) // the rows that exist
+      result = tensor::ExtractSliceOp::create(
+          b, loc, result,
+          ArrayRef<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(0)},
+          ArrayRef<OpFoldResult>{validRows, b.getIndexAttr(valueDim)},
+          ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1)});
+    return tensor::InsertSliceOp::create(b, loc, result, out, offsets, sizes,
+                                         strides);
+  }
+
+  /// Run-time Sk: full blocks of kKeyBlock keys in a loop (stopping at the
+  /// diagonal when causal), then the rest as one block zero-padded to
+  /// kKeyBlock keys whose padding is masked out.
+  RowState keyBlocksRunTime(Value qTile, ArrayRef<Value> batchIndex, Value row0,
+                            int64_t bq, RowState state) {
+    int64_t bk = kKeyBlock;
+    Value full = arith::MulIOp::create(
+        b, loc, arith::DivUIOp::create(b, loc, skValue, index(bk)), index(bk));
+    Value end = full;
+    if (causal) {
+      Value reach = arith::AddIOp::create(b, loc, row0, index(bq + bk - 1));
+      Value blocks = arith::DivUIOp::create(b, loc, reach, index(bk));
+      end = arith::MinUIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, blocks, index(bk)), full);
+    }
+    auto loop = scf::ForOp::create(b, loc, index(0), end, index(bk),
+                                   ValueRange{state.max, state.sum, state.acc});
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(loop.getBody());
+      ValueRange args = loop.getRegionIterArgs();
+      RowState next =
+          keyBlock(qTile, batchIndex, row0, bq, loop.getInductionVar(), bk,
+                   {args[0], args[1], args[2]});
+      scf::YieldOp::create(b, loc, ValueRange{next.max, next.sum, next.acc});
+    }
+    state = {loop.getResult(0), loop.getResult(1), loop.getResult(2)};
+    Value rest = arith::SubIOp::create(b, loc, skValue, full);
+    Value needed = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt,
+                                         rest, index(0));
+    if (causal) {
+      // Only if some row of this block reaches the tail.
+      Value lastRow = arith::AddIOp::create(b, loc, row0, index(bq - 1));
+      needed = arith::AndIOp::create(
+          b, loc, needed,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, lastRow,
+                                full));
+    }
+    auto ifOp = scf::IfOp::create(
+        b, loc, needed,
+        [&](OpBuilder &nb, Location) {
+          OpBuilder::InsertionGuard guard(b);
+          b.restoreInsertionPoint(nb.saveInsertionPoint());
+          RowState next =
+              keyBlock(qTile, batchIndex, row0, bq, full, bk, state, rest);
+          scf::YieldOp::create(b, loc,
+                               ValueRange{next.max, next.sum, next.acc});
+        },
+        [&](OpBuilder &nb, Location) {
+          scf::YieldOp::create(nb, loc,
+                               ValueRange{state.max, state.sum, state.acc});
+        });
+    return {ifOp.getResult(0), ifOp.getResult(1), ifOp.getResult(2)};
   }
 
   RowState keyBlocks(Value qTile, ArrayRef<Value> batchIndex, Value row0,
                      int64_t bq, RowState state) {
+    if (runTime)
+      return keyBlocksRunTime(qTile, batchIndex, row0, bq, state);
     int64_t bk = std::min(kKeyBlock, sk);
     int64_t full = sk / bk, tail = sk % bk;
     Value end = index(full * bk);
@@ -276,7 +431,8 @@ private:
   /// The mask's [rows, cols] tile for this block; broadcast dims stay size
   /// 1 and are dropped, `dims` says which of (row, col) remain.
   Value maskTile(ArrayRef<Value> batchIndex, Value row0, int64_t bq, Value col0,
-                 int64_t bk, SmallVectorImpl<int64_t> &dims) {
+                 int64_t bk, SmallVectorImpl<int64_t> &dims,
+                 Value validKeys = {}) {
     SmallVector<OpFoldResult> offsets, sizes;
     for (auto [i, idx] : llvm::enumerate(batchIndex)) {
       offsets.push_back(maskDims[i] == 1 ? OpFoldResult(b.getIndexAttr(0))
@@ -284,32 +440,55 @@ private:
       sizes.push_back(b.getIndexAttr(1));
     }
     SmallVector<int64_t> shape;
-    auto addDim = [&](int64_t maskSize, Value start, int64_t size,
-                      int64_t loop) {
+    // Rows or keys of a padded block that do not exist are read as zeros.
+    SmallVector<OpFoldResult> missing;
+    SmallVector<int64_t> staticShape;
+    auto addDim = [&](int64_t maskSize, Value start, int64_t size, int64_t loop,
+                      Value valid) {
       if (maskSize == 1) {
         offsets.push_back(b.getIndexAttr(0));
         sizes.push_back(b.getIndexAttr(1));
         return;
       }
       offsets.push_back(start);
-      sizes.push_back(b.getIndexAttr(size));
-      shape.push_back(size);
+      sizes.push_back(valid ? OpFoldResult(valid)
+                            : OpFoldResult(b.getIndexAttr(size)));
+      shape.push_back(valid ? ShapedType::kDynamic : size);
+      staticShape.push_back(size);
+      missing.push_back(
+          valid ? OpFoldResult(arith::SubIOp::create(b, loc, index(size), valid)
+                                   .getResult())
+                : OpFoldResult(b.getIndexAttr(0)));
       dims.push_back(loop);
     };
-    addDim(maskDims[rank - 2], row0, bq, 0);
-    addDim(maskDims[rank - 1], col0, bk, 1);
+    addDim(maskDims[rank - 2], row0, bq, 0, queryRows);
+    addDim(maskDims[rank - 1], col0, bk, 1, validKeys);
     SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
-    auto type = RankedTensorType::get(
-        shape, cast<RankedTensorType>(mask.getType()).getElementType());
-    return tensor::ExtractSliceOp::create(b, loc, type, mask, offsets, sizes,
-                                          strides);
+    Type elementType = cast<RankedTensorType>(mask.getType()).getElementType();
+    auto type = RankedTensorType::get(shape, elementType);
+    Value tile = tensor::ExtractSliceOp::create(b, loc, type, mask, offsets,
+                                                sizes, strides);
+    if (shape == staticShape)
+      return tile;
+    Value zero = arith::ConstantOp::create(
+        b, loc, cast<TypedAttr>(b.getZeroAttr(elementType)));
+    SmallVector<OpFoldResult> low(shape.size(), b.getIndexAttr(0));
+    Value pad = tensor::PadOp::create(b, loc, RankedTensorType(), tile, low,
+                                      missing, zero);
+    return tensor::CastOp::create(
+        b, loc, RankedTensorType::get(staticShape, elementType), pad);
   }
 
   /// One step of the recurrence over keys [col0, col0 + bk).
   RowState keyBlock(Value qTile, ArrayRef<Value> batchIndex, Value row0,
-                    int64_t bq, Value col0, int64_t bk, RowState state) {
-    Value kTile = tile(k, batchIndex, col0, bk, headDim);
-    Value vTile = tile(v, batchIndex, col0, bk, valueDim);
+                    int64_t bq, Value col0, int64_t bk, RowState state,
+                    Value validKeys = {}) {
+    Value kTile = validKeys
+                      ? paddedTile(k, batchIndex, col0, validKeys, bk, headDim)
+                      : tile(k, batchIndex, col0, bk, headDim);
+    Value vTile = validKeys
+                      ? paddedTile(v, batchIndex, col0, validKeys, bk, valueDim)
+                      : tile(v, batchIndex, col0, bk, valueDim);
     auto red = IteratorType::reduction, par = IteratorType::parallel;
 
     // s = q_tile k_tile^T over (i, j, c), k_tile transposed to [c, j] first
@@ -340,37 +519,43 @@ private:
     SmallVector<AffineMap> maskMaps;
     if (mask) {
       SmallVector<int64_t> dims;
-      maskInputs.push_back(maskTile(batchIndex, row0, bq, col0, bk, dims));
+      maskInputs.push_back(
+          maskTile(batchIndex, row0, bq, col0, bk, dims, validKeys));
       maskMaps.push_back(map(2, dims));
     }
     maskMaps.push_back(map(2, {0, 1}));
-    scores =
-        linalg::GenericOp::create(
-            b, loc, scores.getType(), maskInputs, scores, maskMaps,
-            parallelIterators(2),
-            [&](OpBuilder &nb, Location nl, ValueRange args) {
-              Value s = arith::MulFOp::create(
-                  nb, nl, args.back(),
-                  arith::ConstantOp::create(nb, nl,
-                                            nb.getFloatAttr(accType, scale)));
-              if (mask)
-                s = arith::AddFOp::create(nb, nl, s, extend(nb, args[0]));
-              if (causal) {
-                Value row = arith::AddIOp::create(
-                    nb, nl, row0, linalg::IndexOp::create(nb, nl, 0));
-                Value col = arith::AddIOp::create(
-                    nb, nl, col0, linalg::IndexOp::create(nb, nl, 1));
-                Value future = arith::CmpIOp::create(
-                    nb, nl, arith::CmpIPredicate::ugt, col, row);
-                Value negInf = arith::ConstantOp::create(
-                    nb, nl,
-                    nb.getFloatAttr(accType,
-                                    -std::numeric_limits<double>::infinity()));
-                s = arith::SelectOp::create(nb, nl, future, negInf, s);
-              }
-              linalg::YieldOp::create(nb, nl, s);
-            })
-            .getResult(0);
+    scores = linalg::GenericOp::create(
+                 b, loc, scores.getType(), maskInputs, scores, maskMaps,
+                 parallelIterators(2),
+                 [&](OpBuilder &nb, Location nl, ValueRange args) {
+                   Value s = arith::MulFOp::create(
+                       nb, nl, args.back(),
+                       arith::ConstantOp::create(
+                           nb, nl, nb.getFloatAttr(accType, scale)));
+                   if (mask)
+                     s = arith::AddFOp::create(nb, nl, s, extend(nb, args[0]));
+                   Value negInf = arith::ConstantOp::create(
+                       nb, nl,
+                       nb.getFloatAttr(
+                           accType, -std::numeric_limits<double>::infinity()));
+                   if (causal) {
+                     Value row = arith::AddIOp::create(
+                         nb, nl, row0, linalg::IndexOp::create(nb, nl, 0));
+                     Value col = arith::AddIOp::create(
+                         nb, nl, col0, linalg::IndexOp::create(nb, nl, 1));
+                     Value future = arith::CmpIOp::create(
+                         nb, nl, arith::CmpIPredicate::ugt, col, row);
+                     s = arith::SelectOp::create(nb, nl, future, negInf, s);
+                   }
+                   if (validKeys) { // padding keys of the last block
+                     Value padding = arith::CmpIOp::create(
+                         nb, nl, arith::CmpIPredicate::uge,
+                         linalg::IndexOp::create(nb, nl, 1), validKeys);
+                     s = arith::SelectOp::create(nb, nl, padding, negInf, s);
+                   }
+                   linalg::YieldOp::create(nb, nl, s);
+                 })
+                 .getResult(0);
 
     // Block row max, then alpha = exp(m_old - m_new) and m = m_new.
     Value blockMax = createFilledTensor(
@@ -467,6 +652,11 @@ private:
   Type element, accType;
   int64_t rank, sq, sk, headDim, valueDim;
   SmallVector<int64_t> batch, maskDims;
+  /// Symbolic dims: the batch extents, Sq and Sk as values, and the rows of
+  /// the query block being emitted when it is a padded one.
+  bool runTime = false;
+  SmallVector<OpFoldResult> batchSizes;
+  Value sqValue, skValue, queryRows;
 };
 
 struct AttentionLowering : OpConversionPattern<AttentionOp> {
@@ -476,7 +666,7 @@ struct AttentionLowering : OpConversionPattern<AttentionOp> {
   matchAndRewrite(AttentionOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     auto resultType = op.getType();
-    if (resultType.getNumElements() == 0) {
+    if (resultType.hasStaticShape() && resultType.getNumElements() == 0) {
       rewriter.replaceOp(op, createEmptyTensor(rewriter, op.getLoc(),
                                                resultType.getShape(),
                                                resultType.getElementType()));

@@ -34,8 +34,8 @@ func.func @main(%in: memref<64x512xf32>, %arena: memref<131072xi8>) {
 
 // -----
 
-// Small loops, loops using a value computed at run time outside them, and
-// loops nested in other loops stay in @main; the runtime argument is still
+// Small loops and loops using a float computed at run time outside them
+// stay in @main (also inside another loop); the runtime argument is still
 // added.
 // CHECK-NOT:   __kiln_parallel
 // CHECK-LABEL: func.func @main(
@@ -57,6 +57,41 @@ func.func @main(%in: memref<4x4xf32>, %big: memref<256x256xf32>) {
   scf.for %k = %c0 to %c4 step %c1 {
     scf.parallel (%i, %j) = (%c0, %c0) to (%c256, %c256) step (%c1, %c1) {
       memref.store %s, %big[%i, %j] : memref<256x256xf32>
+    }
+  }
+  return
+}
+
+// -----
+
+// A loop inside a sequential loop (the static slices of a symbolic batch),
+// over a run-time extent: the enclosing induction variable and the trip
+// count reach the body through one-element stack slots.
+// CHECK-LABEL: func.func private @__kiln_parallel_body_0(
+// CHECK-SAME:    %{{.+}}: index, %{{.+}}: index, %[[OUT:[a-z0-9]+]]: memref<64x8x1024xf32>, %{{.+}}: memref<1xindex>, %[[IV:[a-z0-9]+]]: memref<1xindex>, %[[TRIP:[a-z0-9]+]]: memref<1xindex>)
+// CHECK:         %[[K:.+]] = memref.load %[[IV]][%{{.+}}] : memref<1xindex>
+// CHECK:         %[[T:.+]] = memref.load %[[TRIP]][%{{.+}}] : memref<1xindex>
+// CHECK:         arith.remui %{{.+}}, %[[T]] : index
+// CHECK:         memref.store %{{.+}}, %[[OUT]][%{{.+}}, %[[K]], %{{.+}}]
+// CHECK-LABEL: func.func @main(
+// CHECK:         %[[IVSLOT:.+]] = memref.alloca() : memref<1xindex>
+// CHECK:         %[[TRIPSLOT:.+]] = memref.alloca() : memref<1xindex>
+// CHECK:         scf.for %[[KK:.+]] =
+// CHECK:           %[[TRIPS:.+]] = arith.ceildivui
+// CHECK-NOT:       scf.parallel
+// CHECK:           memref.store %[[KK]], %[[IVSLOT]]
+// CHECK:           memref.store %[[TRIPS]], %[[TRIPSLOT]]
+// CHECK:           call @__kiln_parallel_for_0(%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %[[IVSLOT]], %[[TRIPSLOT]])
+func.func @main(%out: memref<64x8x1024xf32>, %extent: memref<1xindex>) {
+  %c0 = arith.constant 0 : index
+  %n = memref.load %extent[%c0] : memref<1xindex>
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c1024 = arith.constant 1024 : index
+  %f = arith.constant 1.0 : f32
+  scf.for %k = %c0 to %c8 step %c1 {
+    scf.parallel (%j, %i) = (%c0, %c0) to (%n, %c1024) step (%c1, %c1) {
+      memref.store %f, %out[%j, %k, %i] : memref<64x8x1024xf32>
     }
   }
   return
