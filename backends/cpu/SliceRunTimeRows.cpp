@@ -220,10 +220,10 @@ Value sliceRows(OpBuilder &b, Location loc, linalg::LinalgOp op,
 }
 
 /// Rows [from, to) of `op` in static blocks of `block` rows (a partial last
-/// block is padded to `block`).
+/// block is padded to `block`, unless `exact` says there is none).
 Value loopRows(OpBuilder &b, Location loc, linalg::LinalgOp op,
                linalg::GenericOp consumer, Value into, Value from, Value to,
-               int64_t block) {
+               int64_t block, bool exact) {
   Value step = arith::ConstantIndexOp::create(b, loc, block);
   auto loop = scf::ForOp::create(b, loc, from, to, step, ValueRange{into});
   OpBuilder::InsertionGuard guard(b);
@@ -231,17 +231,93 @@ Value loopRows(OpBuilder &b, Location loc, linalg::LinalgOp op,
   Value row = loop.getInductionVar();
   Value left = arith::SubIOp::create(b, loc, to, row);
   Value rows = arith::MinSIOp::create(b, loc, left, step);
-  OpFoldResult size =
-      block == 1 ? OpFoldResult(b.getIndexAttr(1)) : OpFoldResult(rows);
+  // `exact`: every block is whole (to - from is a multiple of block).
+  OpFoldResult size = block == 1 || exact ? OpFoldResult(b.getIndexAttr(block))
+                                          : OpFoldResult(rows);
   Value next = sliceRows(b, loc, op, consumer, loop.getRegionIterArgs()[0], row,
                          size, block);
   scf::YieldOp::create(b, loc, next);
   return loop.getResult(0);
 }
 
+/// `matmul -> expand_shape [rows] to [B, S] -> elementwise generic` (the
+/// bias add after a [B, S, K] x [K, N] matmul over collapsed rows) becomes
+/// `matmul -> generic on [rows, N] -> expand_shape`, so the generic is the
+/// matmul's direct consumer and is sliced with it. The generic's other
+/// inputs are rows read with an identity map (collapsed the same way) or
+/// broadcast along the rows (their map reads only the last dim).
+void sinkRowExpansion(linalg::MatmulOp matmul) {
+  Value result = matmul->getResult(0);
+  if (!result.hasOneUse())
+    return;
+  auto expand = dyn_cast<tensor::ExpandShapeOp>(*result.getUsers().begin());
+  if (!expand || !expand->hasOneUse())
+    return;
+  auto consumer = dyn_cast<linalg::GenericOp>(*expand->getUsers().begin());
+  auto type = expand.getResultType();
+  int64_t rank = type.getRank();
+  SmallVector<ReassociationIndices> groups = expand.getReassociationIndices();
+  if (!consumer || consumer.getNumResults() != 1 || groups.size() != 2 ||
+      groups[1] != ReassociationIndices{rank - 1} ||
+      consumer.getNumLoops() != consumer.getNumParallelLoops() ||
+      consumer.getNumLoops() != rank ||
+      consumer.getResult(0).getType() != type ||
+      !consumer.hasPureTensorSemantics())
+    return;
+  MLIRContext *ctx = matmul.getContext();
+  AffineExpr rows = getAffineDimExpr(0, ctx), cols = getAffineDimExpr(1, ctx);
+  OpBuilder b(consumer);
+  Location loc = consumer.getLoc();
+  SmallVector<Value> inputs;
+  SmallVector<AffineMap> maps;
+  for (OpOperand *input : consumer.getDpsInputOperands()) {
+    AffineMap map = consumer.getMatchingIndexingMap(input);
+    Value v = input->get();
+    if (map.isIdentity()) {
+      inputs.push_back(
+          v == expand.getResult()
+              ? result
+              : tensor::CollapseShapeOp::create(b, loc, v, groups).getResult());
+      maps.push_back(AffineMap::get(2, 0, {rows, cols}, ctx));
+      continue;
+    }
+    // Broadcast along the rows: reads the last dim or nothing.
+    SmallVector<AffineExpr> exprs;
+    for (AffineExpr e : map.getResults()) {
+      auto dim = dyn_cast<AffineDimExpr>(e);
+      if (!dim || dim.getPosition() != unsigned(rank - 1))
+        return;
+      exprs.push_back(cols);
+    }
+    inputs.push_back(v);
+    maps.push_back(AffineMap::get(2, 0, exprs, ctx));
+  }
+  Value init = tensor::CollapseShapeOp::create(
+      b, loc, consumer.getDpsInits()[0], groups);
+  maps.push_back(AffineMap::get(2, 0, {rows, cols}, ctx));
+  auto collapsed = linalg::GenericOp::create(
+      b, loc, TypeRange{init.getType()}, inputs, ValueRange{init}, maps,
+      SmallVector<utils::IteratorType>(2, utils::IteratorType::parallel));
+  IRMapping mapping;
+  consumer.getRegion().cloneInto(&collapsed.getRegion(), mapping);
+  Value expanded =
+      tensor::ExpandShapeOp::create(b, loc, type, collapsed.getResult(0),
+                                    groups, expand.getMixedOutputShape());
+  consumer.getResult(0).replaceAllUsesWith(expanded);
+  consumer->erase();
+  expand->erase();
+}
+
 struct SliceRunTimeRowsPass
     : public kiln::impl::SliceRunTimeRowsBase<SliceRunTimeRowsPass> {
   void runOnOperation() override {
+    SmallVector<linalg::MatmulOp> matmuls;
+    getOperation().walk([&](linalg::MatmulOp op) {
+      if (onlyLeadingDimDynamic(op->getResult(0).getType()))
+        matmuls.push_back(op);
+    });
+    for (linalg::MatmulOp op : matmuls)
+      sinkRowExpansion(op);
     SmallVector<linalg::LinalgOp> candidates;
     getOperation().walk([&](linalg::LinalgOp op) {
       if (!isa<linalg::Conv2DNhwcHwcfOp, linalg::DepthwiseConv2DNhwcHwcOp,
@@ -274,14 +350,16 @@ struct SliceRunTimeRowsPass
       Value rows = tensor::DimOp::create(b, loc, source, 0);
       Value result;
       if (!isa<linalg::MatmulOp>(op)) {
-        result = loopRows(b, loc, op, consumer, init, zero, rows, 1);
+        result = loopRows(b, loc, op, consumer, init, zero, rows, 1, true);
       } else {
         // Full blocks of kRowBlock rows, then kTailBlock at a time.
         Value block = arith::ConstantIndexOp::create(b, loc, kRowBlock);
         Value full = arith::MulIOp::create(
             b, loc, arith::DivUIOp::create(b, loc, rows, block), block);
-        result = loopRows(b, loc, op, consumer, init, zero, full, kRowBlock);
-        result = loopRows(b, loc, op, consumer, result, full, rows, kTailBlock);
+        result = loopRows(b, loc, op, consumer, init, zero, full, kRowBlock,
+                          /*exact=*/false);
+        result = loopRows(b, loc, op, consumer, result, full, rows, kTailBlock,
+                          /*exact=*/false);
       }
       KILN_LOG("codegen", Info)
           << "static slices of run-time rows for "

@@ -45,7 +45,12 @@ std::string shapeText(Value v) {
   std::string s;
   llvm::raw_string_ostream os(s);
   os << "[";
-  llvm::interleaveComma(tensorType(v).getShape(), os);
+  llvm::interleaveComma(tensorType(v).getShape(), os, [&](int64_t d) {
+    if (ShapedType::isDynamic(d))
+      os << "?";
+    else
+      os << d;
+  });
   os << "]";
   return s;
 }
@@ -353,7 +358,9 @@ FailureOr<AttentionMatch> mlir::kiln::matchAttention(MatMulOp output,
   int64_t sq = scoreType.getShape().end()[-2], sk = scoreType.getShape().back();
   if (maskIsCausal(m, sq, sk)) {
     m.causal = true;
-    maskText = "causal (constant triangle from " +
+    maskText = std::string(ShapedType::isDynamic(sq)
+                               ? "causal (triangle over seq from "
+                               : "causal (constant triangle from ") +
                nameOf(m.additiveMask ? m.additiveMask : m.selectMask) + ")";
   }
 
