@@ -197,4 +197,19 @@ def Kiln_DynamicRangeOp : Kiln_Op<"dynamic_range"> {
   let results = (outs AnyRankedTensor:$result);
 }
 
+def Kiln_NonZeroIndicesOp : Kiln_Op<"nonzero_indices"> {
+  let summary = "positions of the nonzero elements of a 1-D tensor, in order";
+  let description = [{
+    The result has one i64 element per nonzero element of `input`: its
+    position. Its extent is known only after the run (NonZero, Compress with
+    a run-time condition); the lowering counts, then fills, with sequential
+    loops.
+    ```mlir
+    %p = kiln.nonzero_indices %c : (tensor<8xi1>) -> tensor<?xi64>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input);
+  let results = (outs AnyRankedTensor:$result);
+}
+
 #endif // KILN_DATA_MOVEMENT_OPS_TD

@@ -601,6 +601,18 @@ LogicalResult DynamicRangeOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
+LogicalResult NonZeroIndicesOp::inferReturnTypes(MLIRContext *ctx,
+                                                 std::optional<Location> l,
+                                                 Adaptor a,
+                                                 SmallVectorImpl<Type> &out) {
+  if (rankedType(a.getInput()).getRank() != 1)
+    return emitOptionalError(l, "input must be 1-D, got ",
+                             a.getInput().getType());
+  out.push_back(
+      RankedTensorType::get({ShapedType::kDynamic}, IntegerType::get(ctx, 64)));
+  return success();
+}
+
 LogicalResult DynamicUnsqueezeOp::inferReturnTypes(MLIRContext *,
                                                    std::optional<Location> l,
                                                    Adaptor a,

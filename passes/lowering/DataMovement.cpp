@@ -86,11 +86,10 @@ Value concatRunTime(OpBuilder &b, Location loc, RankedTensorType type,
   Value result = createEmptyTensor(b, loc, type, sizes);
   Value offset = m.c(0);
   for (Value input : inputs) {
-    SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0)), extents,
+    SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0)),
         strides(rank, b.getIndexAttr(1));
+    SmallVector<OpFoldResult> extents = tensor::getMixedSizes(b, loc, input);
     offsets[axis] = offset;
-    for (int64_t d = 0; d < rank; ++d)
-      extents.push_back(m.dim(input, d));
     result = tensor::InsertSliceOp::create(b, loc, input, result, offsets,
                                            extents, strides);
     offset = m.add(offset, m.dim(input, axis));
@@ -234,10 +233,10 @@ struct GatherLowering : OpConversionPattern<kiln::GatherOp> {
         index = arith::MaxSIOp::create(b, l, index, zero);
       }
       Value last =
-          axisExtent ? Value(arith::SubIOp::create(
-                           b, l, axisExtent,
-                           arith::ConstantIndexOp::create(b, l, 1)))
-                     : Value(arith::ConstantIndexOp::create(b, l, axisSize - 1));
+          axisExtent
+              ? Value(arith::SubIOp::create(
+                    b, l, axisExtent, arith::ConstantIndexOp::create(b, l, 1)))
+              : Value(arith::ConstantIndexOp::create(b, l, axisSize - 1));
       // Unsigned: an index with its top bit set is huge, not negative.
       index = unsignedIndices
                   ? Value(arith::MinUIOp::create(b, l, index, last))

@@ -25,6 +25,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 using namespace mlir;
@@ -461,12 +462,74 @@ struct DynamicRangeLowering : OpConversionPattern<kiln::DynamicRangeOp> {
   }
 };
 
+/// Counts the nonzero elements, then writes their positions, with two
+/// sequential loops (the result's extent is the count).
+struct NonZeroIndicesLowering : OpConversionPattern<kiln::NonZeroIndicesOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(kiln::NonZeroIndicesOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value input = adaptor.getInput();
+    Type et = getElementType(input);
+    // The loops are built outside the conversion driver, as the attention
+    // lowering does: scf is not among its legal dialects.
+    OpBuilder b(op);
+    IndexMath m(b, loc);
+    Value n = m.dim(input, 0);
+    auto isNonZero = [&](OpBuilder &nb, Value i) -> Value {
+      Value x = tensor::ExtractOp::create(nb, loc, input, ValueRange{i});
+      Value zero = arith::ConstantOp::create(
+          nb, loc, cast<TypedAttr>(nb.getZeroAttr(et)));
+      if (isa<FloatType>(et))
+        return arith::CmpFOp::create(nb, loc, arith::CmpFPredicate::UNE, x,
+                                     zero);
+      return arith::CmpIOp::create(nb, loc, arith::CmpIPredicate::ne, x, zero);
+    };
+    auto count = scf::ForOp::create(
+        b, loc, m.c(0), n, m.c(1), ValueRange{m.c(0)},
+        [&](OpBuilder &nb, Location, Value i, ValueRange args) {
+          IndexMath inner(nb, loc);
+          Value next = inner.add(
+              args[0], inner.select(isNonZero(nb, i), inner.c(1), inner.c(0)));
+          scf::YieldOp::create(nb, loc, next);
+        });
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Value empty = tensor::EmptyOp::create(b, loc, resultType.getShape(),
+                                          resultType.getElementType(),
+                                          ValueRange{count.getResult(0)});
+    auto fill = scf::ForOp::create(
+        b, loc, m.c(0), n, m.c(1), ValueRange{empty, m.c(0)},
+        [&](OpBuilder &nb, Location, Value i, ValueRange args) {
+          auto branch = scf::IfOp::create(
+              nb, loc, isNonZero(nb, i),
+              [&](OpBuilder &tb, Location) {
+                Value position =
+                    arith::IndexCastOp::create(tb, loc, tb.getI64Type(), i);
+                Value written = tensor::InsertOp::create(tb, loc, position,
+                                                         args[0], args[1]);
+                Value next = arith::AddIOp::create(
+                    tb, loc, args[1],
+                    arith::ConstantIndexOp::create(tb, loc, 1));
+                scf::YieldOp::create(tb, loc, ValueRange{written, next});
+              },
+              [&](OpBuilder &eb, Location) {
+                scf::YieldOp::create(eb, loc, ValueRange{args[0], args[1]});
+              });
+          scf::YieldOp::create(nb, loc, branch.getResults());
+        });
+    rewriter.replaceOp(op, fill.getResult(0));
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::kiln::populateKilnDynamicShapeToLinalgPatterns(
     RewritePatternSet &patterns, TypeConverter &typeConverter) {
   patterns.add<DynamicReshapeLowering, DynamicUnsqueezeLowering,
                DynamicSqueezeLowering, DynamicExpandLowering,
-               DynamicRangeLowering, AssertLowering>(typeConverter,
-                                                     patterns.getContext());
+               DynamicRangeLowering, NonZeroIndicesLowering, AssertLowering>(
+      typeConverter, patterns.getContext());
 }

@@ -232,5 +232,6 @@ void mlir::kiln::onnx_import::registerElementwiseHandlers(
   t["Constant"] = importConstant;
   t["Identity"] = importIdentity;
   registerMathHandlers(t);
+  registerWindowHandlers(t);
   registerStringHandlers(t);
 }

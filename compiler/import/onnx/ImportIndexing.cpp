@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/import/onnx/ImportIndexing.h"
+#include "compiler/import/onnx/SymbolicShapes.h"
 
 #include "onnx/onnx.pb.h"
 
@@ -221,10 +222,33 @@ Results importOneHot(NodeContext &c) {
 
 /// With a constant condition, Compress is a Gather of the selected
 /// positions; otherwise its result size depends on run-time data.
+/// Compress with a condition known only at run time: the positions of its
+/// nonzero elements (those within the input's extent along the axis) are
+/// gathered; the result's extent along the axis is their count.
+Results importRunTimeCompress(NodeContext &c, Value input, int64_t axis) {
+  Value condition = c.input(1);
+  auto condType = c.type(condition);
+  int64_t dim = c.type(input).getDimSize(axis);
+  if (condType.getRank() != 1 || ShapedType::isDynamic(dim) ||
+      condType.isDynamicDim(0))
+    return c.fail("condition must be 1-D and the input's axis static");
+  if (condType.getDimSize(0) > dim) {
+    auto head = c.make<k::SliceOp>(condition, {c.named("starts", c.i64s({0})),
+                                               c.named("ends", c.i64s({dim})),
+                                               c.named("steps", c.i64s({1}))});
+    if (failed(head))
+      return failure();
+    condition = *head;
+  }
+  auto positions = c.make<k::NonZeroIndicesOp>(condition);
+  if (failed(positions))
+    return failure();
+  return one(c.make<k::GatherOp>({input, *positions},
+                                 {c.named("axis", axisAttr(c, axis))}));
+}
+
 Results importCompress(NodeContext &c) {
   auto condition = c.constantInts(1);
-  if (!condition)
-    return c.needsConstant(1);
   Value input = c.input(0);
   auto type = c.type(input);
   int64_t axis = 0;
@@ -239,6 +263,8 @@ Results importCompress(NodeContext &c) {
       return failure();
     input = *flat;
   }
+  if (!condition)
+    return importRunTimeCompress(c, input, axis);
   int64_t dim = c.type(input).getDimSize(axis);
   SmallVector<int64_t> selected;
   for (int64_t i = 0; i < (int64_t)condition->size() && i < dim; ++i)
@@ -278,6 +304,41 @@ Results importEyeLike(NodeContext &c) {
       cast<ElementsAttr>(DenseElementsAttr::get(resultType, values)))};
 }
 
+/// NonZero: the flat positions of the nonzero elements, turned into one row
+/// of coordinates per dim ([rank, count], i64).
+Results importNonZero(NodeContext &c) {
+  Value input = c.input(0);
+  auto type = c.type(input);
+  if (!type.hasStaticShape() || type.getRank() == 0)
+    return c.unsupported("NonZero of a scalar or of run-time extents");
+  auto flat = reshapeTo(c, input, {type.getNumElements()});
+  if (failed(flat))
+    return failure();
+  auto positions = c.make<k::NonZeroIndicesOp>(*flat);
+  if (failed(positions))
+    return failure();
+  Type i64 = c.b.getI64Type();
+  SmallVector<Value> rows;
+  int64_t stride = type.getNumElements();
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    stride /= type.getDimSize(d);
+    auto coordinate = c.make<k::DivOp>({*positions, c.scalar(i64, stride)});
+    if (succeeded(coordinate))
+      coordinate =
+          c.make<k::ModOp>({*coordinate, c.scalar(i64, type.getDimSize(d))});
+    if (failed(coordinate))
+      return failure();
+    // [count] -> [1, count]
+    auto row = reshapeSymbolic(
+        c, *coordinate, {c.b.getI64IntegerAttr(1), dimOf(c, *coordinate, 0)},
+        /*allowZero=*/true);
+    if (failed(row))
+      return failure();
+    rows.push_back(*row);
+  }
+  return one(c.make<k::ConcatOp>(rows, {c.named("axis", axisAttr(c, 0))}));
+}
+
 Results dataDependentSize(NodeContext &c) {
   return c.unsupported(
       "needs data-dependent shape (the number of results depends on the "
@@ -298,7 +359,7 @@ void mlir::kiln::onnx_import::registerIndexingHandlers(
   t["OneHot"] = importOneHot;
   t["Compress"] = importCompress;
   t["EyeLike"] = importEyeLike;
-  t["NonZero"] = dataDependentSize;
+  t["NonZero"] = importNonZero;
   t["Unique"] = dataDependentSize;
   t["NonMaxSuppression"] = dataDependentSize;
   registerIndexingLayoutHandlers(t);

@@ -201,6 +201,8 @@ void registerReductionHandlers(llvm::StringMap<OpHandler> &table);
 void registerActivationHandlers(llvm::StringMap<OpHandler> &table);
 void registerIndexingHandlers(llvm::StringMap<OpHandler> &table);
 void registerMathHandlers(llvm::StringMap<OpHandler> &table);
+/// HannWindow, HammingWindow, BlackmanWindow (ImportWindows.cpp).
+void registerWindowHandlers(llvm::StringMap<OpHandler> &table);
 void registerStringHandlers(llvm::StringMap<OpHandler> &table);
 
 /// ImportStrings.cpp: whether op `opType` may take a string tensor, and a

@@ -83,3 +83,21 @@ func.func @add_bias(%x: tensor<?x?x64xf32>, %b: tensor<64xf32>) -> tensor<?x?x64
   %y = kiln.add %x, %b : (tensor<?x?x64xf32>, tensor<64xf32>) -> tensor<?x?x64xf32>
   return %y : tensor<?x?x64xf32>
 }
+
+// -----
+
+// The positions of the nonzero elements: a loop counts them, a second one
+// writes them into a tensor of that extent.
+// CHECK-LABEL: func.func @nonzero_indices
+// CHECK-SAME:    (%[[C:.+]]: tensor<8xi1>)
+// CHECK:       %[[N:.+]] = scf.for {{.+}} iter_args(%{{.+}} = %{{.+}}) -> (index)
+// CHECK:       %[[E:.+]] = tensor.empty(%[[N]]) : tensor<?xi64>
+// CHECK:       %[[R:.+]]:2 = scf.for {{.+}} iter_args(%[[OUT:.+]] = %[[E]], %[[K:.+]] = %{{.+}}) -> (tensor<?xi64>, index)
+// CHECK:         scf.if
+// CHECK:           %[[P:.+]] = arith.index_cast %{{.+}} : index to i64
+// CHECK:           tensor.insert %[[P]] into %[[OUT]][%[[K]]] : tensor<?xi64>
+// CHECK:       return %[[R]]#0
+func.func @nonzero_indices(%c: tensor<8xi1>) -> tensor<?xi64> {
+  %p = kiln.nonzero_indices %c : (tensor<8xi1>) -> tensor<?xi64>
+  return %p : tensor<?xi64>
+}
