@@ -601,6 +601,30 @@ LogicalResult DynamicRangeOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
+LogicalResult DynamicSliceOp::inferReturnTypes(MLIRContext *,
+                                               std::optional<Location> l,
+                                               Adaptor a,
+                                               SmallVectorImpl<Type> &out) {
+  auto input = rankedType(a.getInput());
+  for (Value bounds : {a.getStarts(), a.getEnds()}) {
+    FailureOr<int64_t> n = shapeOperandLength(l, bounds, "slice bounds");
+    if (failed(n))
+      return failure();
+    if (*n != input.getRank())
+      return emitOptionalError(l, "slice bounds need one entry per dim");
+  }
+  ArrayRef<int64_t> known = a.getStaticShape();
+  if ((int64_t)known.size() != input.getRank())
+    return emitOptionalError(l, "static_shape has ", known.size(),
+                             " entries for a rank-", input.getRank(),
+                             " result");
+  SmallVector<int64_t> dims;
+  for (int64_t k : known)
+    dims.push_back(k >= 0 ? k : ShapedType::kDynamic);
+  out.push_back(input.clone(dims));
+  return success();
+}
+
 LogicalResult NonZeroIndicesOp::inferReturnTypes(MLIRContext *ctx,
                                                  std::optional<Location> l,
                                                  Adaptor a,

@@ -462,6 +462,52 @@ struct DynamicRangeLowering : OpConversionPattern<kiln::DynamicRangeOp> {
   }
 };
 
+/// ONNX's bounds resolved per dim (negative from the end, clamped to the
+/// extent), then a tensor.extract_slice; static_shape entries come back
+/// through a cast.
+struct DynamicSliceLowering : OpConversionPattern<kiln::DynamicSliceOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(kiln::DynamicSliceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    IndexMath m(rewriter, loc);
+    Value input = adaptor.getInput();
+    auto type = cast<RankedTensorType>(input.getType());
+    auto resultType = cast<RankedTensorType>(
+        getTypeConverter()->convertType(op.getResult().getType()));
+    SmallVector<OpFoldResult> offsets, sizes,
+        strides(type.getRank(), rewriter.getIndexAttr(1));
+    Value sizesOk = m.t(true);
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      Value dim = m.dim(input, d);
+      auto bound = [&](Value v) {
+        v = m.select(m.slt(v, m.c(0)), m.add(v, dim), v);
+        return m.smin(m.smax(v, m.c(0)), dim);
+      };
+      Value start = bound(m.extract(adaptor.getStarts(), d));
+      Value end = bound(m.extract(adaptor.getEnds(), d));
+      Value size = m.smax(m.sub(end, start), m.c(0));
+      offsets.push_back(start);
+      sizes.push_back(size);
+      if (!resultType.isDynamicDim(d))
+        sizesOk = m.andi(sizesOk, m.eq(size, m.c(resultType.getDimSize(d))));
+    }
+    emitRuntimeCheck(rewriter, loc, sizesOk,
+                     "Slice: the bounds give another extent than the static "
+                     "one");
+    Value slice = tensor::ExtractSliceOp::create(
+        rewriter, loc,
+        RankedTensorType::get(
+            SmallVector<int64_t>(type.getRank(), ShapedType::kDynamic),
+            type.getElementType()),
+        input, offsets, sizes, strides);
+    rewriter.replaceOpWithNewOp<tensor::CastOp>(op, resultType, slice);
+    return success();
+  }
+};
+
 /// Counts the nonzero elements, then writes their positions, with two
 /// sequential loops (the result's extent is the count).
 struct NonZeroIndicesLowering : OpConversionPattern<kiln::NonZeroIndicesOp> {
@@ -528,8 +574,9 @@ struct NonZeroIndicesLowering : OpConversionPattern<kiln::NonZeroIndicesOp> {
 
 void mlir::kiln::populateKilnDynamicShapeToLinalgPatterns(
     RewritePatternSet &patterns, TypeConverter &typeConverter) {
-  patterns.add<DynamicReshapeLowering, DynamicUnsqueezeLowering,
-               DynamicSqueezeLowering, DynamicExpandLowering,
-               DynamicRangeLowering, NonZeroIndicesLowering, AssertLowering>(
-      typeConverter, patterns.getContext());
+  patterns
+      .add<DynamicReshapeLowering, DynamicUnsqueezeLowering,
+           DynamicSqueezeLowering, DynamicExpandLowering, DynamicRangeLowering,
+           DynamicSliceLowering, NonZeroIndicesLowering, AssertLowering>(
+          typeConverter, patterns.getContext());
 }

@@ -2,7 +2,9 @@
 """Symbolic dims end to end: one artifact, many sizes, against onnxruntime.
 
 Exports with torch.onnx (dynamic_axes) a GPT-2 style block (causal mask
-built from the sequence length), a BERT-style encoder (token and position
+built from the sequence length), the same block with GPT-2's mask (a slice
+of a registered triangle, bounds computed from the sequence length), a
+BERT-style encoder (token and position
 embeddings, a padding mask) and a small CNN with a dynamic batch; compiles
 each ONCE with kiln (no --input-shape) and runs it at several sizes against
 onnxruntime. Then the run-time errors: two inputs that disagree on a shared
@@ -48,6 +50,29 @@ class GptBlock(nn.Module):
         att = q @ k.transpose(-2, -1) / math.sqrt(d // self.h)
         causal = torch.tril(torch.ones(t, t, dtype=torch.bool))
         att = att.masked_fill(~causal, float("-inf")).softmax(-1)
+        y = (att @ v).transpose(1, 2).reshape(b, t, d)
+        x = x + self.o(y)
+        return x + self.mlp(self.ln(x))
+
+
+class Gpt2Block(GptBlock):
+    """GPT-2's export: the causal mask sliced from a registered buffer with
+    bounds computed from the sequence length."""
+
+    def __init__(self, d=64, h=4):
+        super().__init__(d, h)
+        causal = torch.tril(torch.ones(512, 512, dtype=torch.bool))
+        self.register_buffer("causal", causal.view(1, 1, 512, 512))
+
+    def forward(self, x):
+        b, t, d = x.shape
+        q, k, v = self.qkv(self.ln(x)).split(d, dim=2)
+        heads = lambda z: z.view(b, t, self.h, d // self.h).transpose(1, 2)
+        q, k, v = heads(q), heads(k), heads(v)
+        att = q @ k.transpose(-2, -1) / math.sqrt(d // self.h)
+        kl, ql = k.shape[-2], q.shape[-2]
+        mask = self.causal[:, :, kl - ql:kl, :kl]
+        att = att.masked_fill(~mask, float("-inf")).softmax(-1)
         y = (att @ v).transpose(1, 2).reshape(b, t, d)
         x = x + self.o(y)
         return x + self.mlp(self.ln(x))
@@ -144,6 +169,13 @@ check_sizes("gpt", gpt, compile_model(gpt),
             lambda b, t: {"x": rng.standard_normal((b, t, 64),
                                                    dtype=np.float32)},
             [(1, 1), (1, 7), (3, 64), (1, 128), (1, 300), (3, 7)])
+
+gpt2 = export("gpt2", Gpt2Block(), (torch.randn(2, 16, 64),), ["x"],
+              {"x": axes_bs, "out": axes_bs})
+check_sizes("gpt2", gpt2, compile_model(gpt2, "--dim", "seq=1..512"),
+            lambda b, t: {"x": rng.standard_normal((b, t, 64),
+                                                   dtype=np.float32)},
+            [(1, 1), (1, 7), (3, 64), (1, 300)])
 
 enc = export("encoder", Encoder(),
              (torch.randint(0, 100, (2, 16)), torch.ones(2, 16, dtype=torch.int64)),

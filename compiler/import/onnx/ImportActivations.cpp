@@ -106,10 +106,10 @@ Results importSign(NodeContext &c) {
 Results importShrink(NodeContext &c) {
   Expr e{c};
   double lambd = c.attrFloat("lambd", 0.5), bias = c.attrFloat("bias", 0.0);
-  Value low = e.select(e.less(e.x(), e.k(-lambd)), e.add(e.x(), e.k(bias)),
-                       e.k(0));
-  return e.done(e.select(e.greater(e.x(), e.k(lambd)),
-                         e.sub(e.x(), e.k(bias)), low));
+  Value low =
+      e.select(e.less(e.x(), e.k(-lambd)), e.add(e.x(), e.k(bias)), e.k(0));
+  return e.done(
+      e.select(e.greater(e.x(), e.k(lambd)), e.sub(e.x(), e.k(bias)), low));
 }
 
 Results importHardSigmoid(NodeContext &c) {

@@ -270,6 +270,70 @@ FailureOr<Value> slice(NodeContext &c, Value v, ArrayRef<int64_t> starts,
                                 c.named("steps", c.i64s(st))});
 }
 
+/// Slice with bounds computed from symbolic dims (`mask[:, :, :seq, :seq]`),
+/// or with constant bounds on a run-time dim, step 1: kiln.dynamic_slice
+/// with one start and end per dim. nullopt when it does not apply.
+std::optional<Results> symbolicSlice(NodeContext &c) {
+  Value input = c.input(0);
+  auto type = c.type(input);
+  int64_t rank = type.getRank();
+  auto starts = symbolicInts(c, 1), ends = symbolicInts(c, 2);
+  if (!starts || !ends || starts->size() != ends->size())
+    return std::nullopt;
+  bool runTime = !type.hasStaticShape() || isSymbolicShape(c.input(1)) ||
+                 isSymbolicShape(c.input(2));
+  if (!runTime)
+    return std::nullopt;
+  SmallVector<int64_t> axes;
+  if (c.hasInput(3)) {
+    auto a = c.constantInts(3);
+    if (!a)
+      return std::nullopt;
+    axes = *a;
+  } else {
+    for (size_t i = 0; i < starts->size(); ++i)
+      axes.push_back(i);
+  }
+  if (c.hasInput(4)) {
+    auto s = c.constantInts(4);
+    if (!s || llvm::any_of(*s, [](int64_t x) { return x != 1; }))
+      return std::nullopt;
+  }
+  if (axes.size() != starts->size())
+    return std::nullopt;
+  // Every dim: 0..dim unless sliced.
+  SymInts allStarts, allEnds;
+  SmallVector<int64_t> known;
+  for (int64_t d = 0; d < rank; ++d) {
+    allStarts.push_back(c.b.getI64IntegerAttr(0));
+    allEnds.push_back(dimOf(c, input, d));
+    known.push_back(type.isDynamicDim(d) ? -1 : type.getDimSize(d));
+  }
+  for (auto [i, a] : llvm::enumerate(axes)) {
+    auto axis = c.normalizeAxis(a, rank);
+    if (!axis)
+      return Results(c.fail("slice axis out of range"));
+    allStarts[*axis] = (*starts)[i];
+    allEnds[*axis] = (*ends)[i];
+    // Static only when both bounds are constants within a static dim.
+    auto s = constantOf((*starts)[i]), e = constantOf((*ends)[i]);
+    int64_t dim = type.getDimSize(*axis);
+    known[*axis] = -1;
+    if (s && e && !ShapedType::isDynamic(dim)) {
+      auto clamp = [&](int64_t v) {
+        v = v < 0 ? v + dim : v;
+        return std::clamp<int64_t>(v, 0, dim);
+      };
+      known[*axis] = std::max<int64_t>(clamp(*e) - clamp(*s), 0);
+    }
+  }
+  auto boundsType = RankedTensorType::get({rank}, c.b.getI64Type());
+  return one(
+      c.make<k::DynamicSliceOp>({input, materialize(c, allStarts, boundsType),
+                                 materialize(c, allEnds, boundsType)},
+                                {c.named("static_shape", c.i64s(known))}));
+}
+
 Results importSlice(NodeContext &c) {
   int64_t rank = c.type(c.input(0)).getRank();
   SmallVector<int64_t> starts, ends, axes, steps;
@@ -279,6 +343,8 @@ Results importSlice(NodeContext &c) {
     if (auto a = c.attrInts("axes"))
       axes = *a;
   } else {
+    if (auto sliced = symbolicSlice(c))
+      return *sliced;
     for (size_t i = 1; i < 5; ++i)
       if (c.hasInput(i) && !c.constantInts(i)) {
         // Run-time bounds: gathered into the declared result shape.

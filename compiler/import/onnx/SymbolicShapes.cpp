@@ -44,6 +44,9 @@ SymInt arithSym(NodeContext &c, Arith kind, SymInt a, SymInt b) {
       break;
     }
   }
+  // seq - seq (GPT-2's key_length - query_length) is 0.
+  if (kind == Arith::Sub && !ca && !cb && cast<Value>(a) == cast<Value>(b))
+    return constantSym(c.ctx(), 0);
   if (kind == Arith::Mul && ((ca && *ca == 1) || (cb && *cb == 0)))
     return b;
   if ((kind == Arith::Mul || kind == Arith::Div) && cb && *cb == 1)

@@ -101,3 +101,21 @@ func.func @nonzero_indices(%c: tensor<8xi1>) -> tensor<?xi64> {
   %p = kiln.nonzero_indices %c : (tensor<8xi1>) -> tensor<?xi64>
   return %p : tensor<?xi64>
 }
+
+// -----
+
+// A slice with bounds computed from a symbolic dim (GPT-2's mask[:, :, :s,
+// :s]): ONNX's bounds clamped to the extent at run time, then a view.
+// CHECK-LABEL: func.func @dynamic_slice
+// CHECK-SAME:    (%[[M:.+]]: tensor<1x1x512x512xi1>, %[[S:.+]]: i64)
+// CHECK:       %[[SI:.+]] = arith.index_cast %[[S]] : i64 to index
+// CHECK:       arith.cmpi slt, %[[SI]], %{{.+}} : index
+// CHECK:       %[[E:.+]] = arith.minsi %{{.+}}, %{{.+}} : index
+// CHECK:       tensor.extract_slice %[[M]][0, 0, 0, 0] [1, 1, %{{.+}}, %{{.+}}] [1, 1, 1, 1] : tensor<1x1x512x512xi1> to tensor<1x1x?x?xi1>
+func.func @dynamic_slice(%m: tensor<1x1x512x512xi1>, %s: i64) -> tensor<1x1x?x?xi1> {
+  %starts = arith.constant dense<0> : tensor<4xi64>
+  %c1 = arith.constant 1 : i64
+  %ends = tensor.from_elements %c1, %c1, %s, %s : tensor<4xi64>
+  %y = kiln.dynamic_slice %m, %starts, %ends {static_shape = array<i64: 1, 1, -1, -1>} : (tensor<1x1x512x512xi1>, tensor<4xi64>, tensor<4xi64>) -> tensor<1x1x?x?xi1>
+  return %y : tensor<1x1x?x?xi1>
+}
