@@ -4,11 +4,11 @@
 Exports with torch.onnx (dynamic_axes) a GPT-2 style block (causal mask
 built from the sequence length), the same block with GPT-2's mask (a slice
 of a registered triangle, bounds computed from the sequence length), a
-BERT-style encoder (token and position
-embeddings, a padding mask) and a small CNN with a dynamic batch; compiles
-each ONCE with kiln (no --input-shape) and runs it at several sizes against
-onnxruntime. Then the run-time errors: two inputs that disagree on a shared
-dim, and a size outside the --dim range.
+BERT-style encoder (token and position embeddings, a padding mask), a small
+CNN and ResNet-18 with a dynamic batch; compiles each ONCE with kiln (no
+--input-shape) and runs it at several sizes against onnxruntime. Then the
+run-time errors: two inputs that disagree on a shared dim, and a size
+outside the --dim range.
 
     check_symbolic.py KILN WORK_DIR
 """
@@ -199,6 +199,20 @@ check_sizes("cnn", cnn, compile_model(cnn),
             lambda b: {"x": rng.standard_normal((b, 3, 32, 32),
                                                 dtype=np.float32)},
             [(1,), (2,), (8,)])
+
+
+# ResNet-18 (random weights) with a dynamic batch, at 1, 2 and 8.
+try:
+    import torchvision
+    resnet = torchvision.models.resnet18(weights=None)
+    r18 = export("resnet18", resnet, (torch.randn(1, 3, 224, 224),), ["x"],
+                 {"x": {0: "batch"}, "out": {0: "batch"}})
+    check_sizes("resnet18", r18, compile_model(r18),
+                lambda b: {"x": rng.standard_normal((b, 3, 224, 224),
+                                                    dtype=np.float32)},
+                [(1,), (2,), (8,)])
+except ImportError:
+    print("resnet18: skipped (no torchvision)")
 
 
 def expect_error(what, code, text, message):
