@@ -20,6 +20,7 @@
 #include "compiler/logging/Logging.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -35,6 +36,20 @@ using namespace mlir;
 namespace {
 constexpr int64_t kRowBlock = 64;
 constexpr int64_t kTailBlock = 8;
+
+/// The one user of `v` that is not a tensor.dim (the extents a later op
+/// reads from it do not stop a rewrite), or null.
+Operation *onlyRealUser(Value v) {
+  Operation *found = nullptr;
+  for (Operation *user : v.getUsers()) {
+    if (isa<tensor::DimOp>(user))
+      continue;
+    if (found && found != user)
+      return nullptr;
+    found = user;
+  }
+  return found;
+}
 
 /// Whether `type` is static except for its dim 0.
 bool onlyLeadingDimDynamic(Type type) {
@@ -54,9 +69,7 @@ bool onlyLeadingDimDynamic(Type type) {
 /// identity map.
 linalg::GenericOp sliceableConsumer(linalg::LinalgOp op) {
   Value result = op->getResult(0);
-  if (!result.hasOneUse())
-    return {};
-  auto consumer = dyn_cast<linalg::GenericOp>(*result.getUsers().begin());
+  auto consumer = dyn_cast_or_null<linalg::GenericOp>(onlyRealUser(result));
   if (!consumer || consumer.getNumResults() != 1 ||
       consumer.getNumLoops() != consumer.getNumParallelLoops() ||
       consumer.getResult(0).getType() != result.getType() ||
@@ -248,12 +261,11 @@ Value loopRows(OpBuilder &b, Location loc, linalg::LinalgOp op,
 /// broadcast along the rows (their map reads only the last dim).
 void sinkRowExpansion(linalg::MatmulOp matmul) {
   Value result = matmul->getResult(0);
-  if (!result.hasOneUse())
+  auto expand = dyn_cast_or_null<tensor::ExpandShapeOp>(onlyRealUser(result));
+  if (!expand)
     return;
-  auto expand = dyn_cast<tensor::ExpandShapeOp>(*result.getUsers().begin());
-  if (!expand || !expand->hasOneUse())
-    return;
-  auto consumer = dyn_cast<linalg::GenericOp>(*expand->getUsers().begin());
+  auto consumer =
+      dyn_cast_or_null<linalg::GenericOp>(onlyRealUser(expand.getResult()));
   auto type = expand.getResultType();
   int64_t rank = type.getRank();
   SmallVector<ReassociationIndices> groups = expand.getReassociationIndices();
@@ -305,6 +317,19 @@ void sinkRowExpansion(linalg::MatmulOp matmul) {
                                     groups, expand.getMixedOutputShape());
   consumer.getResult(0).replaceAllUsesWith(expanded);
   consumer->erase();
+  // What is left of the old expansion are extents read from it: they are
+  // its output shape.
+  SmallVector<OpFoldResult> extents = expand.getMixedOutputShape();
+  for (Operation *user : llvm::make_early_inc_range(expand->getUsers())) {
+    auto dim = dyn_cast<tensor::DimOp>(user);
+    std::optional<int64_t> index = dim ? dim.getConstantIndex() : std::nullopt;
+    if (!index)
+      return;
+    OpBuilder at(dim);
+    dim.getResult().replaceAllUsesWith(
+        getValueOrCreateConstantIndexOp(at, dim.getLoc(), extents[*index]));
+    dim->erase();
+  }
   expand->erase();
 }
 
@@ -365,8 +390,11 @@ struct SliceRunTimeRowsPass
           << "static slices of run-time rows for "
           << op->getName().getStringRef() << " at " << loc << "\n";
       last->getResult(0).replaceAllUsesWith(result);
-      if (consumer)
+      if (consumer) {
         consumer->erase();
+        // Extents read from the op's result: the loop's result has them.
+        op->getResult(0).replaceAllUsesWith(result);
+      }
       op->erase();
     }
   }
