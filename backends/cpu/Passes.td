@@ -810,7 +810,9 @@ def RuntimeServices : Pass<"kiln-runtime-services", "ModuleOp"> {
       static ones) becomes a call of `@__kiln_alloc(runtime, bytes)` and a
       `memref.view` of the returned memory; the runtime serves it from a
       per-session scratch reset at each run, so generated code never calls
-      malloc. Their `memref.dealloc`s are erased.
+      malloc. Their `memref.dealloc`s are erased. A NULL from the runtime
+      (the memory is not available; it recorded why) ends the run like a
+      failed check.
     - every `cf.assert` becomes a branch that, when the condition is false,
       calls `@__kiln_fail(runtime, message)` and returns from the entry: the
       run ends with that message as its error instead of aborting.

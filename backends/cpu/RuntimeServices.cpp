@@ -70,6 +70,13 @@ LogicalResult replaceAlloc(memref::AllocOp alloc, Value runtime,
       func::CallOp::create(b, loc, allocFn, ValueRange{runtime, bytes64})
           .getResult(0);
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  // NULL: the runtime could not give the memory and recorded why; the run
+  // ends here (the check becomes a return below).
+  Value address = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, raw);
+  Value given =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, address, zero);
+  cf::AssertOp::create(b, loc, given,
+                       "out of memory for a run-time sized buffer");
   Value view =
       memref::ViewOp::create(b, loc, type, raw, zero, alloc.getDynamicSizes());
   for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
@@ -202,6 +209,9 @@ struct RuntimeServicesPass
     for (auto [call, callee] : stringCalls)
       if (failed(replaceStringCall(call, callee, runtime)))
         return signalPassFailure();
+    // The model's checks and those of the allocations above.
+    checks.clear();
+    func.walk([&](cf::AssertOp check) { checks.push_back(check); });
     if (!checks.empty()) {
       for (cf::AssertOp check : checks)
         if (check->getParentRegion() != &func.getBody()) {

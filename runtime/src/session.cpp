@@ -81,14 +81,26 @@ kiln_status sessionBusy(const char *call) {
 
 void *kiln::rt::scratchAlloc(void *context, uint64_t bytes) {
   auto *session = static_cast<kiln_session *>(context);
-  void *data = session->scratch.allocate(bytes);
+  // A big request (symbolic dims at a large size) is checked against the
+  // memory this machine can give now: Linux would hand out the address
+  // space and kill the process when the run touches it.
+  constexpr uint64_t kCheckAbove = uint64_t(64) << 20;
+  MemoryAvailable memory;
+  if (bytes >= kCheckAbove)
+    memory = availableMemory();
+  void *data =
+      bytes <= memory.bytes ? session->scratch.allocate(bytes) : nullptr;
   if (!data) {
-    // Generated code cannot continue without the memory and has no error
-    // path here; stopping is the only safe outcome.
-    std::fprintf(stderr,
-                 "kiln: out of memory allocating %llu bytes during a run\n",
-                 static_cast<unsigned long long>(bytes));
-    std::abort();
+    // The generated code checks for NULL and ends the run (failing with
+    // the first message recorded, this one).
+    session->outOfMemory = true;
+    if (session->runError.empty())
+      session->runError = "out of memory: the run needs a buffer of " +
+                          formatBytes(bytes) +
+                          (memory.bytes != UINT64_MAX
+                               ? ", but only " + formatBytes(memory.bytes) +
+                                     " are available (" + memory.source + ")"
+                               : std::string(" and none is left"));
   }
   return data;
 }
@@ -415,11 +427,15 @@ kiln_session_run(kiln_session *session, const kiln_named_tensor *inputs,
     }
     session->scratch.reset();
     session->runError.clear();
+    session->outOfMemory = false;
     int32_t code =
         descriptor.entry(session->inputData.data(), session->outputData.data(),
                          session->arena, &session->callbacks);
     if (code != 0 || !session->runError.empty()) {
       destroyOutputs(outputs, num_outputs);
+      if (session->outOfMemory)
+        return fail(KILN_ERROR_OUT_OF_MEMORY,
+                    "the model's run failed: " + session->runError);
       if (!session->runError.empty())
         return fail(KILN_ERROR_RUN_FAILED,
                     "the model's run failed: " + session->runError);

@@ -99,8 +99,10 @@ typedef struct kiln_runtime_callbacks {
   /* Passed to alloc and fail. */
   void *context;
   /* Memory for a buffer whose size is computed by the run: `bytes` aligned
-   * to KILN_ALIGNMENT, valid until the next run of the session. Never NULL
-   * (the runtime stops the process if it cannot allocate). */
+   * to KILN_ALIGNMENT, valid until the next run of the session. NULL when
+   * the memory is not available: the entry point returns right after, and
+   * the run fails with KILN_ERROR_OUT_OF_MEMORY and a message naming the
+   * sizes. */
   void *(*alloc)(void *context, uint64_t bytes);
   /* A run-time check failed (a Reshape shape that does not match, a negative
    * extent, ...): `message` names the node and the condition. The entry

@@ -2,7 +2,8 @@
 // RUN:   -allow-unregistered-dialect | FileCheck %s
 
 // A run-time sized buffer is served by the runtime (bytes = n * 3 * 4), its
-// dealloc dropped; a failed check calls __kiln_fail with its message and
+// dealloc dropped, and a NULL from the runtime (out of memory) ends the run
+// like a failed check; a failed check calls __kiln_fail with its message and
 // returns from the entry; static allocations are left to kiln-plan-arena.
 // CHECK-DAG:   func.func private @__kiln_alloc(memref<0xi8>, i64) -> memref<0xi8>
 // CHECK-DAG:   func.func private @__kiln_fail(memref<0xi8>, !llvm.ptr)
@@ -21,6 +22,13 @@
 // CHECK:       %[[B2:.+]] = arith.muli %[[B1]], %[[C3]] : index
 // CHECK:       %[[BYTES:.+]] = arith.index_cast %[[B2]] : index to i64
 // CHECK:       %[[RAW:.+]] = call @__kiln_alloc(%[[RT]], %[[BYTES]]) : (memref<0xi8>, i64) -> memref<0xi8>
+// CHECK:       %[[ADDR:.+]] = memref.extract_aligned_pointer_as_index %[[RAW]]
+// CHECK:       %[[GIVEN:.+]] = arith.cmpi ne, %[[ADDR]], %{{.+}} : index
+// CHECK:       cf.cond_br %[[GIVEN]], ^[[VIEW:.+]], ^[[OOM:[a-z0-9]+]]
+// CHECK:     ^[[OOM]]:
+// CHECK:       call @__kiln_fail
+// CHECK:       return
+// CHECK:     ^[[VIEW]]:
 // CHECK:       %[[V:.+]] = memref.view %[[RAW]][%{{.+}}][%[[N]]] : memref<0xi8> to memref<?x3xf32>
 // CHECK:       memref.alloc() : memref<8xf32>
 // CHECK-NOT:   memref.dealloc %[[V]]

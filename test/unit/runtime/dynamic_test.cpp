@@ -65,6 +65,27 @@ TEST_CASE("a failed run-time check fails the run with its message",
   CHECK(outputs[0].shape() == std::vector<int64_t>{2});
 }
 
+TEST_CASE("a run-time sized buffer larger than the memory fails the run",
+          "[session]") {
+  kiln::Model model(fixturePath("dynamic_out"));
+  kiln::Session session(model, 1);
+  DynamicInputs huge(-2);
+  std::vector<kiln_named_tensor> named = huge.named();
+  kiln_tensor *output = reinterpret_cast<kiln_tensor *>(1);
+  CHECK(kiln_session_run(session.get(), named.data(), named.size(), &output,
+                         1) == KILN_ERROR_OUT_OF_MEMORY);
+  CHECK(output == nullptr);
+  std::string error = kiln_last_error();
+  CHECK(error.rfind("the model's run failed: out of memory: the run needs a "
+                    "buffer of 1152921504.6 GB, but only ",
+                    0) == 0);
+  // The next run is unaffected.
+  DynamicInputs good(3);
+  std::vector<kiln::Tensor> outputs =
+      session.run({{"x", &good.x}, {"n", &good.n}});
+  CHECK(outputs[0].shape() == std::vector<int64_t>{3});
+}
+
 TEST_CASE("scratch memory is aligned, grows, and settles in one chunk",
           "[session]") {
   kiln::rt::Scratch scratch;
