@@ -106,6 +106,42 @@ bool isCausalTriangle(ArrayRef<int64_t> maskShape, int64_t sq, int64_t sk,
 /// `where(trilu(ones) == 0, -inf, 0)`), resolved once into a function of
 /// (i, j); null if `v` is anything else.
 using TriangleFn = std::function<double(int64_t, int64_t)>;
+
+/// A constant [1..., R, C] mask that is a triangle: one value on and below
+/// the diagonal, another above it, everywhere; its (i, j) function (NaN
+/// outside it). Null for anything else.
+TriangleFn constantTriangle(Value v) {
+  DenseElementsAttr values;
+  if (!matchPattern(v, m_Constant(&values)) || values.isSplat() ||
+      values.getNumElements() > kMaxScannedMask)
+    return nullptr;
+  auto shape = tensorType(v).getShape();
+  if (shape.size() < 2 ||
+      llvm::any_of(shape.drop_back(2), [](int64_t d) { return d != 1; }))
+    return nullptr;
+  int64_t rows = shape.end()[-2], cols = shape.back();
+  auto table = std::make_shared<std::vector<double>>();
+  Type et = values.getElementType();
+  if (isa<FloatType>(et)) {
+    for (const APFloat &x : values.getValues<APFloat>())
+      table->push_back(x.convertToDouble());
+  } else {
+    for (const APInt &x : values.getValues<APInt>())
+      table->push_back(et.isInteger(1) ? double(x.getZExtValue())
+                                       : double(x.getSExtValue()));
+  }
+  double below = (*table)[0], above = cols > 1 ? (*table)[1] : below;
+  if (below == above)
+    return nullptr;
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j)
+      if ((*table)[i * cols + j] != (j <= i ? below : above))
+        return nullptr;
+  return [=](int64_t i, int64_t j) {
+    return i < rows && j < cols ? (*table)[i * cols + j]
+                                : std::numeric_limits<double>::quiet_NaN();
+  };
+}
 TriangleFn triangleFunction(Value v, int depth = 0) {
   if (depth > 8)
     return nullptr;
@@ -124,47 +160,18 @@ TriangleFn triangleFunction(Value v, int depth = 0) {
       return keep ? input(i, j) : 0.0;
     };
   }
-  // The top-left corner of a constant mask (GPT-2's `bias[:, :, :s, :s]`
-  // of a registered triangle), when the constant is the same [i, j]
-  // pattern in every leading index.
+  // The top-left corner of a mask (GPT-2's `bias[:, :, :s, :s]` of a
+  // registered triangle): the same function of (i, j).
   if (auto slice = dyn_cast_or_null<DynamicSliceOp>(op)) {
-    DenseElementsAttr starts, values;
+    DenseElementsAttr starts;
     if (!matchPattern(slice.getStarts(), m_Constant(&starts)) ||
         !llvm::all_of(starts.getValues<APInt>(),
-                      [](const APInt &s) { return s.isZero(); }) ||
-        !matchPattern(slice.getInput(), m_Constant(&values)) ||
-        values.isSplat() || values.getNumElements() > kMaxScannedMask)
+                      [](const APInt &s) { return s.isZero(); }))
       return nullptr;
-    auto shape = tensorType(slice.getInput()).getShape();
-    if (shape.size() < 2 ||
-        llvm::any_of(shape.drop_back(2), [](int64_t d) { return d != 1; }))
-      return nullptr;
-    int64_t rows = shape.end()[-2], cols = shape.back();
-    auto table = std::make_shared<std::vector<double>>();
-    Type et = values.getElementType();
-    if (isa<FloatType>(et)) {
-      for (const APFloat &x : values.getValues<APFloat>())
-        table->push_back(x.convertToDouble());
-    } else {
-      for (const APInt &x : values.getValues<APInt>())
-        table->push_back(et.isInteger(1) ? double(x.getZExtValue())
-                                         : double(x.getSExtValue()));
-    }
-    // Only a triangle: one value on and below the diagonal, another above
-    // it, everywhere (the 64x64 sample the caller checks then stands for
-    // every extent up to the constant's).
-    double below = (*table)[0], above = cols > 1 ? (*table)[1] : below;
-    if (below == above)
-      return nullptr;
-    for (int64_t i = 0; i < rows; ++i)
-      for (int64_t j = 0; j < cols; ++j)
-        if ((*table)[i * cols + j] != (j <= i ? below : above))
-          return nullptr;
-    return [=](int64_t i, int64_t j) {
-      return i < rows && j < cols ? (*table)[i * cols + j]
-                                  : std::numeric_limits<double>::quiet_NaN();
-    };
+    return triangleFunction(slice.getInput(), depth + 1);
   }
+  if (TriangleFn table = constantTriangle(v))
+    return table;
   if (auto notOp = dyn_cast_or_null<NotOp>(op)) {
     TriangleFn a = triangleFunction(notOp.getInput(), depth + 1);
     if (!a)

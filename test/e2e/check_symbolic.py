@@ -177,6 +177,19 @@ check_sizes("gpt2", gpt2, compile_model(gpt2, "--dim", "seq=1..512"),
                                                    dtype=np.float32)},
             [(1, 1), (1, 7), (3, 64), (1, 300)])
 
+# Without --dim, a size beyond the registered buffer fails the run (as in
+# onnxruntime) instead of reading past the mask.
+gpt2_any = gpt2.replace(".onnx", "_any.onnx")
+os.link(gpt2, gpt2_any) if not os.path.exists(gpt2_any) else None
+code, text = run(compile_model(gpt2_any),
+                 {"x": np.zeros((1, 600, 64), np.float32)}, tag="gpt2_long")
+if code == 0 or ("Slice: the end computed for axis 2 is beyond that dim's "
+                 "extent 512") not in text:
+    failures.append(f"gpt2 at 600 tokens: expected the Slice check, got rc "
+                    f"{code}: {text.strip()}")
+else:
+    print("gpt2 beyond its causal buffer: PASS")
+
 enc = export("encoder", Encoder(),
              (torch.randint(0, 100, (2, 16)), torch.ones(2, 16, dtype=torch.int64)),
              ["ids", "mask"], {"ids": axes_bs, "mask": axes_bs, "out": axes_bs})

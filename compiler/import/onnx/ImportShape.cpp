@@ -315,6 +315,25 @@ std::optional<Results> symbolicSlice(NodeContext &c) {
       return Results(c.fail("slice axis out of range"));
     allStarts[*axis] = (*starts)[i];
     allEnds[*axis] = (*ends)[i];
+    // A run-time end on a static dim (GPT-2's `bias[:, :, :s, :s]` of a
+    // registered [1024, 1024] buffer): a size beyond the dim would be
+    // clamped, and the result would no longer match the other operands of
+    // its consumers. The run fails instead, as onnxruntime's does.
+    int64_t extent = type.getDimSize(*axis);
+    if (!ShapedType::isDynamic(extent) && !constantOf((*ends)[i])) {
+      Value end = materialize(c, {(*ends)[i]},
+                              RankedTensorType::get({}, c.b.getI64Type()));
+      auto ok = c.make<k::LessEqualOp>(
+          {end, c.scalar(c.b.getI64Type(), double(extent))});
+      if (failed(ok))
+        return Results(failure());
+      k::AssertOp::create(
+          c.b, c.loc, *ok,
+          c.b.getStringAttr(fmt::format(
+              "Slice: the end computed for axis {} is beyond that dim's "
+              "extent {} (the model supports sizes up to {})",
+              *axis, extent, extent)));
+    }
     // Static only when both bounds are constants within a static dim.
     auto s = constantOf((*starts)[i]), e = constantOf((*ends)[i]);
     int64_t dim = type.getDimSize(*axis);

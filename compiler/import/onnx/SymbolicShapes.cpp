@@ -156,13 +156,69 @@ Value mlir::kiln::onnx_import::materialize(NodeContext &c,
   return tensor::FromElementsOp::create(c.b, c.loc, type, elements);
 }
 
+namespace {
+/// The value run-time dim `d` of `v` is known to equal, found by following
+/// `v` back through ops that keep the extent (transposes, elementwise ops,
+/// normalizations, matmuls, reshapes to symbolic shapes) to a graph input's
+/// symbol or a shape entry; null if none. Two dims that reach the same
+/// value are equal, so `k_len - q_len` folds to 0.
+Value knownExtent(NodeContext &c, Value v, int64_t d, int depth = 0) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type || !type.isDynamicDim(d) || depth > 64)
+    return {};
+  if (c.symbolDim)
+    if (Value s = c.symbolDim(v, d))
+      return s;
+  Operation *op = v.getDefiningOp();
+  if (!op)
+    return {};
+  auto same = [&](Value from, int64_t dim) {
+    return knownExtent(c, from, dim, depth + 1);
+  };
+  if (auto transpose = dyn_cast<k::TransposeOp>(op))
+    return same(transpose.getInput(), transpose.getPerm()[d]);
+  if (auto reshape = dyn_cast<k::DynamicReshapeOp>(op)) {
+    auto shape = elementsOf(reshape.getShape());
+    if (shape && d < (int64_t)shape->size())
+      if (auto value = dyn_cast<Value>((*shape)[d]))
+        return value;
+    return {};
+  }
+  if (auto matmul = dyn_cast<k::MatMulOp>(op)) {
+    int64_t rank = type.getRank();
+    auto lhs = cast<RankedTensorType>(matmul.getLhs().getType());
+    auto rhs = cast<RankedTensorType>(matmul.getRhs().getType());
+    if (d == rank - 1)
+      return same(matmul.getRhs(), rhs.getRank() - 1);
+    if (d == rank - 2 && lhs.getRank() >= 2)
+      return same(matmul.getLhs(), lhs.getRank() - 2);
+    int64_t fromLhs = d - (rank - lhs.getRank());
+    if (fromLhs >= 0 && lhs.isDynamicDim(fromLhs))
+      return same(matmul.getLhs(), fromLhs);
+    return {};
+  }
+  // Same-shaped or broadcasting ops: the first operand whose aligned dim
+  // is run-time (a 1 broadcasts, a static extent would have made d static).
+  if (isa<k::AddOp, k::SubOp, k::MulOp, k::DivOp, k::WhereOp, k::LayerNormOp,
+          k::SoftmaxOp, k::CastOp, k::ReluOp, k::GeluOp, k::ErfOp, k::TanhOp,
+          k::SigmoidOp, k::SqrtOp, k::ExpOp, k::NegOp, k::PowOp>(op)) {
+    for (Value operand : op->getOperands()) {
+      auto t = dyn_cast<RankedTensorType>(operand.getType());
+      int64_t at = t ? d - (type.getRank() - t.getRank()) : -1;
+      if (at >= 0 && t.isDynamicDim(at))
+        return same(operand, at);
+    }
+  }
+  return {};
+}
+} // namespace
+
 SymInt mlir::kiln::onnx_import::dimOf(NodeContext &c, Value v, int64_t d) {
   auto type = c.type(v);
   if (!type.isDynamicDim(d))
     return constantSym(c.ctx(), type.getDimSize(d));
-  if (c.symbolDim)
-    if (Value s = c.symbolDim(v, d))
-      return s;
+  if (Value known = knownExtent(c, v, d))
+    return known;
   Value dim = tensor::DimOp::create(c.b, c.loc, v, d);
   return arith::IndexCastOp::create(c.b, c.loc, c.b.getI64Type(), dim)
       .getResult();
