@@ -194,6 +194,12 @@ LogicalResult ResizeOp::inferReturnTypes(MLIRContext *,
                              " values");
   if (!llvm::is_contained({"nearest", "linear", "cubic"}, a.getMode()))
     return emitOptionalError(l, "unknown mode '", a.getMode(), "'");
+  if (Value params = a.getParams()) {
+    auto type = rankedType(params);
+    if (type.getRank() != 1 || type.getDimSize(0) != 3 * rank ||
+        !type.getElementType().isF64())
+      return emitOptionalError(l, "params must be tensor<", 3 * rank, "xf64>");
+  }
   for (int64_t d = 0; d < rank; ++d)
     if (a.getSizes()[d] < 0 || a.getScales()[d] <= 0 ||
         (a.getSizes()[d] > 0 && input.getDimSize(d) == 0))

@@ -132,6 +132,10 @@ def Kiln_ResizeOp : Kiln_Op<"resize"> {
     coordinate transformation (output/input when the model gave sizes).
     `roi` (start per dim, then end per dim) is only read by
     `tf_crop_and_resize`. String attributes take ONNX's values.
+
+    When the model computes scales or roi at run time, `params` (f64, three
+    values per dim: scale, then roi start and roi end) holds them and
+    overrides `scales` and `roi`; `sizes` stays the static result shape.
     ```mlir
     %r = kiln.resize %x {mode = "nearest", coordinate_transformation_mode = "asymmetric",
                          nearest_mode = "floor", scales = array<f64: 1.0, 1.0, 2.0, 2.0>,
@@ -141,8 +145,9 @@ def Kiln_ResizeOp : Kiln_Op<"resize"> {
         : (tensor<1x3x4x4xf32>) -> tensor<1x3x8x8xf32>
     ```
   }];
-  let arguments = (ins AnyRankedTensor:$input, DenseI64ArrayAttr:$sizes,
-                   DenseF64ArrayAttr:$scales, DenseF64ArrayAttr:$roi,
+  let arguments = (ins AnyRankedTensor:$input,
+                   Optional<AnyRankedTensor>:$params,
+                   DenseI64ArrayAttr:$sizes, DenseF64ArrayAttr:$scales, DenseF64ArrayAttr:$roi,
                    StrAttr:$mode, StrAttr:$coordinate_transformation_mode,
                    StrAttr:$nearest_mode, F64Attr:$cubic_coeff_a,
                    BoolAttr:$exclude_outside, F64Attr:$extrapolation_value);

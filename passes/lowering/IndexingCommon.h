@@ -18,6 +18,26 @@ Value normalizeIndex(OpBuilder &b, Location loc, Value index, bool isUnsigned,
 /// Scatters and TopK (IndexingScatter.cpp).
 void populateKilnScatterToLinalgPatterns(RewritePatternSet &patterns,
                                          TypeConverter &typeConverter);
+/// ONNX Resize's attributes, as the tap computations read them.
+struct ResizeTapParams {
+  StringRef mode, transform, nearestMode;
+  double cubicA;
+  bool excludeOutside;
+};
+
+/// Tap tables of one dim computed when the artifact runs, from the scale and
+/// roi in `params` (kiln.resize's f64 operand): `index` (i64, one table per
+/// tap), `weight` (empty for nearest) and `inside` (tf_crop_and_resize),
+/// each tensor<out x ...> (IndexingResizeTaps.cpp).
+struct RunTimeTaps {
+  SmallVector<Value> index, weight;
+  Value inside;
+};
+RunTimeTaps buildRunTimeTaps(OpBuilder &b, Location loc,
+                             const ResizeTapParams &p, Value params,
+                             int64_t dim, int64_t rank, int64_t in, int64_t out,
+                             Type accType);
+
 /// Resize (IndexingResize.cpp).
 void populateKilnResizeToLinalgPatterns(RewritePatternSet &patterns,
                                         TypeConverter &typeConverter);

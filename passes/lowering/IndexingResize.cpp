@@ -12,7 +12,9 @@
 //   nearest      1 tap, no weight
 //   linear       2 taps, cubic 4 taps (1 where a dim is not resized)
 //
-// Dims that are not resized read the loop index directly.
+// Dims that are not resized read the loop index directly. With run-time
+// scales or roi (`params`), the tables are computed by the artifact
+// (IndexingResizeTaps.cpp) and every dim reads its full set of taps.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/lowering/IndexingCommon.h"
@@ -41,13 +43,7 @@ struct DimTaps {
   SmallVector<bool> inside;
 };
 
-struct ResizeParams {
-  StringRef mode, transform, nearestMode;
-  double cubicA;
-  bool excludeOutside;
-};
-
-double sourceCoordinate(const ResizeParams &p, int64_t x, int64_t in,
+double sourceCoordinate(const ResizeTapParams &p, int64_t x, int64_t in,
                         int64_t out, double scale, double roiStart,
                         double roiEnd, bool &outside) {
   // ONNX's reference uses the unrounded output width in a few modes.
@@ -78,7 +74,7 @@ double sourceCoordinate(const ResizeParams &p, int64_t x, int64_t in,
 }
 
 /// Coefficients of the taps at floor(x) - n/2 + 1 ... (ONNX's reference).
-SmallVector<double> coefficients(const ResizeParams &p, double ratio) {
+SmallVector<double> coefficients(const ResizeTapParams &p, double ratio) {
   if (p.mode == "nearest") {
     if (ratio == 1.0)
       return {0, 1};
@@ -100,7 +96,7 @@ SmallVector<double> coefficients(const ResizeParams &p, double ratio) {
           ((a * (s + 1) - 5 * a) * (s + 1) + 8 * a) * (s + 1) - 4 * a};
 }
 
-DimTaps computeTaps(const ResizeParams &p, int64_t in, int64_t out,
+DimTaps computeTaps(const ResizeTapParams &p, int64_t in, int64_t out,
                     double scale, double roiStart, double roiEnd) {
   DimTaps d;
   int64_t n = p.mode == "cubic" ? 4 : 2;
@@ -192,15 +188,29 @@ struct ResizeLowering : OpConversionPattern<ResizeOp> {
       return rewriter.notifyMatchFailure(op, "interpolation needs floats");
     Type accType = isa<FloatType>(elementType) ? getAccumulatorType(elementType)
                                                : Type(rewriter.getF32Type());
-    ResizeParams p{op.getMode(), op.getCoordinateTransformationMode(),
-                   op.getNearestMode(), op.getCubicCoeffA().convertToDouble(),
-                   op.getExcludeOutside()};
+    ResizeTapParams p{
+        op.getMode(), op.getCoordinateTransformationMode(), op.getNearestMode(),
+        op.getCubicCoeffA().convertToDouble(), op.getExcludeOutside()};
     ArrayRef<double> roi = op.getRoi();
 
     SmallVector<DimTaps> dims;
     SmallVector<BroadcastOperand> tables;
     MLIRContext *ctx = rewriter.getContext();
-    for (int64_t d = 0; d < rank; ++d) {
+    Value params = adaptor.getParams();
+    for (int64_t d = 0; d < rank && params; ++d) {
+      RunTimeTaps t = buildRunTimeTaps(rewriter, loc, p, params, d, rank,
+                                       inShape[d], type.getDimSize(d), accType);
+      DimTaps &taps = dims.emplace_back();
+      taps.taps = t.index.size();
+      taps.weighted = !t.weight.empty();
+      taps.anyOutside = t.inside != nullptr;
+      AffineMap map = mapOfDims(ctx, rank, {d});
+      for (Value v : llvm::concat<Value>(t.index, t.weight))
+        tables.push_back({v, map});
+      if (t.inside)
+        tables.push_back({t.inside, map});
+    }
+    for (int64_t d = 0; d < rank && !params; ++d) {
       dims.push_back(computeTaps(p, inShape[d], type.getDimSize(d),
                                  op.getScales()[d], roi.empty() ? 0 : roi[d],
                                  roi.empty() ? 1 : roi[rank + d]));

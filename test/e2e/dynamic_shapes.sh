@@ -131,4 +131,29 @@ expected="error: the model's run failed: node 'Slice_0': Slice: the run-time sta
 if [ "$status" != 1 ] || [ "$err" != "$expected" ]; then
   echo "slice_bad: exit $status, stderr: $err"; exit 1
 fi
+# Resize with run-time scales (test_resize_upsample_scales_linear: X
+# [1,1,2,2], declared Y [1,1,4,4]): scales 2.2 give the same extent but
+# other coordinates (against ONNX's reference evaluator); scales 3 give
+# another extent and fail the run.
+dir=$node/test_resize_upsample_scales_linear
+set0=$dir/test_data_set_0
+"$kiln" compile "$dir/model.onnx" -o "$work/model.so"
+python3 - "$dir/model.onnx" "$set0/input_0.pb" "$work" <<'PY'
+import sys, numpy as np, onnx
+from onnx import TensorProto, numpy_helper
+from onnx.reference import ReferenceEvaluator
+x = numpy_helper.to_array(TensorProto.FromString(open(sys.argv[2], "rb").read()))
+work = sys.argv[3]
+def write(name, tensor_name, array):
+    open(f"{work}/{name}.pb", "wb").write(numpy_helper.from_array(array, tensor_name).SerializeToString())
+other = np.array([1, 1, 2.2, 2.2], dtype=np.float32)
+write("resize_scales", "scales", other)
+write("resize_bad", "scales", np.array([1, 1, 3, 3], dtype=np.float32))
+(y,) = ReferenceEvaluator(onnx.load(sys.argv[1])).run(None, {"X": x, "scales": other})
+write("resize_expected", "Y", y)
+PY
+out=$("$kiln" run "$work/model.so" --input "$set0/input_0.pb"       --input "$work/resize_scales.pb" --expect "$work/resize_expected.pb")
+grep -q "^expect 'Y': PASS" <<<"$out" || { echo "resize: $out"; exit 1; }
+data=$set0/input_0.pb
+check_error resize_bad "error: the model's run failed: node 'Resize_0': Resize: input 2 'scales' gives a result shape other than the declared [1, 1, 4, 4] of 'Y'"
 echo "PASS"

@@ -1,17 +1,23 @@
 //===- ImportIndexingLayout.cpp - Pad, Resize, GridSample, block moves ----===//
 //
-// Pads and output sizes change the result shape, so they must be constants;
-// Pad's fill value does not and may be computed at run time. DepthToSpace
-// and SpaceToDepth need no op of their own: reshape, transpose, reshape.
+// Pads and output sizes change the result shape, so they must be constants
+// or implied by the result shape the model declares (checked when the model
+// runs); Pad's fill value does not and may be computed at run time. Resize's
+// scales and roi may be run-time values: they travel to kiln.resize as its
+// f64 `params` operand, and the declared result shape gives the sizes.
+// DepthToSpace and SpaceToDepth need no op of their own: reshape,
+// transpose, reshape.
 //
 //===----------------------------------------------------------------------===//
 
 #include "compiler/import/onnx/ImportIndexing.h"
+#include "compiler/import/onnx/ImportNNBuilder.h"
 
 #include "onnx/onnx.pb.h"
 
 #include <cmath>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 using namespace mlir;
 using namespace mlir::kiln::onnx_import;
@@ -101,7 +107,51 @@ struct ResizeSpec {
   SmallVector<int64_t> sizes;
   SmallVector<double> scales, roi;
   std::string mode, transform, nearestMode;
+  /// Run-time scales and roi (full rank), when the model computes them.
+  Value runTimeScales, runTimeRoi;
 };
+
+/// A 1-D f64 tensor of run-time input `i` holding `n` values, or null.
+Value runTimeVector(NodeContext &c, NNBuilder &e, size_t i, int64_t n) {
+  if (!c.hasInput(i))
+    return Value();
+  auto type = c.type(c.input(i));
+  if (type.getRank() != 1 || type.getDimSize(0) != n ||
+      !isa<FloatType>(type.getElementType()))
+    return Value();
+  return e.cast(c.input(i), c.b.getF64Type());
+}
+
+/// Run-time scales of input `i` (one per dim): the result shape is the one
+/// the model declares, checked when the model runs against ONNX's
+/// floor(input extent * scale). Fills s.sizes and s.runTimeScales.
+LogicalResult runTimeScales(NodeContext &c, ResizeSpec &s, size_t i) {
+  auto type = c.type(c.input(0));
+  int64_t rank = type.getRank();
+  auto declared = c.declaredShape(0);
+  if (!declared || (int64_t)declared->size() != rank || !type.hasStaticShape())
+    return failure();
+  NNBuilder e(c);
+  Value scales = runTimeVector(c, e, i, rank);
+  if (!scales)
+    return failure();
+  SmallVector<double> extents(type.getShape().begin(), type.getShape().end());
+  auto extentType = RankedTensorType::get({rank}, c.b.getF64Type());
+  Value in = c.constant(DenseElementsAttr::get(extentType, ArrayRef(extents)));
+  Value sizes = e.cast(e.op<k::FloorOp>({e.mul(scales, in)}), c.b.getI64Type());
+  if (e.failed ||
+      failed(c.requireValues(
+          sizes, *declared,
+          fmt::format("{}: input {} '{}' gives a result shape other than "
+                      "the declared [{}] of '{}'",
+                      c.opType(), i, c.node.input(i),
+                      fmt::join(*declared, ", "), c.node.output(0)))))
+    return failure();
+  s.sizes = *declared;
+  s.scales.assign(rank, 1.0);
+  s.runTimeScales = scales;
+  return success();
+}
 
 FailureOr<Value> makeResize(NodeContext &c, const ResizeSpec &s) {
   auto type = c.type(c.input(0));
@@ -109,8 +159,32 @@ FailureOr<Value> makeResize(NodeContext &c, const ResizeSpec &s) {
     c.unsupported(s.mode + " Resize of integer tensors");
     return failure();
   }
+  // Run-time scales or roi: all of them as one f64 vector, the constant
+  // ones included.
+  SmallVector<Value> operands{c.input(0)};
+  if (s.runTimeScales || s.runTimeRoi) {
+    int64_t rank = type.getRank();
+    NNBuilder e(c);
+    auto vector = [&](ArrayRef<double> values) {
+      auto t =
+          RankedTensorType::get({(int64_t)values.size()}, c.b.getF64Type());
+      return c.constant(DenseElementsAttr::get(t, values));
+    };
+    SmallVector<double> roi = s.roi;
+    if (roi.empty()) {
+      roi.assign(rank, 0.0);
+      roi.append(rank, 1.0);
+    }
+    Value params =
+        e.concat({s.runTimeScales ? s.runTimeScales : vector(s.scales),
+                  s.runTimeRoi ? s.runTimeRoi : vector(roi)},
+                 0);
+    if (e.failed)
+      return failure();
+    operands.push_back(params);
+  }
   return c.make<k::ResizeOp>(
-      c.input(0),
+      operands,
       {c.named("sizes", c.i64s(s.sizes)),
        c.named("scales", c.b.getDenseF64ArrayAttr(s.scales)),
        c.named("roi", c.b.getDenseF64ArrayAttr(s.roi)),
@@ -138,17 +212,21 @@ Results importLegacyResize(NodeContext &c, size_t scalesInput) {
     scales.emplace(a->floats().begin(), a->floats().end());
   } else {
     scales = c.constantFloats(scalesInput);
-    if (!scales)
-      return c.needsConstant(scalesInput);
   }
-  if ((int64_t)scales->size() != type.getRank())
-    return c.fail("needs one scale per dim");
   ResizeSpec s;
   s.mode = c.attrString("mode", "nearest");
   if (s.mode == "bilinear")
     s.mode = "linear";
   s.transform = "asymmetric";
   s.nearestMode = "floor";
+  if (!scales) {
+    if (failed(runTimeScales(c, s, scalesInput)))
+      return c.error.empty() ? c.needsConstant(scalesInput)
+                             : Results(failure());
+    return one(makeResize(c, s));
+  }
+  if ((int64_t)scales->size() != type.getRank())
+    return c.fail("needs one scale per dim");
   s.scales = *scales;
   for (int64_t d = 0; d < type.getRank(); ++d)
     s.sizes.push_back((int64_t)std::floor(type.getDimSize(d) * (*scales)[d]));
@@ -234,10 +312,11 @@ Results importResize(NodeContext &c) {
     } else {
       return c.unsupported("keep_aspect_ratio_policy '" + policy + "'");
     }
+  } else if (haveScales && !c.constantFloats(2)) {
+    if (c.hasAttr("axes") || failed(runTimeScales(c, s, 2)))
+      return c.error.empty() ? c.needsConstant(2) : Results(failure());
   } else if (haveScales) {
     auto scales = c.constantFloats(2);
-    if (!scales)
-      return c.needsConstant(2);
     if (scales->size() != n)
       return c.fail("scales must have one value per axis");
     for (size_t i = 0; i < n; ++i) {
@@ -257,8 +336,14 @@ Results importResize(NodeContext &c) {
 
   if (s.transform == "tf_crop_and_resize") {
     auto roi = c.constantFloats(1);
-    if (!roi)
-      return c.needsConstant(1);
+    if (!roi) {
+      NNBuilder e(c);
+      s.runTimeRoi =
+          n == (size_t)rank ? runTimeVector(c, e, 1, 2 * rank) : Value();
+      if (!s.runTimeRoi)
+        return c.error.empty() ? c.needsConstant(1) : Results(failure());
+      return one(makeResize(c, s));
+    }
     if (roi->size() != 2 * n)
       return c.fail("roi must have two values per axis");
     s.roi.assign(rank, 0.0);

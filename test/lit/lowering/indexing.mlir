@@ -106,6 +106,26 @@ func.func @resize_linear(%x: tensor<1x1x2x2xf32>) -> tensor<1x1x4x4xf32> {
 
 // -----
 
+// Linear with run-time scales (params): the tap tables of each dim are
+// generics over its output coordinates computing ONNX's coordinate from the
+// scale read out of params (index: floor, clamped; weight: 1 - r, r), then
+// the same generic over the result reads them.
+// CHECK-LABEL: func.func @resize_linear_run_time
+// CHECK: %[[SCALE:.+]] = tensor.extract %arg1[%c1{{.*}}] : tensor<6xf64>
+// CHECK: linalg.generic {{.*}}outs(%{{.+}} : tensor<4xi64>)
+// CHECK: arith.divf %{{.+}}, %[[SCALE]] : f64
+// CHECK: math.floor
+// CHECK: arith.fptosi
+// CHECK: linalg.generic {{.*}}outs(%{{.+}} : tensor<4xf32>)
+// CHECK: linalg.generic {{.*}}outs(%{{.+}} : tensor<1x4xf32>)
+// CHECK-COUNT-4: tensor.extract %arg0
+func.func @resize_linear_run_time(%x: tensor<1x2xf32>, %p: tensor<6xf64>) -> tensor<1x4xf32> {
+  %r = kiln.resize %x, %p {mode = "linear", coordinate_transformation_mode = "half_pixel", nearest_mode = "round_prefer_floor", scales = array<f64: 1.0, 1.0>, sizes = array<i64: 1, 4>, roi = array<f64>, cubic_coeff_a = -7.5e-01 : f64, exclude_outside = false, extrapolation_value = 0.0 : f64} : (tensor<1x2xf32>, tensor<6xf64>) -> tensor<1x4xf32>
+  return %r : tensor<1x4xf32>
+}
+
+// -----
+
 // TopK: ranks (n^2 per row), then slot r takes the element of rank r.
 // CHECK-LABEL: func.func @topk
 // CHECK: %[[RANKS:.+]] = linalg.generic {{.*}}outs(%{{.+}} : tensor<3x4xi64>)
