@@ -4,8 +4,9 @@
 # against numpy's reshape, and bad shapes must fail the run with the exact
 # message naming the node and the condition (exit 1, no crash). The same for
 # test_squeeze (run-time axes). Then ops compiled for the result shape the
-# model declares (test_tile, test_expand_dim_changed): values that give that
-# shape run, others fail the run naming the input and the declared shape.
+# model declares (test_tile, test_expand_dim_changed, test_slice, Resize's
+# run-time scales, Pad's run-time pads): values that give that shape run,
+# others fail the run naming the input and the declared shape.
 #
 # usage: dynamic_shapes.sh KILN TESTDATA_NODE_DIR WORK_DIR
 set -eu
@@ -156,4 +157,41 @@ out=$("$kiln" run "$work/model.so" --input "$set0/input_0.pb"       --input "$wo
 grep -q "^expect 'Y': PASS" <<<"$out" || { echo "resize: $out"; exit 1; }
 data=$set0/input_0.pb
 check_error resize_bad "error: the model's run failed: node 'Resize_0': Resize: input 2 'scales' gives a result shape other than the declared [1, 1, 4, 4] of 'Y'"
+
+# Pad with run-time pads (x [1,3,4,5]): other pads of the same totals,
+# negative ones (crops) included, against onnxruntime; pads
+# of other totals fail the run.
+for pad in constant reflect; do
+  dir=$node/test_${pad}_pad
+  set0=$dir/test_data_set_0
+  "$kiln" compile "$dir/model.onnx" -o "$work/model.so"
+  python3 - "$dir/model.onnx" "$set0" "$work" "$pad" <<'PY'
+import sys, numpy as np, onnx, onnxruntime
+from onnx import TensorProto, numpy_helper
+model, set0, work, pad = sys.argv[1:]
+m = onnx.load(model)
+inputs = {i.name: numpy_helper.to_array(TensorProto.FromString(open(f"{set0}/input_{n}.pb", "rb").read()))
+          for n, i in enumerate(m.graph.input)}
+def write(name, tensor_name, array):
+    open(f"{work}/{name}.pb", "wb").write(numpy_helper.from_array(array, tensor_name).SerializeToString())
+# The test's pads give [1,3,7,12] (constant) and [1,3,6,7] (reflect).
+other = [0, 0, -1, 9, 0, 0, 4, -2] if pad == "constant" else [0, 0, 2, 0, 0, 0, 0, 2]
+inputs["pads"] = np.array(other, dtype=np.int64)
+write(pad + "_pads", "pads", inputs["pads"])
+write(pad + "_bad", "pads", np.array([0, 0, 1, 1, 0, 0, 1, 2], dtype=np.int64))
+(y,) = onnxruntime.InferenceSession(model, providers=["CPUExecutionProvider"]).run(None, inputs)
+write(pad + "_expected", "y", y)
+PY
+  extra=()
+  [ "$pad" = constant ] && extra=(--input "$set0/input_2.pb")
+  out=$("$kiln" run "$work/model.so" --input "$set0/input_0.pb" \
+        --input "$work/${pad}_pads.pb" "${extra[@]}" --expect "$work/${pad}_expected.pb")
+  grep -q "^expect 'y': PASS" <<<"$out" || { echo "$pad pad: $out"; exit 1; }
+done
+status=0
+err=$("$kiln" run "$work/model.so" --input "$set0/input_0.pb" --input "$work/reflect_bad.pb" 2>&1 >/dev/null) || status=$?
+expected="error: the model's run failed: node 'Pad_0': Pad: input 1 'pads' gives a result shape other than the declared [1, 3, 6, 7] of 'y'"
+if [ "$status" != 1 ] || [ "$err" != "$expected" ]; then
+  echo "pad_bad: exit $status, stderr: $err"; exit 1
+fi
 echo "PASS"

@@ -17,6 +17,12 @@ Value i64Tensor(NodeContext &c, llvm::ArrayRef<int64_t> shape,
 /// when the model declares no usable shape.
 Results importRunTimeSlice(NodeContext &c);
 
+/// Pad (opset 11+) whose pads are a run-time value, gathered into the
+/// result shape the model declares (ImportPadRunTime.cpp); `value` is the
+/// rank-0 fill. Failure with no error set when the model declares no usable
+/// shape.
+Results importRunTimePad(NodeContext &c, llvm::StringRef mode, Value value);
+
 /// Pad, Resize/Upsample, GridSample, DepthToSpace/SpaceToDepth
 /// (ImportIndexingLayout.cpp).
 void registerIndexingLayoutHandlers(llvm::StringMap<OpHandler> &table);

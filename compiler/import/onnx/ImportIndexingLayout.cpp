@@ -39,9 +39,22 @@ Results importPad(NodeContext &c) {
     pads = *p;
     value = c.scalar(type.getElementType(), c.attrFloat("value", 0.0));
   } else {
+    if (c.hasInput(2) && c.type(c.input(2)).getNumElements() == 1) {
+      auto scalar = reshapeTo(c, c.input(2), {});
+      if (failed(scalar))
+        return failure();
+      value = *scalar;
+    } else {
+      value = c.scalar(type.getElementType(), 0.0);
+    }
     auto p = c.constantInts(1);
-    if (!p)
-      return c.needsConstant(1);
+    if (!p) {
+      if (mode != "constant" && mode != "reflect" && mode != "edge" &&
+          mode != "wrap")
+        return c.unsupported("Pad mode '" + mode + "'");
+      Results r = importRunTimePad(c, mode, value);
+      return succeeded(r) || !c.error.empty() ? r : c.needsConstant(1);
+    }
     pads = *p;
     if (c.hasInput(3)) {
       // Opset 18: pads name only `axes`, the others stay unpadded.
@@ -59,14 +72,6 @@ Results importPad(NodeContext &c) {
         full[rank + *axis] = pads[axes->size() + i];
       }
       pads = full;
-    }
-    if (c.hasInput(2) && c.type(c.input(2)).getNumElements() == 1) {
-      auto scalar = reshapeTo(c, c.input(2), {});
-      if (failed(scalar))
-        return failure();
-      value = *scalar;
-    } else {
-      value = c.scalar(type.getElementType(), 0.0);
     }
   }
   if ((int64_t)pads.size() != 2 * rank)
