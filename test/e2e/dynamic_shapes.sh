@@ -194,4 +194,30 @@ expected="error: the model's run failed: node 'Pad_0': Pad: input 1 'pads' gives
 if [ "$status" != 1 ] || [ "$err" != "$expected" ]; then
   echo "pad_bad: exit $status, stderr: $err"; exit 1
 fi
+
+# ReduceSum with run-time axes, no keepdims (data [3,2,2], declared [3,2]):
+# axes [2] and [-1] reduce the other candidate dim (against numpy); axes [0]
+# give another shape and [5] is out of range: both fail the run.
+dir=$node/test_reduce_sum_do_not_keepdims_random
+data=$dir/test_data_set_0/input_0.pb
+"$kiln" compile "$dir/model.onnx" -o "$work/model.so"
+python3 - "$data" "$work" <<'PY'
+import sys, numpy as np
+from onnx import TensorProto, numpy_helper
+x = numpy_helper.to_array(TensorProto.FromString(open(sys.argv[1], "rb").read()))
+work = sys.argv[2]
+def write(name, tensor_name, array):
+    open(f"{work}/{name}.pb", "wb").write(numpy_helper.from_array(array, tensor_name).SerializeToString())
+for case, axes in {"sum_last": [2], "sum_neg": [-1], "sum_bad": [0], "sum_range": [5]}.items():
+    write(case, "axes", np.array(axes, dtype=np.int64))
+write("sum_expected", "reduced", x.sum(axis=2))
+PY
+for case in sum_last sum_neg; do
+  out=$("$kiln" run "$work/model.so" --input "$data" --input "$work/$case.pb" \
+        --expect "$work/sum_expected.pb")
+  grep -q "^expect 'reduced': PASS" <<<"$out" || { echo "$case: $out"; exit 1; }
+done
+prefix="error: the model's run failed: node 'ReduceSum_0': ReduceSum: input 1 'axes'"
+check_error sum_bad "$prefix reduces dims that do not give the declared [3, 2] of 'reduced'"
+check_error sum_range "$prefix has an axis out of range for rank 3"
 echo "PASS"

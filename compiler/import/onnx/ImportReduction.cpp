@@ -6,13 +6,24 @@
 // are written as the kiln ops they are defined by; Hardmax is a one-hot of
 // ArgMax.
 //
+// Axes computed at run time: the model's declared result shape says which
+// sets of dims the reduction may be over (with keepdims, the dims that
+// become 1; without, every set of that many dims whose removal leaves the
+// declared shape). Each candidate set is reduced, the run-time axes pick
+// one, and a run whose axes match none fails:
+//
+//   mask[d] = any(normalize(axes) == d)
+//   y = where(mask == S1, reduce(x, S1), where(mask == S2, reduce(x, S2), ..))
+//
 //===----------------------------------------------------------------------===//
 
-#include "compiler/import/onnx/NodeContext.h"
+#include "compiler/import/onnx/ImportIndexing.h"
+#include "compiler/import/onnx/ImportNNBuilder.h"
 
 #include "onnx/onnx.pb.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 using namespace mlir;
 using namespace mlir::kiln::onnx_import;
@@ -73,9 +84,124 @@ FailureOr<Value> makeReduce(NodeContext &c, Value x, ArrayRef<int64_t> axes,
 using ReduceBuilder = std::function<FailureOr<Value>(NodeContext &, Value,
                                                      ArrayRef<int64_t>, bool)>;
 
+/// The sets of dims a reduction of `in` may be over to give `declared`:
+/// each as a 0/1 mask per dim. With keepdims the dims of extent 1 may go
+/// either way and give the same values: one set, which leaves them out.
+SmallVector<SmallVector<int64_t>> candidateSets(ArrayRef<int64_t> in,
+                                                ArrayRef<int64_t> declared,
+                                                int64_t count, bool keepdims) {
+  int64_t rank = in.size();
+  SmallVector<SmallVector<int64_t>> sets;
+  if (keepdims) {
+    if ((int64_t)declared.size() != rank)
+      return sets;
+    SmallVector<int64_t> set(rank, 0);
+    for (int64_t d = 0; d < rank; ++d) {
+      if (declared[d] != in[d] && declared[d] != 1)
+        return sets;
+      set[d] = declared[d] == 1 && in[d] != 1;
+    }
+    sets.push_back(set);
+    return sets;
+  }
+  if ((int64_t)declared.size() != rank - count || rank > 12)
+    return sets;
+  for (int64_t bits = 0; bits < (1 << rank); ++bits) {
+    if (llvm::popcount((uint64_t)bits) != count)
+      continue;
+    SmallVector<int64_t> set, kept;
+    for (int64_t d = 0; d < rank; ++d) {
+      set.push_back((bits >> d) & 1);
+      if (!set.back())
+        kept.push_back(in[d]);
+    }
+    if (ArrayRef(kept) == declared)
+      sets.push_back(set);
+  }
+  return sets;
+}
+
+/// A reduction whose axes (input 1) are computed at run time, over the
+/// candidate sets the declared result shape allows (see the file comment).
+/// Failure with no error set when the model declares no usable shape.
+Results runTimeAxesReduce(NodeContext &c, const ReduceBuilder &build) {
+  auto in = c.type(c.input(0));
+  auto axesType = c.type(c.input(1));
+  auto declared = c.declaredShape(0);
+  bool keepdims = c.attrInt("keepdims", 1) != 0;
+  if (!declared || !in.hasStaticShape() || axesType.getRank() != 1 ||
+      !axesType.hasStaticShape())
+    return failure();
+  int64_t rank = in.getRank(), n = axesType.getDimSize(0);
+  auto sets = candidateSets(in.getShape(), *declared, n, keepdims);
+  if (sets.empty() || sets.size() > 16)
+    return failure();
+  NNBuilder e(c);
+  Type i64 = c.b.getI64Type();
+  Value axes = e.cast(c.input(1), i64);
+  Value zero = e.k(axes, 0), one = e.k(axes, 1);
+  // Every axis in [-rank, rank).
+  Value inRange = e.op<k::AndOp>(
+      {e.greater(axes, e.k(axes, -rank - 1)), e.less(axes, e.k(axes, rank))});
+  Value allInRange = e.reduceMin(e.cast(inRange, i64), {0}, false);
+  Value norm = e.select(e.less(axes, zero), e.add(axes, e.k(axes, rank)), axes);
+  Value dims =
+      i64Tensor(c, {1, rank}, llvm::to_vector(llvm::seq<int64_t>(0, rank)));
+  Value mask =
+      e.reshape(e.reduceMax(e.cast(e.equal(e.reshape(norm, {n, 1}), dims), i64),
+                            {0}, false),
+                {rank});
+  if (e.failed)
+    return failure();
+  std::string where =
+      fmt::format("{}: input 1 '{}'", c.opType(), c.node.input(1));
+  k::AssertOp::create(
+      c.b, c.loc, e.equal(allInRange, one),
+      c.b.getStringAttr(
+          fmt::format("{} has an axis out of range for rank {}", where, rank)));
+  Value result, anyMatch;
+  for (const auto &set : sets) {
+    // The dims whose membership matters: all, or those of extent > 1.
+    SmallVector<int64_t> axesOfSet, relevant;
+    for (int64_t d = 0; d < rank; ++d) {
+      if (set[d])
+        axesOfSet.push_back(d);
+      relevant.push_back(!keepdims || in.getDimSize(d) != 1);
+    }
+    Value same = e.equal(mask, i64Tensor(c, {rank}, set));
+    same = e.op<k::OrOp>({same, e.equal(i64Tensor(c, {rank}, relevant), zero)});
+    Value match = e.equal(e.reduceMin(e.cast(same, i64), {0}, false), one);
+    auto reduced = build(c, c.input(0), axesOfSet, keepdims);
+    if (e.failed || failed(reduced))
+      return failure();
+    result = result ? e.select(match, *reduced, result) : *reduced;
+    anyMatch = anyMatch ? e.op<k::OrOp>({anyMatch, match}) : match;
+  }
+  if (e.failed)
+    return failure();
+  k::AssertOp::create(
+      c.b, c.loc, anyMatch,
+      c.b.getStringAttr(fmt::format(
+          "{} reduces dims that do not give the declared [{}] of '{}'", where,
+          fmt::join(*declared, ", "), c.node.output(0))));
+  return e.done({result});
+}
+
 OpHandler reduce(int64_t axesInputSince, ReduceBuilder build) {
   return [axesInputSince, build](NodeContext &c) -> Results {
     auto axes = reductionAxes(c, axesInputSince);
+    if (failed(axes) && c.errorIsUnsupported && c.hasInput(1) &&
+        c.opset >= axesInputSince) {
+      std::string error = c.error;
+      c.error.clear();
+      c.errorIsUnsupported = false;
+      Results r = runTimeAxesReduce(c, build);
+      if (succeeded(r) || !c.error.empty())
+        return r;
+      c.error = error;
+      c.errorIsUnsupported = true;
+      return failure();
+    }
     if (failed(axes))
       return failure();
     return one(build(c, c.input(0), *axes, c.attrInt("keepdims", 1) != 0));
