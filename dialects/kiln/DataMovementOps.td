@@ -230,4 +230,30 @@ def Kiln_NonZeroIndicesOp : Kiln_Op<"nonzero_indices"> {
   let results = (outs AnyRankedTensor:$result);
 }
 
+def Kiln_NonMaxSuppressionOp : Kiln_Op<"non_max_suppression"> {
+  let summary = "ONNX NonMaxSuppression: greedy selection of boxes per class";
+  let description = [{
+    `boxes` [batch, boxes, 4] (corners in any order, or center and size with
+    `center_point_box`), `scores` [batch, classes, boxes]; the rank-0
+    `max_output_boxes_per_class`, `iou_threshold` and `score_threshold`
+    (read only with `use_score_threshold`) may be run-time values. Per batch
+    and class, boxes are taken by decreasing score (ties: lower index first)
+    and kept unless their IoU with a box kept before exceeds the threshold.
+    Each kept box is a row [batch, class, box]; the row count is known only
+    after the run.
+    ```mlir
+    %s = kiln.non_max_suppression %b, %s, %max, %iou, %thr
+        {center_point_box = false, use_score_threshold = true}
+        : (tensor<1x6x4xf32>, tensor<1x1x6xf32>, tensor<i64>, tensor<f32>,
+           tensor<f32>) -> tensor<?x3xi64>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$boxes, AnyRankedTensor:$scores,
+                   AnyRankedTensor:$max_output_boxes_per_class,
+                   AnyRankedTensor:$iou_threshold,
+                   AnyRankedTensor:$score_threshold, BoolAttr:$center_point_box,
+                   BoolAttr:$use_score_threshold);
+  let results = (outs AnyRankedTensor:$result);
+}
+
 #endif // KILN_DATA_MOVEMENT_OPS_TD

@@ -637,6 +637,36 @@ LogicalResult NonZeroIndicesOp::inferReturnTypes(MLIRContext *ctx,
   return success();
 }
 
+LogicalResult
+NonMaxSuppressionOp::inferReturnTypes(MLIRContext *ctx,
+                                      std::optional<Location> l, Adaptor a,
+                                      SmallVectorImpl<Type> &out) {
+  auto boxes = rankedType(a.getBoxes()), scores = rankedType(a.getScores());
+  if (boxes.getRank() != 3 || boxes.getDimSize(2) != 4 ||
+      !isa<FloatType>(boxes.getElementType()))
+    return emitOptionalError(l, "boxes must be [batch, boxes, 4] floats, got ",
+                             a.getBoxes().getType());
+  if (scores.getRank() != 3 ||
+      scores.getElementType() != boxes.getElementType() ||
+      scores.getDimSize(0) != boxes.getDimSize(0) ||
+      scores.getDimSize(2) != boxes.getDimSize(1))
+    return emitOptionalError(l, "scores must be [batch, classes, boxes] of ",
+                             a.getBoxes().getType(), ", got ",
+                             a.getScores().getType());
+  for (Value v : {a.getMaxOutputBoxesPerClass(), a.getIouThreshold(),
+                  a.getScoreThreshold()})
+    if (rankedType(v).getRank() != 0)
+      return emitOptionalError(l,
+                               "thresholds and the box count must be "
+                               "rank 0, got ",
+                               v.getType());
+  if (!rankedType(a.getMaxOutputBoxesPerClass()).getElementType().isInteger(64))
+    return emitOptionalError(l, "max_output_boxes_per_class must be i64");
+  out.push_back(RankedTensorType::get({ShapedType::kDynamic, 3},
+                                      IntegerType::get(ctx, 64)));
+  return success();
+}
+
 LogicalResult DynamicUnsqueezeOp::inferReturnTypes(MLIRContext *,
                                                    std::optional<Location> l,
                                                    Adaptor a,

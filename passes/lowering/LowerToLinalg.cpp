@@ -45,6 +45,7 @@ void mlir::kiln::populateKilnToLinalgPatterns(RewritePatternSet &patterns,
   populateKilnIndexingToLinalgPatterns(patterns, typeConverter);
   populateKilnAttentionToLinalgPatterns(patterns, typeConverter);
   populateKilnDynamicShapeToLinalgPatterns(patterns, typeConverter);
+  populateKilnNonMaxSuppressionToLinalgPatterns(patterns, typeConverter);
   populateKilnStringToLinalgPatterns(patterns, typeConverter);
 }
 

@@ -3,8 +3,9 @@
 // Indexing ops with run-time indices map to kiln ops one to one. Ops whose
 // result shape comes from an input (TopK's k, OneHot's depth, Compress's
 // condition) need that input to be a compile-time constant; ops whose result
-// size depends on the data itself (NonZero, Unique, NonMaxSuppression) get a
-// "needs data-dependent shape" error (see docs/dynamic-shapes.md).
+// size depends on the data itself have a result of run-time extent (NonZero
+// here, NonMaxSuppression in ImportNMS.cpp); Unique still gets a "needs
+// data-dependent shape" error (see docs/dynamic-shapes.md).
 // Layout ops (Pad, Resize, DepthToSpace, ...) are in ImportIndexingLayout.cpp.
 //
 //===----------------------------------------------------------------------===//
@@ -361,7 +362,6 @@ void mlir::kiln::onnx_import::registerIndexingHandlers(
   t["EyeLike"] = importEyeLike;
   t["NonZero"] = importNonZero;
   t["Unique"] = dataDependentSize;
-  t["NonMaxSuppression"] = dataDependentSize;
   registerIndexingLayoutHandlers(t);
   registerTfIdfHandlers(t);
 }

@@ -529,5 +529,6 @@ void mlir::kiln::onnx_import::registerNNHandlers(
   registerEinsumHandlers(t);
   registerDetHandlers(t);
   registerRoiAlignHandlers(t);
+  registerNMSHandlers(t);
   registerDFTHandlers(t);
 }

@@ -108,6 +108,7 @@ void registerQuantHandlers(llvm::StringMap<OpHandler> &table);
 void registerEinsumHandlers(llvm::StringMap<OpHandler> &table);
 void registerDetHandlers(llvm::StringMap<OpHandler> &table);
 void registerRoiAlignHandlers(llvm::StringMap<OpHandler> &table);
+void registerNMSHandlers(llvm::StringMap<OpHandler> &table);
 void registerDFTHandlers(llvm::StringMap<OpHandler> &table);
 
 } // namespace mlir::kiln::onnx_import

@@ -77,3 +77,21 @@ func.func @slice_run_time_dim(%x: tensor<?x8xf32>) -> tensor<2x8xf32> {
   %y = kiln.slice %x {starts = array<i64: 0, 0>, ends = array<i64: 2, 8>, steps = array<i64: 1, 1>} : (tensor<?x8xf32>) -> tensor<2x8xf32>
   return %y : tensor<2x8xf32>
 }
+
+// -----
+
+func.func @nms_boxes_not_4(%b: tensor<1x6x5xf32>, %s: tensor<1x1x6xf32>, %m: tensor<i64>, %t: tensor<f32>) -> tensor<?x3xi64> {
+  // expected-error @+2 {{boxes must be [batch, boxes, 4] floats, got 'tensor<1x6x5xf32>'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %r = kiln.non_max_suppression %b, %s, %m, %t, %t {center_point_box = false, use_score_threshold = false} : (tensor<1x6x5xf32>, tensor<1x1x6xf32>, tensor<i64>, tensor<f32>, tensor<f32>) -> tensor<?x3xi64>
+  return %r : tensor<?x3xi64>
+}
+
+// -----
+
+func.func @nms_scores_mismatch(%b: tensor<1x6x4xf32>, %s: tensor<1x1x5xf32>, %m: tensor<i64>, %t: tensor<f32>) -> tensor<?x3xi64> {
+  // expected-error @+2 {{scores must be [batch, classes, boxes] of 'tensor<1x6x4xf32>', got 'tensor<1x1x5xf32>'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %r = kiln.non_max_suppression %b, %s, %m, %t, %t {center_point_box = false, use_score_threshold = false} : (tensor<1x6x4xf32>, tensor<1x1x5xf32>, tensor<i64>, tensor<f32>, tensor<f32>) -> tensor<?x3xi64>
+  return %r : tensor<?x3xi64>
+}
