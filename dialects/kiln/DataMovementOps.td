@@ -230,6 +230,28 @@ def Kiln_NonZeroIndicesOp : Kiln_Op<"nonzero_indices"> {
   let results = (outs AnyRankedTensor:$result);
 }
 
+def Kiln_UniqueOp : Kiln_Op<"unique"> {
+  let summary = "ONNX Unique: distinct elements, or slices along an axis";
+  let description = [{
+    Without `axis` the input is flattened and its distinct elements are
+    found; with `axis`, its distinct slices along that axis (compared
+    element by element in row-major order). `sorted` orders them ascending
+    (slices lexicographically), else by first occurrence. Results: the
+    distinct values (`?` along the axis), the index of each one's first
+    occurrence, each input element's (slice's) position in the result, and
+    the occurrence counts; all but `inverse_indices` have an extent known
+    only after the run.
+    ```mlir
+    %y, %i, %inv, %n = kiln.unique %x {sorted = true}
+        : (tensor<6xf32>) -> (tensor<?xf32>, tensor<?xi64>, tensor<6xi64>, tensor<?xi64>)
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, OptionalAttr<I64Attr>:$axis,
+                   BoolAttr:$sorted);
+  let results = (outs AnyRankedTensor:$values, AnyRankedTensor:$indices,
+                 AnyRankedTensor:$inverse_indices, AnyRankedTensor:$counts);
+}
+
 def Kiln_NonMaxSuppressionOp : Kiln_Op<"non_max_suppression"> {
   let summary = "ONNX NonMaxSuppression: greedy selection of boxes per class";
   let description = [{

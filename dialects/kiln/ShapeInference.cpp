@@ -637,6 +637,30 @@ LogicalResult NonZeroIndicesOp::inferReturnTypes(MLIRContext *ctx,
   return success();
 }
 
+LogicalResult UniqueOp::inferReturnTypes(MLIRContext *ctx,
+                                         std::optional<Location> l, Adaptor a,
+                                         SmallVectorImpl<Type> &out) {
+  auto input = rankedType(a.getInput());
+  if (!input.hasStaticShape())
+    return emitOptionalError(l, "needs a static input shape, got ", input);
+  Type i64 = IntegerType::get(ctx, 64);
+  int64_t keys = input.getNumElements();
+  if (std::optional<int64_t> axis = a.getAxis()) {
+    if (*axis < 0 || *axis >= input.getRank())
+      return emitOptionalError(l, "axis ", *axis, " out of range for rank ",
+                               input.getRank());
+    keys = input.getDimSize(*axis);
+    SmallVector<int64_t> shape(input.getShape());
+    shape[*axis] = ShapedType::kDynamic;
+    out.push_back(input.clone(shape));
+  } else {
+    out.push_back(input.clone({ShapedType::kDynamic}));
+  }
+  auto perUnique = RankedTensorType::get({ShapedType::kDynamic}, i64);
+  out.append({perUnique, RankedTensorType::get({keys}, i64), perUnique});
+  return success();
+}
+
 LogicalResult
 NonMaxSuppressionOp::inferReturnTypes(MLIRContext *ctx,
                                       std::optional<Location> l, Adaptor a,

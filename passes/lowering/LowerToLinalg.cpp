@@ -46,6 +46,7 @@ void mlir::kiln::populateKilnToLinalgPatterns(RewritePatternSet &patterns,
   populateKilnAttentionToLinalgPatterns(patterns, typeConverter);
   populateKilnDynamicShapeToLinalgPatterns(patterns, typeConverter);
   populateKilnNonMaxSuppressionToLinalgPatterns(patterns, typeConverter);
+  populateKilnUniqueToLinalgPatterns(patterns, typeConverter);
   populateKilnStringToLinalgPatterns(patterns, typeConverter);
 }
 

@@ -20,6 +20,7 @@
 //===----------------------------------------------------------------------===//
 #include "passes/lowering/LoweringUtils.h"
 #include "passes/lowering/Patterns.h"
+#include "passes/lowering/ScalarOps.h"
 
 #include "dialects/kiln/KilnOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -32,47 +33,9 @@ using namespace mlir::kiln;
 
 namespace {
 
-/// Scalar arithmetic at one insertion point.
-struct Ops {
-  OpBuilder &b;
-  Location l;
-  Value idx(int64_t v) { return arith::ConstantIndexOp::create(b, l, v); }
-  Value i64(int64_t v) {
-    return arith::ConstantOp::create(b, l, b.getI64IntegerAttr(v));
-  }
-  Value flag(bool v) {
-    return arith::ConstantOp::create(b, l, b.getBoolAttr(v));
-  }
-  Value andi(Value x, Value y) { return arith::AndIOp::create(b, l, x, y); }
-  Value ori(Value x, Value y) { return arith::OrIOp::create(b, l, x, y); }
-  Value noti(Value x) { return arith::XOrIOp::create(b, l, x, flag(true)); }
-  Value cmpf(arith::CmpFPredicate p, Value x, Value y) {
-    return arith::CmpFOp::create(b, l, p, x, y);
-  }
-  Value cmpi(arith::CmpIPredicate p, Value x, Value y) {
-    return arith::CmpIOp::create(b, l, p, x, y);
-  }
-  Value select(Value c, Value x, Value y) {
-    return arith::SelectOp::create(b, l, c, x, y);
-  }
-  Value addf(Value x, Value y) { return arith::AddFOp::create(b, l, x, y); }
-  Value subf(Value x, Value y) { return arith::SubFOp::create(b, l, x, y); }
-  Value mulf(Value x, Value y) { return arith::MulFOp::create(b, l, x, y); }
-  Value divf(Value x, Value y) { return arith::DivFOp::create(b, l, x, y); }
-  Value toIndex(Value v) {
-    return arith::IndexCastOp::create(b, l, b.getIndexType(), v);
-  }
-  Value toI64(Value v) {
-    return arith::IndexCastOp::create(b, l, b.getI64Type(), v);
-  }
-  Value at(Value t, ValueRange coords) {
-    return tensor::ExtractOp::create(b, l, t, coords);
-  }
-};
-
 /// Whether box `i` suppresses box `j` of batch `batch`: ONNX's reference,
 /// where a box of no area or no overlap suppresses nothing.
-Value suppresses(Ops &o, Value boxes, Value batch, Value i, Value j,
+Value suppresses(ScalarOps &o, Value boxes, Value batch, Value i, Value j,
                  bool centerPointBox, Value iouThreshold) {
   using P = arith::CmpFPredicate;
   auto coord = [&](Value box, int64_t k) {
@@ -132,7 +95,7 @@ struct NonMaxSuppressionLowering
     // The loops are built outside the conversion driver, as the attention
     // lowering does: scf is not among its legal dialects.
     OpBuilder b(op);
-    Ops o{b, loc};
+    ScalarOps o{b, loc};
     auto dim = [&](Value t, int64_t d) -> Value {
       return tensor::DimOp::create(b, loc, t, d);
     };
@@ -168,7 +131,7 @@ struct NonMaxSuppressionLowering
               bb, loc, c0, classes, c1, bArgs,
               [&](OpBuilder &cb, Location, Value cls, ValueRange cArgs) {
                 Value first = cArgs[1];
-                Ops co{cb, loc};
+                ScalarOps co{cb, loc};
                 Value none = co.i64(-1);
                 Value noScore =
                     arith::ConstantOp::create(cb, loc, FloatAttr::get(ft, 0));
@@ -178,20 +141,20 @@ struct NonMaxSuppressionLowering
                     ValueRange{cArgs[0], cArgs[1], co.i64(0), noScore, none,
                                co.flag(false)},
                     [&](OpBuilder &sb, Location, Value, ValueRange s) {
-                      Ops so{sb, loc};
+                      ScalarOps so{sb, loc};
                       Value active = so.andi(so.noti(s[5]),
                                              so.cmpi(IP::slt, s[2], maxOut));
                       auto step = scf::IfOp::create(
                           sb, loc, active,
                           [&](OpBuilder &tb, Location) {
-                            Ops to{tb, loc};
+                            ScalarOps to{tb, loc};
                             // The best box ordered after the previous one.
                             auto search = scf::ForOp::create(
                                 tb, loc, c0, count, c1,
                                 ValueRange{none, noScore},
                                 [&](OpBuilder &fb, Location, Value i,
                                     ValueRange f) {
-                                  Ops fo{fb, loc};
+                                  ScalarOps fo{fb, loc};
                                   Value score = fo.at(scores, {batch, cls, i});
                                   Value index = fo.toI64(i);
                                   Value after = fo.ori(
@@ -219,14 +182,14 @@ struct NonMaxSuppressionLowering
                             auto keep = scf::IfOp::create(
                                 tb, loc, found,
                                 [&](OpBuilder &kb, Location) {
-                                  Ops ko{kb, loc};
+                                  ScalarOps ko{kb, loc};
                                   Value bestIdx = ko.toIndex(best);
                                   auto check = scf::ForOp::create(
                                       kb, loc, first, s[1], c1,
                                       ValueRange{ko.flag(false)},
                                       [&](OpBuilder &rb, Location, Value r,
                                           ValueRange a) {
-                                        Ops ro{rb, loc};
+                                        ScalarOps ro{rb, loc};
                                         Value other = ro.toIndex(
                                             ro.at(s[0], {r, ro.idx(2)}));
                                         Value hit = suppresses(
@@ -240,7 +203,7 @@ struct NonMaxSuppressionLowering
                                   auto write = scf::IfOp::create(
                                       kb, loc, kept,
                                       [&](OpBuilder &wb, Location) {
-                                        Ops wo{wb, loc};
+                                        ScalarOps wo{wb, loc};
                                         Value t = s[0];
                                         Value row[3] = {wo.toI64(batch),
                                                         wo.toI64(cls), best};
@@ -269,7 +232,7 @@ struct NonMaxSuppressionLowering
                                                  ko.flag(false)});
                                 },
                                 [&](OpBuilder &kb, Location) {
-                                  Ops ko{kb, loc};
+                                  ScalarOps ko{kb, loc};
                                   scf::YieldOp::create(
                                       kb, loc,
                                       ValueRange{s[0], s[1], s[2], s[3], s[4],

@@ -34,6 +34,9 @@ void populateKilnIndexingToLinalgPatterns(RewritePatternSet &patterns,
 /// Ops whose result shape is computed at run time (DynamicShape.cpp).
 void populateKilnDynamicShapeToLinalgPatterns(RewritePatternSet &patterns,
                                               TypeConverter &typeConverter);
+/// Unique: scf loops (Unique.cpp).
+void populateKilnUniqueToLinalgPatterns(RewritePatternSet &patterns,
+                                        TypeConverter &typeConverter);
 /// NonMaxSuppression: scf loops (NonMaxSuppression.cpp).
 void populateKilnNonMaxSuppressionToLinalgPatterns(
     RewritePatternSet &patterns, TypeConverter &typeConverter);

@@ -257,4 +257,35 @@ for case in 0 1 2 3; do
   out=$("$kiln" run "$work/nms.so" "${args[@]}" --expect "$work/nms${case}_expected.pb")
   grep -q "^expect 'sel': PASS" <<<"$out" || { echo "nms $case: $out"; exit 1; }
 done
+
+# Unique of 200 small integers (sorted and in first-occurrence order) and of
+# the rows of a [60, 3] float matrix with repeats, all four outputs against
+# onnxruntime.
+python3 - "$work" <<'PY'
+import sys, numpy as np, onnx, onnxruntime
+from onnx import TensorProto, helper, numpy_helper
+work = sys.argv[1]
+rng = np.random.default_rng(3)
+cases = {"u_ints": (rng.integers(-15, 15, (200,)).astype(np.int64), {"sorted": 1}),
+         "u_first": (rng.integers(0, 40, (10, 20)).astype(np.int64), {"sorted": 0}),
+         "u_rows": (rng.integers(0, 3, (60, 3)).astype(np.float32) * 0.5, {"axis": 0})}
+for name, (x, attrs) in cases.items():
+    elem = helper.np_dtype_to_tensor_dtype(x.dtype)
+    outs = ["Y", "indices", "inverse_indices", "counts"]
+    node = helper.make_node("Unique", ["X"], outs, **attrs)
+    graph = helper.make_graph([node], name, [helper.make_tensor_value_info("X", elem, list(x.shape))],
+                              [helper.make_tensor_value_info(o, elem if o == "Y" else TensorProto.INT64, None) for o in outs])
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 11)]), f"{work}/{name}.onnx")
+    results = onnxruntime.InferenceSession(f"{work}/{name}.onnx", providers=["CPUExecutionProvider"]).run(None, {"X": x})
+    open(f"{work}/{name}_X.pb", "wb").write(numpy_helper.from_array(x, "X").SerializeToString())
+    for o, r in zip(outs, results):
+        open(f"{work}/{name}_{o}.pb", "wb").write(numpy_helper.from_array(r, o).SerializeToString())
+PY
+for name in u_ints u_first u_rows; do
+  "$kiln" compile "$work/$name.onnx" -o "$work/$name.so"
+  args=()
+  for o in Y indices inverse_indices counts; do args+=(--expect "$work/${name}_$o.pb"); done
+  out=$("$kiln" run "$work/$name.so" --input "$work/${name}_X.pb" "${args[@]}")
+  [ "$(grep -c ": PASS" <<<"$out")" = 4 ] || { echo "$name: $out"; exit 1; }
+done
 echo "PASS"

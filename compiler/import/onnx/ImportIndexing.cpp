@@ -4,8 +4,8 @@
 // result shape comes from an input (TopK's k, OneHot's depth, Compress's
 // condition) need that input to be a compile-time constant; ops whose result
 // size depends on the data itself have a result of run-time extent (NonZero
-// here, NonMaxSuppression in ImportNMS.cpp); Unique still gets a "needs
-// data-dependent shape" error (see docs/dynamic-shapes.md).
+// and Unique here, NonMaxSuppression in ImportNMS.cpp; see
+// docs/dynamic-shapes.md).
 // Layout ops (Pad, Resize, DepthToSpace, ...) are in ImportIndexingLayout.cpp.
 //
 //===----------------------------------------------------------------------===//
@@ -340,10 +340,24 @@ Results importNonZero(NodeContext &c) {
   return one(c.make<k::ConcatOp>(rows, {c.named("axis", axisAttr(c, 0))}));
 }
 
-Results dataDependentSize(NodeContext &c) {
-  return c.unsupported(
-      "needs data-dependent shape (the number of results depends on the "
-      "input values; see docs/dynamic-shapes.md)");
+/// Unique: results whose extent is the distinct count, known after the run.
+Results importUnique(NodeContext &c) {
+  std::optional<int64_t> axis;
+  if (c.hasAttr("axis")) {
+    int64_t rank = c.type(c.input(0)).getRank();
+    axis = c.normalizeAxis(c.attrInt("axis", 0), rank);
+    if (!axis)
+      return c.fail(fmt::format("axis {} out of range for rank {}",
+                                c.attrInt("axis", 0), rank));
+  }
+  if (!c.type(c.input(0)).hasStaticShape())
+    return c.unsupported("Unique of an input with run-time extents");
+  auto op =
+      k::UniqueOp::create(c.b, c.loc, c.input(0),
+                          axis ? c.b.getI64IntegerAttr(*axis) : IntegerAttr(),
+                          c.b.getBoolAttr(c.attrInt("sorted", 1) != 0));
+  return SmallVector<Value>{op.getValues(), op.getIndices(),
+                            op.getInverseIndices(), op.getCounts()};
 }
 } // namespace
 
@@ -361,7 +375,7 @@ void mlir::kiln::onnx_import::registerIndexingHandlers(
   t["Compress"] = importCompress;
   t["EyeLike"] = importEyeLike;
   t["NonZero"] = importNonZero;
-  t["Unique"] = dataDependentSize;
+  t["Unique"] = importUnique;
   registerIndexingLayoutHandlers(t);
   registerTfIdfHandlers(t);
 }
