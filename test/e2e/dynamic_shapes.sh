@@ -288,4 +288,25 @@ for name in u_ints u_first u_rows; do
   out=$("$kiln" run "$work/$name.so" --input "$work/${name}_X.pb" "${args[@]}")
   [ "$(grep -c ": PASS" <<<"$out")" = 4 ] || { echo "$name: $out"; exit 1; }
 done
+
+# STFT with a run-time frame_step (test_stft: 128 samples, declared 15
+# frames of 16): a step giving 13 frames, and a zero step, fail the run.
+dir=$node/test_stft
+"$kiln" compile "$dir/model.onnx" -o "$work/model.so"
+data=$dir/test_data_set_0/input_0.pb
+python3 - "$work" <<'PY'
+import sys, numpy as np
+from onnx import numpy_helper
+for case, v in {"stft_step9": 9, "stft_step0": 0}.items():
+    open(f"{sys.argv[1]}/{case}.pb", "wb").write(numpy_helper.from_array(np.array(v, np.int64), "frame_step").SerializeToString())
+PY
+for case in stft_step9 stft_step0; do
+  status=0
+  err=$("$kiln" run "$work/model.so" --input "$data" --input "$work/$case.pb" \
+        --input "$dir/test_data_set_0/input_2.pb" 2>&1 >/dev/null) || status=$?
+  expected="error: the model's run failed: node 'STFT_0': STFT: input 1 'frame_step' must be positive and give 15 frames of 16 samples from 128, as the model declares 'output' as [1, 15, 9, 2]"
+  if [ "$status" != 1 ] || [ "$err" != "$expected" ]; then
+    echo "$case: exit $status, stderr: $err"; exit 1
+  fi
+done
 echo "PASS"

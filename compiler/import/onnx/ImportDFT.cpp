@@ -11,14 +11,23 @@
 //                                         y_i = x_i C - x_r S
 //   inverse  sin negated, and the result divided by L.
 //
+// STFT frames the signal [batch, length, 1 or 2] with a gather (frame f
+// reads samples f * frame_step + [0, frame_length)), weights each frame by
+// the window, and runs the same DFT along the frame: [batch, frames, bins,
+// 2]. A run-time frame_step reaches the gather indices; the frame count and
+// a run-time frame_length then come from the result shape the model
+// declares, checked when the model runs.
+//
 //===----------------------------------------------------------------------===//
 
+#include "compiler/import/onnx/ImportIndexing.h"
 #include "compiler/import/onnx/ImportNNBuilder.h"
 
 #include "onnx/onnx.pb.h"
 
 #include <cmath>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 using namespace mlir;
 using namespace mlir::kiln;
@@ -56,6 +65,20 @@ Results importDFT(NodeContext &c) {
     if (length < 1)
       return c.fail("dft_length must be positive");
   }
+  return one(buildDFT(c, x, *axis, length, onesided, inverse));
+}
+
+} // namespace
+
+FailureOr<Value> mlir::kiln::onnx_import::buildDFT(NodeContext &c, Value x,
+                                                   int64_t axis, int64_t length,
+                                                   bool onesided,
+                                                   bool inverse) {
+  auto type = c.type(x);
+  int64_t rank = type.getRank();
+  Type et = type.getElementType();
+  bool complexInput = type.getDimSize(rank - 1) == 2;
+  int64_t n = type.getDimSize(axis);
   int64_t bins = onesided ? length / 2 + 1 : length;
 
   // Twiddle matrices [N, K]; signal rows past L are truncated away.
@@ -79,9 +102,9 @@ Results importDFT(NodeContext &c) {
   // Signal dims only, with the transformed one moved last.
   SmallVector<int64_t> perm;
   for (int64_t d = 0; d < rank - 1; ++d)
-    if (d != *axis)
+    if (d != axis)
       perm.push_back(d);
-  perm.push_back(*axis);
+  perm.push_back(axis);
   SmallVector<int64_t> back(rank - 1);
   for (int64_t d = 0; d < rank - 1; ++d)
     back[perm[d]] = d;
@@ -103,16 +126,124 @@ Results importDFT(NodeContext &c) {
     yi = e.div(yi, e.k(yi, (double)length));
   }
   SmallVector<int64_t> outShape(signalShape);
-  outShape[*axis] = bins;
+  outShape[axis] = bins;
   outShape.push_back(1);
   auto restore = [&](Value v) {
     return e.reshape(e.transpose(v, back), outShape);
   };
-  return e.done({e.concat({restore(yr), restore(yi)}, rank - 1)});
+  Value y = e.concat({restore(yr), restore(yi)}, rank - 1);
+  if (e.failed)
+    return failure();
+  return y;
+}
+
+namespace {
+/// Input `i` as a rank-0 i64 tensor when it holds one integer, else null.
+Value scalarI64(NodeContext &c, NNBuilder &e, size_t i) {
+  if (!c.hasInput(i) || c.type(c.input(i)).getNumElements() != 1 ||
+      !isa<IntegerType>(c.type(c.input(i)).getElementType()))
+    return Value();
+  auto scalar = reshapeTo(c, c.input(i), {});
+  return failed(scalar) ? Value() : e.cast(*scalar, c.b.getI64Type());
+}
+
+Results importSTFT(NodeContext &c) {
+  Value x = c.input(0);
+  if (!x)
+    return c.fail("needs a signal");
+  auto type = c.type(x);
+  Type et = type.getElementType();
+  if (type.getRank() != 3 || !isa<FloatType>(et) || !type.hasStaticShape() ||
+      (type.getDimSize(2) != 1 && type.getDimSize(2) != 2))
+    return c.fail("signal must be floats [batch, length, 1 or 2]");
+  int64_t batch = type.getDimSize(0), length = type.getDimSize(1);
+  bool onesided = c.attrInt("onesided", 1) != 0;
+  if (onesided && type.getDimSize(2) == 2)
+    return c.fail("onesided needs a real signal");
+  auto declared = c.declaredShape(0);
+  if (declared && declared->size() != 4)
+    declared.reset();
+  NNBuilder e(c);
+
+  // frame_length: a constant, the window's length, or the declared bins.
+  std::optional<int64_t> frameLength;
+  Value window = c.hasInput(2) ? c.input(2) : Value();
+  if (window) {
+    if (c.type(window).getRank() != 1 || !c.type(window).hasStaticShape())
+      return c.fail("window must be 1-D");
+    frameLength = c.type(window).getDimSize(0);
+  }
+  if (c.hasInput(3)) {
+    auto l = c.shapeInput(3, [&]() -> std::optional<SmallVector<int64_t>> {
+      if (frameLength)
+        return SmallVector<int64_t>{*frameLength};
+      if (!declared)
+        return std::nullopt;
+      int64_t bins = (*declared)[2];
+      return SmallVector<int64_t>{onesided ? 2 * (bins - 1) : bins};
+    });
+    if (!l || l->size() != 1)
+      return c.error.empty() ? c.needsConstant(3) : Results(failure());
+    if (frameLength && *frameLength != (*l)[0])
+      return c.fail("frame_length differs from the window's length");
+    frameLength = (*l)[0];
+  }
+  if (!frameLength)
+    frameLength = length;
+  int64_t fl = *frameLength;
+  if (fl < 1 || fl > length)
+    return c.fail(fmt::format("frame_length {} is not in [1, {}]", fl, length));
+
+  // frame_step: a constant gives the frame count; a run-time one is checked
+  // to give the declared count.
+  int64_t frames;
+  Value step;
+  if (auto s = c.constantInts(1)) {
+    if (s->size() != 1 || (*s)[0] < 1)
+      return c.fail("frame_step must be one positive value");
+    frames = 1 + (length - fl) / (*s)[0];
+    step = c.scalar(c.b.getI64Type(), (double)(*s)[0]);
+  } else {
+    step = scalarI64(c, e, 1);
+    if (!step || !declared)
+      return c.needsConstant(1);
+    frames = (*declared)[1];
+    Value safe = e.max(step, e.k(step, 1));
+    Value count =
+        e.add(e.div(e.k(step, (double)(length - fl)), safe), e.k(step, 1));
+    Value ok = e.op<AndOp>({e.greater(step, e.k(step, 0)),
+                            e.equal(count, e.k(step, (double)frames))});
+    if (e.failed)
+      return failure();
+    AssertOp::create(
+        c.b, c.loc, ok,
+        c.b.getStringAttr(fmt::format(
+            "STFT: input 1 '{}' must be positive and give {} frames of {} "
+            "samples from {}, as the model declares '{}' as [{}]",
+            c.node.input(1), frames, fl, length, c.node.output(0),
+            fmt::join(*declared, ", "))));
+  }
+  if (frames < 1)
+    return c.fail("the signal is shorter than one frame");
+
+  // Frames [batch, frames, fl, channels] gathered at f * step + k.
+  Value f =
+      i64Tensor(c, {frames, 1}, llvm::to_vector(llvm::seq<int64_t>(0, frames)));
+  Value k = i64Tensor(c, {1, fl}, llvm::to_vector(llvm::seq<int64_t>(0, fl)));
+  Value indices = e.reshape(e.add(e.mul(f, step), k), {frames * fl});
+  Value framed =
+      e.op<GatherOp>({x, indices}, {c.named("axis", c.b.getI64IntegerAttr(1))});
+  framed = e.reshape(framed, {batch, frames, fl, type.getDimSize(2)});
+  if (window)
+    framed = e.mul(framed, e.reshape(e.cast(window, et), {1, 1, fl, 1}));
+  if (e.failed)
+    return failure();
+  return one(buildDFT(c, framed, 2, fl, onesided, /*inverse=*/false));
 }
 } // namespace
 
 void mlir::kiln::onnx_import::registerDFTHandlers(
     llvm::StringMap<OpHandler> &t) {
   t["DFT"] = importDFT;
+  t["STFT"] = importSTFT;
 }

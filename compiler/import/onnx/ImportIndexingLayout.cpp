@@ -161,7 +161,7 @@ LogicalResult runTimeScales(NodeContext &c, ResizeSpec &s, size_t i) {
 FailureOr<Value> makeResize(NodeContext &c, const ResizeSpec &s) {
   auto type = c.type(c.input(0));
   if (s.mode != "nearest" && !isa<FloatType>(type.getElementType())) {
-    c.unsupported(s.mode + " Resize of integer tensors");
+    (void)c.unsupported(s.mode + " Resize of integer tensors");
     return failure();
   }
   // Run-time scales or roi: all of them as one f64 vector, the constant

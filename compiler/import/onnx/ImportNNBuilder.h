@@ -92,6 +92,11 @@ public:
   FailureOr<llvm::SmallVector<Value>> done(llvm::ArrayRef<Value> results);
 };
 
+/// DFT of `x` [batch, ..., N, ..., 1 or 2] along `axis` with dft_length
+/// `length` (ImportDFT.cpp): [..., bins, ..., 2].
+FailureOr<Value> buildDFT(NodeContext &c, Value x, int64_t axis, int64_t length,
+                          bool onesided, bool inverse);
+
 /// kiln.conv of `x` and `weight` (and `bias` unless null) with the node's
 /// Conv window attributes (kernel_shape, strides, pads, auto_pad, dilations,
 /// group), for Conv and its integer variants.
