@@ -309,4 +309,35 @@ for case in stft_step9 stft_step0; do
     echo "$case: exit $status, stderr: $err"; exit 1
   fi
 done
+
+# MelWeightMatrix with constant extents (40 mel bins, dft 512) and run-time
+# sample rate and band edges, against ONNX's reference evaluator at two
+# settings.
+python3 - "$work" <<'PY'
+import sys, numpy as np, onnx
+from onnx import TensorProto, helper, numpy_helper
+from onnx.reference import ReferenceEvaluator
+work = sys.argv[1]
+consts = [helper.make_node("Constant", [], ["mels"], value=numpy_helper.from_array(np.array(40, np.int64))),
+          helper.make_node("Constant", [], ["dft"], value=numpy_helper.from_array(np.array(512, np.int64)))]
+node = helper.make_node("MelWeightMatrix", ["mels", "dft", "rate", "lo", "hi"], ["w"])
+inputs = [helper.make_tensor_value_info("rate", TensorProto.INT64, []),
+          helper.make_tensor_value_info("lo", TensorProto.FLOAT, []),
+          helper.make_tensor_value_info("hi", TensorProto.FLOAT, [])]
+graph = helper.make_graph(consts + [node], "mel", inputs, [helper.make_tensor_value_info("w", TensorProto.FLOAT, None)])
+model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+onnx.save(model, f"{work}/mel.onnx")
+for case, (rate, lo, hi) in enumerate([(16000, 20.0, 8000.0), (22050, 0.0, 11025.0)]):
+    feeds = {"rate": np.array(rate, np.int64), "lo": np.array(lo, np.float32), "hi": np.array(hi, np.float32)}
+    (w,) = ReferenceEvaluator(model).run(None, feeds)
+    for name, value in feeds.items():
+        open(f"{work}/mel{case}_{name}.pb", "wb").write(numpy_helper.from_array(value, name).SerializeToString())
+    open(f"{work}/mel{case}_expected.pb", "wb").write(numpy_helper.from_array(w, "w").SerializeToString())
+PY
+"$kiln" compile "$work/mel.onnx" -o "$work/mel.so"
+for case in 0 1; do
+  out=$("$kiln" run "$work/mel.so" --input "$work/mel${case}_rate.pb" --input "$work/mel${case}_lo.pb" \
+        --input "$work/mel${case}_hi.pb" --expect "$work/mel${case}_expected.pb")
+  grep -q "^expect 'w': PASS" <<<"$out" || { echo "mel $case: $out"; exit 1; }
+done
 echo "PASS"
