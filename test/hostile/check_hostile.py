@@ -170,6 +170,38 @@ def cases(work):
         [helper.make_node("Relu", ["x"], ["y"], name=long_name)],
         [tensor("x")], [tensor("y")]), \
         r"name of \d+ bytes"
+    # Control flow: Ifs nested 20 deep, and a Loop whose unrolling would
+    # import millions of nodes (1000 iterations of 2000 Relus).
+    def leaf(name):
+        return helper.make_graph([helper.make_node("Relu", ["x"], [name])],
+                                 name, [], [tensor(name)])
+    inner = leaf("y0")
+    for depth in range(1, 20):
+        inner = helper.make_graph(
+            [helper.make_node("If", ["c"], [f"y{depth}"], then_branch=inner,
+                              else_branch=leaf(f"e{depth}"))],
+            f"b{depth}", [], [tensor(f"y{depth}")])
+    yield "if_nested_deep", model(
+        [helper.make_node("If", ["c"], ["y"], then_branch=inner,
+                          else_branch=leaf("e"))],
+        [helper.make_tensor_value_info("c", TensorProto.BOOL, []),
+         tensor("x")], [tensor("y")]), \
+        r"control flow is nested more than 16 deep"
+    relus = [helper.make_node("Relu", [f"r{i}"], [f"r{i + 1}"])
+             for i in range(2000)]
+    body = helper.make_graph(
+        [helper.make_node("Identity", ["ci"], ["co"]),
+         helper.make_node("Identity", ["v"], ["r0"])] + relus,
+        "body", [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+                 helper.make_tensor_value_info("ci", TensorProto.BOOL, []),
+                 tensor("v")],
+        [helper.make_tensor_value_info("co", TensorProto.BOOL, []),
+         tensor("r2000")])
+    trips = numpy_helper.from_array(np.array(1000, np.int64), "n")
+    yield "loop_unrolls_millions", model(
+        [helper.make_node("Loop", ["n", "", "x"], ["y"], body=body)],
+        [tensor("x")], [tensor("y")], inits=[trips]), \
+        r"control flow unrolls to more than 1000000 nodes"
 
 
 def sanitized(kiln):

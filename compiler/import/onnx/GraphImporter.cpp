@@ -19,6 +19,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Path.h"
 #include <fmt/format.h>
@@ -44,6 +45,7 @@ const llvm::StringMap<OpHandler> &handlerTable() {
     registerActivationHandlers(t);
     registerIndexingHandlers(t);
     registerSequenceHandlers(t);
+    registerControlFlowHandlers(t);
     return t;
   }();
   return table;
@@ -240,6 +242,13 @@ private:
                          OpBuilder &b);
   llvm::Error declareSymbols(func::FuncOp func, ArrayRef<std::string> argNames,
                              OpBuilder &b);
+  /// Imports the nodes of a control-flow body with its inputs bound to
+  /// `inputs`, returns its outputs and forgets its names again (so the body
+  /// can be imported once per unrolled iteration).
+  FailureOr<SmallVector<Value>> importSubgraph(const onnx::GraphProto &body,
+                                               ArrayRef<Value> inputs,
+                                               OpBuilder &b,
+                                               std::string &error);
 
   MLIRContext &ctx;
   const onnx::ModelProto &model;
@@ -256,6 +265,10 @@ private:
   /// The i64 extent of each symbol, and of each symbolic (input, dim).
   llvm::StringMap<Value> symbolValues;
   llvm::DenseMap<std::pair<Value, int64_t>, Value> inputDims;
+  /// Control-flow bodies being imported (nesting), and the nodes imported
+  /// from bodies so far (unrolled loops multiply them).
+  int subgraphDepth = 0;
+  uint64_t subgraphNodes = 0;
   /// Who wrote each tensor name: "graph input 'x'" or "node 'n' (Op)".
   llvm::StringMap<std::string> writers;
   std::string lastDiagnostic;
@@ -485,6 +498,11 @@ llvm::Error GraphImporter::importNode(const onnx::NodeProto &node, size_t index,
   nc.symbolDim = [this](Value v, int64_t d) -> Value {
     return inputDims.lookup({v, d});
   };
+  nc.importSubgraph =
+      [this, &b, &nc](const onnx::GraphProto &body,
+                      ArrayRef<Value> bound) -> FailureOr<SmallVector<Value>> {
+    return importSubgraph(body, bound, b, nc.error);
+  };
   nc.valueOf = [this, &b](const std::string &tensor) -> Value {
     if (tensor.empty() || sequences.count(tensor))
       return Value();
@@ -520,6 +538,102 @@ llvm::Error GraphImporter::importNode(const onnx::NodeProto &node, size_t index,
     values[node.output(i)] = foldShapeArithmetic(nc, (*results)[i]);
   }
   return llvm::Error::success();
+}
+
+FailureOr<SmallVector<Value>>
+GraphImporter::importSubgraph(const onnx::GraphProto &body,
+                              ArrayRef<Value> inputs, OpBuilder &b,
+                              std::string &error) {
+  constexpr int kMaxDepth = 16;
+  constexpr uint64_t kMaxUnrolledNodes = 1000000;
+  if (subgraphDepth >= kMaxDepth) {
+    error = fmt::format("control flow is nested more than {} deep", kMaxDepth);
+    return failure();
+  }
+  subgraphNodes += body.node_size();
+  if (subgraphNodes > kMaxUnrolledNodes) {
+    error = fmt::format("control flow unrolls to more than {} nodes",
+                        kMaxUnrolledNodes);
+    return failure();
+  }
+  ++subgraphDepth;
+  auto leave = llvm::make_scope_exit([&] { --subgraphDepth; });
+  if ((size_t)body.input_size() != inputs.size()) {
+    error = fmt::format("the body graph '{}' has {} inputs, the node gives {}",
+                        body.name(), body.input_size(), inputs.size());
+    return failure();
+  }
+  // Names the body defines, forgotten when it is done.
+  SmallVector<std::string> defined;
+  auto forget = [&] {
+    for (const std::string &name : defined) {
+      values.erase(name);
+      writers.erase(name);
+      initializers.erase(name);
+      sequences.erase(name);
+    }
+  };
+  auto define = [&](const std::string &name, StringRef what) -> bool {
+    if (values.count(name) || writers.count(name) || initializers.count(name)) {
+      error = fmt::format("{} '{}' of the body graph '{}' reuses a name of "
+                          "the enclosing graph",
+                          what, name, body.name());
+      return false;
+    }
+    defined.push_back(name);
+    return true;
+  };
+  for (auto [i, vi] : llvm::enumerate(body.input())) {
+    if (!define(vi.name(), "input")) {
+      forget();
+      return failure();
+    }
+    values[vi.name()] = inputs[i];
+    writers[vi.name()] = "input '" + vi.name() + "' of a body graph";
+  }
+  for (const auto &t : body.initializer()) {
+    if (!define(t.name(), "initializer")) {
+      forget();
+      return failure();
+    }
+    initializers[t.name()] = &t;
+  }
+  for (size_t i = 0; i < (size_t)body.node_size(); ++i) {
+    const onnx::NodeProto &node = body.node(i);
+    for (const std::string &out : node.output())
+      if (!out.empty() && !define(out, "tensor")) {
+        forget();
+        return failure();
+      }
+    if (auto err = importNode(node, i, b)) {
+      error = fmt::format("{}, inside the body graph '{}'",
+                          llvm::toString(std::move(err)), body.name());
+      forget();
+      return failure();
+    }
+  }
+  SmallVector<Value> outputs;
+  for (const auto &out : body.output()) {
+    if (sequences.count(out.name())) {
+      error = fmt::format("output '{}' of the body graph '{}' is a sequence "
+                          "(sequences are supported inside a graph only)",
+                          out.name(), body.name());
+      forget();
+      return failure();
+    }
+    auto v = lookup(out.name(), b);
+    if (!v) {
+      llvm::consumeError(v.takeError());
+      error = fmt::format("output '{}' of the body graph '{}' is never "
+                          "computed",
+                          out.name(), body.name());
+      forget();
+      return failure();
+    }
+    outputs.push_back(*v);
+  }
+  forget();
+  return outputs;
 }
 
 llvm::Expected<OwningOpRef<ModuleOp>> GraphImporter::run() {

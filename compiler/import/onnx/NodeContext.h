@@ -84,6 +84,12 @@ public:
   const onnx::GraphProto *graph = nullptr;
   size_t nodeIndex = 0;
   std::function<Value(const std::string &)> valueOf;
+  /// Imports a control-flow body (If branch, Loop/Scan body) in place with
+  /// its inputs bound to the given values; its outputs, or failure with
+  /// `error` set. Set by the graph importer.
+  std::function<FailureOr<llvm::SmallVector<Value>>(const onnx::GraphProto &,
+                                                    llvm::ArrayRef<Value>)>
+      importSubgraph;
   /// The i64 extent of run-time dim `d` of graph input `v` (one value per
   /// symbol, shared by every input that has it); null for other values.
   std::function<Value(Value, int64_t)> symbolDim;
@@ -204,6 +210,8 @@ void registerMathHandlers(llvm::StringMap<OpHandler> &table);
 /// HannWindow, HammingWindow, BlackmanWindow (ImportWindows.cpp).
 void registerWindowHandlers(llvm::StringMap<OpHandler> &table);
 void registerStringHandlers(llvm::StringMap<OpHandler> &table);
+/// If, Loop, Scan, unrolled (ImportControlFlow.cpp).
+void registerControlFlowHandlers(llvm::StringMap<OpHandler> &table);
 
 /// ImportStrings.cpp: whether op `opType` may take a string tensor, and a
 /// cast of `input` to element type `to` (strings included).
