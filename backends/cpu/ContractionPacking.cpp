@@ -24,6 +24,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 #include <cstring>
 
@@ -138,29 +139,45 @@ mlir::kiln::packConstantRhs(RewriterBase &rewriter, linalg::LinalgOp op,
   auto constant = rhs->get().getDefiningOp<arith::ConstantOp>();
   if (!constant)
     return failure();
-  std::optional<std::vector<char>> bytes =
-      constantBytes(cast<ElementsAttr>(constant.getValue()));
-  if (!bytes)
-    return failure();
-
   auto rhsType = cast<RankedTensorType>(rhs->get().getType());
   int64_t kSize = rhsType.getShape()[0], nSize = rhsType.getShape()[1];
   int64_t panels = llvm::divideCeil(nSize, nr);
-  std::vector<char> packed(panels * kSize * nr * sizeof(float), 0);
-  const auto *src = reinterpret_cast<const float *>(bytes->data());
-  auto *dst = reinterpret_cast<float *>(packed.data());
-  for (int64_t p = 0; p < panels; ++p)
-    for (int64_t kk = 0; kk < kSize; ++kk)
-      for (int64_t lane = 0; lane < nr && p * nr + lane < nSize; ++lane)
-        dst[(p * kSize + kk) * nr + lane] = src[kk * nSize + p * nr + lane];
+  auto packedType =
+      RankedTensorType::get({panels, kSize, nr}, rewriter.getF32Type());
+
+  // The same weight packed before in this function (the static row blocks
+  // of a run-time row count clone one matmul per block size): its packed
+  // constant again, so the artifact holds the panels once.
+  constexpr llvm::StringLiteral kPackedOf = "kiln.packed_of";
+  TypedAttr packedValue;
+  if (auto func = op->getParentOfType<FunctionOpInterface>())
+    func->walk([&](arith::ConstantOp c) {
+      if (!packedValue && c.getType() == packedType &&
+          c->getAttr(kPackedOf) == constant.getValue())
+        packedValue = c.getValue();
+    });
+  if (!packedValue) {
+    std::optional<std::vector<char>> bytes =
+        constantBytes(cast<ElementsAttr>(constant.getValue()));
+    if (!bytes)
+      return failure();
+    std::vector<char> packed(panels * kSize * nr * sizeof(float), 0);
+    const auto *src = reinterpret_cast<const float *>(bytes->data());
+    auto *dst = reinterpret_cast<float *>(packed.data());
+    for (int64_t p = 0; p < panels; ++p)
+      for (int64_t kk = 0; kk < kSize; ++kk)
+        for (int64_t lane = 0; lane < nr && p * nr + lane < nSize; ++lane)
+          dst[(p * kSize + kk) * nr + lane] = src[kk * nSize + p * nr + lane];
+    packedValue =
+        cast<TypedAttr>(bytesToConstant(packedType, "packed_rhs", packed));
+  }
 
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
-  auto packedType =
-      RankedTensorType::get({panels, kSize, nr}, rewriter.getF32Type());
-  Value packedRhs = arith::ConstantOp::create(
-      rewriter, loc, packedType,
-      cast<TypedAttr>(bytesToConstant(packedType, "packed_rhs", packed)));
+  auto packedOp =
+      arith::ConstantOp::create(rewriter, loc, packedType, packedValue);
+  packedOp->setAttr(kPackedOf, constant.getValue());
+  Value packedRhs = packedOp;
   Value acc = panelView(rewriter, loc, op.getDpsInitOperand(0)->get(), nr);
 
   // Loops (m, panel, k, lane).

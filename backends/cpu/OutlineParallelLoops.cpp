@@ -13,10 +13,15 @@
 // the callbacks pointer, even when no loop is outlined, so its signature does
 // not depend on the model.
 //
-// Only loops whose captured values can be rebuilt inside the body (entry
-// arguments, and constants / globals / views of them) are outlined; every
-// buffer by then is an argument (inputs, outputs, arena, weights), so in
-// practice that is all of them.
+// Captured values reach the body as entry arguments, rebuilt constants,
+// globals and views, scalars in one-element stack slots, or, for buffers of
+// run-time size (a symbolic batch or sequence), as their base buffer (a
+// rank-0 memref, one pointer) with the offset, sizes and strides as
+// scalars, viewed again with memref.reinterpret_cast inside the body:
+//
+//   %base, %off, %sizes:4, %strides:4 = memref.extract_strided_metadata %buf
+//   ... body: %buf' = memref.reinterpret_cast %base_arg to offset: [0],
+//             sizes: [%s0, 12, %s2, 64], strides: [%t0, %t1, 64, 1]
 //
 //===----------------------------------------------------------------------===//
 #include "backends/cpu/Passes.h"
@@ -85,11 +90,18 @@ private:
   /// body through memory. Fails if `value` cannot reach the body.
   LogicalResult collectRebuild(Value value, llvm::SetVector<Operation *> &ops,
                                llvm::SetVector<Value> &scalars);
+  /// A buffer that cannot be rebuilt (run-time sized): its base and the
+  /// metadata values the body needs to view it again.
+  struct CapturedBuffer {
+    Value buffer, base, offset;
+    SmallVector<Value> sizes, strides;
+  };
+  llvm::SetVector<Value> capturedBuffers;
   void buildBody(func::FuncOp body, scf::ParallelOp loop,
                  ArrayRef<Operation *> rebuild, ArrayRef<Value> scalars,
-                 ArrayRef<Value> tripValues, ArrayRef<int64_t> lbs,
-                 ArrayRef<int64_t> steps, ArrayRef<int64_t> trips,
-                 unsigned prefix);
+                 ArrayRef<CapturedBuffer> buffers, ArrayRef<Value> tripValues,
+                 ArrayRef<int64_t> lbs, ArrayRef<int64_t> steps,
+                 ArrayRef<int64_t> trips, unsigned prefix);
 
   func::FuncOp entry;
   Value runtime;
@@ -116,6 +128,11 @@ ParallelLoopOutliner::collectRebuild(Value value,
   if (!isRematerializable(def) || def->getNumRegions()) {
     if (isScalar)
       scalars.insert(value);
+    if (isa<MemRefType>(value.getType()) &&
+        cast<MemRefType>(value.getType()).getRank() > 0) {
+      capturedBuffers.insert(value);
+      return success();
+    }
     return success(isScalar);
   }
   for (Value operand : def->getOperands())
@@ -166,19 +183,48 @@ void ParallelLoopOutliner::tryOutline(scf::ParallelOp loop) {
   getUsedValuesDefinedAbove(loop.getRegion(), captured);
   llvm::SetVector<Operation *> rebuild;
   llvm::SetVector<Value> scalars;
+  capturedBuffers.clear();
   for (Value value : captured)
     if (failed(collectRebuild(value, rebuild, scalars)))
       return;
+  // Run-time sized buffers: their metadata, the dynamic parts as scalars.
+  SmallVector<CapturedBuffer> buffers;
+  for (Value buffer : capturedBuffers) {
+    auto meta = memref::ExtractStridedMetadataOp::create(beforeLoop,
+                                                         loop.getLoc(), buffer);
+    CapturedBuffer c{buffer, meta.getBaseBuffer(), meta.getOffset(),
+                     llvm::to_vector_of<Value>(meta.getSizes()),
+                     llvm::to_vector_of<Value>(meta.getStrides())};
+    auto type = cast<MemRefType>(buffer.getType());
+    auto [strides, offset] = type.getStridesAndOffset();
+    if (ShapedType::isDynamic(offset))
+      scalars.insert(c.offset);
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      if (type.isDynamicDim(d))
+        scalars.insert(c.sizes[d]);
+      if (ShapedType::isDynamic(strides[d]))
+        scalars.insert(c.strides[d]);
+    }
+    buffers.push_back(c);
+  }
   for (Value trip : tripValues)
     if (trip)
       scalars.insert(trip);
 
   // Distribute the leading dimensions, just enough of them for the pool;
   // the rest stay one loop nest per chunk item, which LLVM can vectorize.
+  // A run-time dim (its estimate is 16) counts as enough when the body is
+  // light: a copy or elementwise row then stays a loop over its last dims
+  // instead of one chunk item per element.
   unsigned prefix = 0;
   int64_t chunks = 1;
-  while (prefix < trips.size() && chunks < minChunks)
+  bool light = estimateWork(*loop.getBody()) < 256;
+  bool runTimeDim = false;
+  while (prefix < trips.size() && chunks < minChunks &&
+         !(light && runTimeDim)) {
+    runTimeDim |= tripValues[prefix] != nullptr;
     chunks *= trips[prefix++];
+  }
   int64_t staticChunks = 1;
   for (unsigned d = 0; d < prefix; ++d)
     if (!tripValues[d])
@@ -208,6 +254,8 @@ void ParallelLoopOutliner::tryOutline(scf::ParallelOp loop) {
       argTypes.push_back(slotType);
     }
   }
+  for (const CapturedBuffer &c : buffers)
+    argTypes.push_back(c.base.getType());
   Type index = IndexType::get(ctx);
   SmallVector<Type> bodyTypes{index, index};
   bodyTypes.append(argTypes);
@@ -219,7 +267,7 @@ void ParallelLoopOutliner::tryOutline(scf::ParallelOp loop) {
       func::FuncOp::create(builder, loop.getLoc(), "__kiln_parallel_body_" + id,
                            FunctionType::get(ctx, bodyTypes, {}));
   body.setPrivate();
-  buildBody(body, loop, rebuild.getArrayRef(), scalars.getArrayRef(),
+  buildBody(body, loop, rebuild.getArrayRef(), scalars.getArrayRef(), buffers,
             tripValues, lbs, steps, trips, prefix);
   auto launch =
       func::FuncOp::create(builder, loop.getLoc(), "__kiln_parallel_for_" + id,
@@ -231,14 +279,17 @@ void ParallelLoopOutliner::tryOutline(scf::ParallelOp loop) {
   operands.append(entry.getArguments().drop_back().begin(),
                   entry.getArguments().drop_back().end());
   operands.append(scalarSlots.begin(), scalarSlots.end());
+  for (const CapturedBuffer &c : buffers)
+    operands.push_back(c.base);
   func::CallOp::create(builder, loop.getLoc(), launch, operands);
   loop.erase();
 }
 
 void ParallelLoopOutliner::buildBody(
     func::FuncOp body, scf::ParallelOp loop, ArrayRef<Operation *> rebuild,
-    ArrayRef<Value> scalars, ArrayRef<Value> tripValues, ArrayRef<int64_t> lbs,
-    ArrayRef<int64_t> steps, ArrayRef<int64_t> trips, unsigned prefix) {
+    ArrayRef<Value> scalars, ArrayRef<CapturedBuffer> buffers,
+    ArrayRef<Value> tripValues, ArrayRef<int64_t> lbs, ArrayRef<int64_t> steps,
+    ArrayRef<int64_t> trips, unsigned prefix) {
   Block *block = body.addEntryBlock();
   OpBuilder b = OpBuilder::atBlockBegin(block);
   Location loc = loop.getLoc();
@@ -252,6 +303,26 @@ void ParallelLoopOutliner::buildBody(
     map.map(scalar, memref::LoadOp::create(b, loop.getLoc(),
                                            block->getArgument(firstSlot + i),
                                            ValueRange{zero}));
+  }
+  // Run-time sized buffers, viewed again from their base.
+  unsigned firstBuffer = firstSlot + scalars.size();
+  for (auto [i, c] : llvm::enumerate(buffers)) {
+    auto type = cast<MemRefType>(c.buffer.getType());
+    auto [strides, offset] = type.getStridesAndOffset();
+    auto mixed = [&](int64_t known, Value value) -> OpFoldResult {
+      if (!ShapedType::isDynamic(known))
+        return b.getIndexAttr(known);
+      return map.lookup(value);
+    };
+    SmallVector<OpFoldResult> sizes, strideValues;
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      sizes.push_back(mixed(type.getDimSize(d), c.sizes[d]));
+      strideValues.push_back(mixed(strides[d], c.strides[d]));
+    }
+    Value view = memref::ReinterpretCastOp::create(
+        b, loc, type, block->getArgument(firstBuffer + i),
+        mixed(offset, c.offset), sizes, strideValues);
+    map.map(c.buffer, view);
   }
   for (Operation *op : rebuild)
     b.clone(*op, map);

@@ -7,9 +7,10 @@
 // slices of that dim inside an scf.for, so the tilers see static ops:
 //
 //   - NHWC convolutions and poolings, one image at a time ([1, H, W, C]);
-//   - matmuls [M, K] x [K, N], in blocks of kRowBlock rows, then blocks of
-//     kTailBlock rows, the last one zero-padded to kTailBlock (at most
-//     kTailBlock - 1 rows of padding).
+//   - matmuls [M, K] x [K, N], in whole blocks of kRowBlocks rows (largest
+//     first: a large block reads each weight panel once for more rows),
+//     then blocks of kTailBlock rows, the last one zero-padded to
+//     kTailBlock (at most kTailBlock - 1 rows of padding).
 //
 // Each slice of the result is inserted into the op's init; the loops are
 // sequential, the kernels inside parallel.
@@ -34,7 +35,7 @@ namespace mlir::kiln {
 using namespace mlir;
 
 namespace {
-constexpr int64_t kRowBlock = 64;
+constexpr int64_t kRowBlocks[] = {128, 64};
 constexpr int64_t kTailBlock = 8;
 
 /// The one user of `v` that is not a tensor.dim (the extents a later op
@@ -196,6 +197,15 @@ Value sliceRows(OpBuilder &b, Location loc, linalg::LinalgOp op,
   };
   Value input = op.getDpsInputs()[0];
   Value init = op.getDpsInits()[0];
+  // The consumer's slices first: epilogue fusion needs the operands of the
+  // epilogue defined before the contraction.
+  IRMapping next;
+  if (consumer) {
+    for (Value v : consumer.getDpsInputs())
+      if (v != op->getResult(0) && onlyLeadingDimDynamic(v.getType()))
+        next.map(v, padded(sliceOf(v, size)));
+    next.map(consumer.getDpsInits()[0], padded(sliceOf(into, size)));
+  }
   IRMapping mapping;
   mapping.map(input, sliceInput(b, loc, input, [&](Value source) {
                 return padded(sliceOf(source, size));
@@ -206,14 +216,7 @@ Value sliceRows(OpBuilder &b, Location loc, linalg::LinalgOp op,
     mapping.map(init, padded(sliceOf(consumer ? init : into, size)));
   Value result = cloneStatic(op, mapping);
   if (consumer) {
-    IRMapping next;
-    for (Value v : consumer.getDpsInputs()) {
-      if (v == op->getResult(0))
-        next.map(v, result);
-      else if (onlyLeadingDimDynamic(v.getType()))
-        next.map(v, padded(sliceOf(v, size)));
-    }
-    next.map(consumer.getDpsInits()[0], padded(sliceOf(into, size)));
+    next.map(op->getResult(0), result);
     result = cloneStatic(consumer, next);
   }
   // Keep the valid rows.
@@ -377,13 +380,22 @@ struct SliceRunTimeRowsPass
       if (!isa<linalg::MatmulOp>(op)) {
         result = loopRows(b, loc, op, consumer, init, zero, rows, 1, true);
       } else {
-        // Full blocks of kRowBlock rows, then kTailBlock at a time.
-        Value block = arith::ConstantIndexOp::create(b, loc, kRowBlock);
-        Value full = arith::MulIOp::create(
-            b, loc, arith::DivUIOp::create(b, loc, rows, block), block);
-        result = loopRows(b, loc, op, consumer, init, zero, full, kRowBlock,
-                          /*exact=*/false);
-        result = loopRows(b, loc, op, consumer, result, full, rows, kTailBlock,
+        // Whole blocks of each size (static slices, no padding), then
+        // kTailBlock rows at a time.
+        Value from = zero;
+        result = init;
+        for (int64_t size : kRowBlocks) {
+          Value block = arith::ConstantIndexOp::create(b, loc, size);
+          Value left = arith::SubIOp::create(b, loc, rows, from);
+          Value full = arith::AddIOp::create(
+              b, loc, from,
+              arith::MulIOp::create(
+                  b, loc, arith::DivUIOp::create(b, loc, left, block), block));
+          result = loopRows(b, loc, op, consumer, result, from, full, size,
+                            /*exact=*/true);
+          from = full;
+        }
+        result = loopRows(b, loc, op, consumer, result, from, rows, kTailBlock,
                           /*exact=*/false);
       }
       KILN_LOG("codegen", Info)

@@ -96,3 +96,34 @@ func.func @main(%out: memref<64x8x1024xf32>, %extent: memref<1xindex>) {
   }
   return
 }
+
+// -----
+
+// A buffer of run-time size (a symbolic batch) reaches the body as its base
+// (one pointer) with its run-time extent in a slot, viewed again with
+// memref.reinterpret_cast.
+// CHECK-LABEL: func.func private @__kiln_parallel_body_0(
+// CHECK-SAME:    %{{.+}}: memref<1xindex>, %{{.+}}: memref<1xindex>, %[[BASE:[a-z0-9]+]]: memref<f32>)
+// CHECK:         %[[ROWS:.+]] = memref.load
+// CHECK:         %[[BUF:.+]] = memref.reinterpret_cast %[[BASE]] to offset: [0], sizes: [%[[ROWS]], 512], strides: [512, 1] : memref<f32> to memref<?x512xf32>
+// CHECK:         memref.store %{{.+}}, %[[BUF]]
+// CHECK-LABEL: func.func @main(
+// CHECK:         %[[ALLOC:.+]] = memref.alloc(%{{.+}}) : memref<?x512xf32>
+// CHECK:         %[[B:.+]], %{{.+}}, %[[SIZES:.+]]:2, %{{.+}}:2 = memref.extract_strided_metadata %[[ALLOC]]
+// CHECK:         memref.store %[[SIZES]]#0
+// CHECK:         call @__kiln_parallel_for_0({{.*}}, %[[B]])
+func.func @main(%in: memref<?x512xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c512 = arith.constant 512 : index
+  %n = memref.dim %in, %c0 : memref<?x512xf32>
+  %buf = memref.alloc(%n) : memref<?x512xf32>
+  scf.parallel (%i, %j) = (%c0, %c0) to (%n, %c512) step (%c1, %c1) {
+    %v = memref.load %in[%i, %j] : memref<?x512xf32>
+    %d = arith.addf %v, %v : f32
+    memref.store %d, %buf[%i, %j] : memref<?x512xf32>
+    scf.reduce
+  }
+  "test.use"(%buf) : (memref<?x512xf32>) -> ()
+  return
+}

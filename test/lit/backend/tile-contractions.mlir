@@ -9,7 +9,7 @@
 // the accumulators start as zero vectors, nothing is read.
 // CHECK-LABEL: func.func @constant_rhs
 // CHECK: %[[ZEROS:.+]] = arith.constant dense<0.000000e+00> : vector<32xf32>
-// CHECK: %[[PACKED:.+]] = arith.constant dense_resource<packed_rhs> : tensor<2x64x32xf32>
+// CHECK: %[[PACKED:.+]] = arith.constant {{.*}}dense_resource<packed_rhs> : tensor<2x64x32xf32>
 // CHECK-NOT: linalg.fill
 // CHECK: %[[EMPTY:.+]] = tensor.empty() : tensor<16x64xf32>
 // CHECK: tensor.expand_shape %[[EMPTY]] {{\[}}[0], [1, 2]] output_shape [16, 2, 32]
@@ -25,11 +25,11 @@
 // CHECK: tensor.collapse_shape
 // CHECK: tensor.extract_slice %{{.+}}[0, 0] [16, 40] [1, 1]
 // AVX2-LABEL: func.func @constant_rhs
-// AVX2: arith.constant dense_resource<packed_rhs> : tensor<3x64x16xf32>
+// AVX2: arith.constant {{.*}}dense_resource<packed_rhs> : tensor<3x64x16xf32>
 // AVX2: scf.for %{{.+}} iter_args({{.+}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
 // NEON (aarch64: the weights are prepacked in 8-lane panels):
 // NEON-LABEL: func.func @constant_rhs
-// NEON: arith.constant dense_resource<packed_rhs> : tensor<5x64x8xf32>
+// NEON: arith.constant {{.*}}dense_resource<packed_rhs> : tensor<5x64x8xf32>
 // NEON: scf.for %{{.+}} iter_args({{.+}}) -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>)
 func.func @constant_rhs(%a: tensor<16x64xf32>) -> tensor<16x40xf32> {
   %w = arith.constant dense<1.5> : tensor<64x40xf32>
@@ -175,4 +175,27 @@ func.func @balanced_rows(%a: tensor<197x64xf32>, %b: tensor<64x32xf32>) -> tenso
   %f = linalg.fill ins(%zero : f32) outs(%e : tensor<197x32xf32>) -> tensor<197x32xf32>
   %y = linalg.matmul ins(%a, %b : tensor<197x64xf32>, tensor<64x32xf32>) outs(%f : tensor<197x32xf32>) -> tensor<197x32xf32>
   return %y : tensor<197x32xf32>
+}
+
+// -----
+
+// One weight used by two matmuls (the static row blocks of a run-time row
+// count clone the matmul per block size): packed once, both read the same
+// panels.
+// CHECK-LABEL: func.func @shared_weight
+// CHECK: %[[P:.+]] = arith.constant {{.*}}dense_resource<packed_rhs> : tensor<2x64x32xf32>
+// CHECK-NOT: dense_resource
+// CHECK: vector.transfer_read %[[P]]
+// CHECK-NOT: dense_resource
+// CHECK: vector.transfer_read %[[P]]
+func.func @shared_weight(%a: tensor<16x64xf32>, %b: tensor<8x64xf32>) -> (tensor<16x40xf32>, tensor<8x40xf32>) {
+  %w = arith.constant dense<1.5> : tensor<64x40xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16x40xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<16x40xf32>) -> tensor<16x40xf32>
+  %y = linalg.matmul ins(%a, %w : tensor<16x64xf32>, tensor<64x40xf32>) outs(%f : tensor<16x40xf32>) -> tensor<16x40xf32>
+  %e2 = tensor.empty() : tensor<8x40xf32>
+  %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<8x40xf32>) -> tensor<8x40xf32>
+  %z = linalg.matmul ins(%b, %w : tensor<8x64xf32>, tensor<64x40xf32>) outs(%f2 : tensor<8x40xf32>) -> tensor<8x40xf32>
+  return %y, %z : tensor<16x40xf32>, tensor<8x40xf32>
 }
