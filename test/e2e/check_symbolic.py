@@ -248,6 +248,32 @@ code, text = run(encoder_so, {"ids": long_ids,
 expect_error("out of range", code, text,
              "input 'ids' dim 1 (seq) is 600, outside the range 1..512 the "
              "model was compiled for")
+# Two different symbols meeting in an elementwise op: equal extents run,
+# a run-time extent of 1 (which ONNX would broadcast) fails the run.
+import onnx
+from onnx import TensorProto, helper
+graph = helper.make_graph(
+    [helper.make_node("Add", ["x", "y"], ["out"], name="add")], "bc",
+    [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["b", "n"]),
+     helper.make_tensor_value_info("y", TensorProto.FLOAT, ["b", "m"])],
+    [helper.make_tensor_value_info("out", TensorProto.FLOAT, None)])
+bc_path = os.path.join(work, "broadcast.onnx")
+onnx.save(helper.make_model(graph,
+                            opset_imports=[helper.make_opsetid("", 17)]),
+          bc_path)
+bc_so = compile_model(bc_path)
+x = rng.standard_normal((2, 5)).astype(np.float32)
+y = rng.standard_normal((2, 5)).astype(np.float32)
+code, text = run(bc_so, {"x": x, "y": y}, x + y, tag="bc_same")
+print(f"run-time extents equal: {'PASS' if code == 0 else 'FAIL'}")
+if code != 0:
+    failures.append(f"run-time extents equal: {text.strip()}")
+code, text = run(bc_so, {"x": x, "y": y[:, :1]}, tag="bc_one")
+expect_error("run-time extent of 1", code, text,
+             "node 'add': the inputs differ in the run-time extent of result "
+             "dim 1 (an extent of 1 known only at run time does not "
+             "broadcast)")
+
 inspect = subprocess.run([kiln, "inspect", encoder_so], capture_output=True,
                          text=True).stdout
 for line in ["  batch                    0..2147483647",
