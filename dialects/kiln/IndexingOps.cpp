@@ -215,9 +215,15 @@ LogicalResult TopKOp::inferReturnTypes(MLIRContext *ctx,
   if (failed(checkAxis(l, a.getAxis(), input.getRank())))
     return failure();
   int64_t k = a.getK();
-  if (k < 0 || k > input.getDimSize(a.getAxis()))
+  if (Value kValue = a.getKValue()) {
+    auto type = rankedType(kValue);
+    if (type.getRank() != 0 || !type.getElementType().isInteger(64))
+      return emitOptionalError(l, "k_value must be tensor<i64>, got ", type);
+    k = ShapedType::kDynamic;
+  } else if (k < 0 || k > input.getDimSize(a.getAxis())) {
     return emitOptionalError(l, "k = ", k, " out of range for a dim of ",
                              input.getDimSize(a.getAxis()));
+  }
   SmallVector<int64_t> shape(input.getShape());
   shape[a.getAxis()] = k;
   out.push_back(input.clone(shape));

@@ -155,17 +155,21 @@ def Kiln_ResizeOp : Kiln_Op<"resize"> {
 }
 
 def Kiln_TopKOp : Kiln_Op<"topk"> {
-  let summary = "ONNX TopK with a constant k: the k largest (or smallest) along axis";
+  let summary = "ONNX TopK: the k largest (or smallest) along axis";
   let description = [{
     Results are sorted (best first; equal values keep their input order, as
     ONNX requires), which also satisfies `sorted = 0`. Indices are i64.
+    With `k_value` (a rank-0 i64 tensor computed when the model runs) the
+    results' extent along `axis` is that run-time k and the `k` attribute
+    is ignored; a k outside [0, extent] fails the run.
     ```mlir
     %v, %i = kiln.topk %x {axis = 1 : i64, k = 3 : i64, largest = true}
         : (tensor<3x4xf32>) -> (tensor<3x3xf32>, tensor<3x3xi64>)
     ```
   }];
-  let arguments = (ins AnyRankedTensor:$input, I64Attr:$axis, I64Attr:$k,
-                   BoolAttr:$largest);
+  let arguments = (ins AnyRankedTensor:$input,
+                   Optional<AnyRankedTensor>:$k_value, I64Attr:$axis,
+                   I64Attr:$k, BoolAttr:$largest);
   let results = (outs AnyRankedTensor:$values, AnyRankedTensor:$indices);
 }
 

@@ -19,6 +19,7 @@
 // updates would be linear; see the note in populateKilnScatterToLinalgPatterns.
 //
 //===----------------------------------------------------------------------===//
+#include "passes/lowering/DynamicShapeUtils.h"
 #include "passes/lowering/IndexingCommon.h"
 #include "passes/lowering/LoweringUtils.h"
 
@@ -265,10 +266,28 @@ struct TopKLowering : OpConversionPattern<TopKOp> {
     Value ranks =
         createResultReduction(rewriter, loc, zeros, {n}, rankBody).front();
 
+    // A run-time k sizes the results; outside [0, n] the run fails.
+    SmallVector<Value> kSize;
+    if (Value kValue = adaptor.getKValue()) {
+      Value k = tensor::ExtractOp::create(rewriter, loc, kValue, ValueRange{});
+      Value low = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::sge, k,
+          arith::ConstantOp::create(rewriter, loc,
+                                    rewriter.getI64IntegerAttr(0)));
+      Value high = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::sle, k,
+          arith::ConstantOp::create(rewriter, loc,
+                                    rewriter.getI64IntegerAttr(n)));
+      emitRuntimeCheck(rewriter, loc,
+                       arith::AndIOp::create(rewriter, loc, low, high),
+                       "TopK: k is out of range for a dim of " + Twine(n));
+      kSize.push_back(arith::IndexCastOp::create(rewriter, loc,
+                                                 rewriter.getIndexType(), k));
+    }
     Value values = createFilledTensor(rewriter, loc, valuesType.getShape(),
-                                      rewriter.getZeroAttr(elementType));
+                                      kSize, rewriter.getZeroAttr(elementType));
     Value indices = createFilledTensor(rewriter, loc, valuesType.getShape(),
-                                       rewriter.getI64IntegerAttr(0));
+                                       kSize, rewriter.getI64IntegerAttr(0));
     auto pickBody = [&](OpBuilder &b, Location l,
                         ValueRange acc) -> SmallVector<Value> {
       SmallVector<Value> coords = loopIndices(b, l, 0, rank);

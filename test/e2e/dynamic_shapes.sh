@@ -340,4 +340,42 @@ for case in 0 1; do
         --input "$work/mel${case}_hi.pb" --expect "$work/mel${case}_expected.pb")
   grep -q "^expect 'w': PASS" <<<"$out" || { echo "mel $case: $out"; exit 1; }
 done
+
+# TopK with k a graph input and no declared result shape: results of
+# run-time extent, against onnxruntime at k = 3, 0 and 7 (the whole row);
+# k = 9 > 7 fails the run.
+python3 - "$work" <<'PY'
+import sys, numpy as np, onnx, onnxruntime
+from onnx import TensorProto as T, helper as h, numpy_helper
+work = sys.argv[1]
+g = h.make_graph([h.make_node("TopK", ["x", "k"], ["v", "i"], name="topk", axis=1)], "tk",
+                 [h.make_tensor_value_info("x", T.FLOAT, [3, 7]),
+                  h.make_tensor_value_info("k", T.INT64, [1])],
+                 [h.make_tensor_value_info("v", T.FLOAT, None),
+                  h.make_tensor_value_info("i", T.INT64, None)])
+onnx.save(h.make_model(g, opset_imports=[h.make_opsetid("", 11)]), f"{work}/topk.onnx")
+x = np.round(np.random.default_rng(0).standard_normal((3, 7)), 1).astype(np.float32)  # ties
+s = onnxruntime.InferenceSession(f"{work}/topk.onnx", providers=["CPUExecutionProvider"])
+def write(name, tensor_name, array):
+    open(f"{work}/{name}.pb", "wb").write(numpy_helper.from_array(array, tensor_name).SerializeToString())
+write("topk_x", "x", x)
+for k in (3, 0, 7, 9):
+    write(f"topk_k{k}", "k", np.array([k], np.int64))
+    if k <= 7:
+        v, i = s.run(None, {"x": x, "k": np.array([k], np.int64)})
+        write(f"topk_v{k}", "v", v)
+        write(f"topk_i{k}", "i", i)
+PY
+"$kiln" compile "$work/topk.onnx" -o "$work/topk.so"
+for k in 3 0 7; do
+  out=$("$kiln" run "$work/topk.so" --input "$work/topk_x.pb" --input "$work/topk_k$k.pb" \
+        --expect "$work/topk_v$k.pb" --expect "$work/topk_i$k.pb")
+  [ "$(grep -c ": PASS" <<<"$out")" = 2 ] || { echo "topk $k: $out"; exit 1; }
+done
+status=0
+err=$("$kiln" run "$work/topk.so" --input "$work/topk_x.pb" --input "$work/topk_k9.pb" 2>&1 >/dev/null) || status=$?
+expected="error: the model's run failed: node 'topk': TopK: k is out of range for a dim of 7"
+if [ "$status" != 1 ] || [ "$err" != "$expected" ]; then
+  echo "topk_bad: exit $status, stderr: $err"; exit 1
+fi
 echo "PASS"

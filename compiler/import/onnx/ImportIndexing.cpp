@@ -120,6 +120,22 @@ Results importTopK(NodeContext &c) {
         return std::nullopt;
       return SmallVector<int64_t>{(*declared)[*axis]};
     });
+    if (!ks && c.type(c.input(1)).getNumElements() == 1 &&
+        isa<IntegerType>(c.type(c.input(1)).getElementType())) {
+      // A run-time k and no declared shape: results of run-time extent.
+      auto scalar = reshapeTo(c, c.input(1), {});
+      if (failed(scalar))
+        return failure();
+      auto k64 = c.make<k::CastOp>(
+          *scalar, {c.named("to", TypeAttr::get(c.b.getI64Type()))});
+      if (failed(k64))
+        return failure();
+      auto op = k::TopKOp::create(
+          c.b, c.loc, c.input(0), *k64, c.b.getI64IntegerAttr(*axis),
+          c.b.getI64IntegerAttr(-1),
+          c.b.getBoolAttr(c.attrInt("largest", 1) != 0));
+      return SmallVector<Value>{op.getValues(), op.getIndices()};
+    }
     if (!ks)
       return c.needsConstant(1);
     if (ks->size() != 1)
@@ -132,10 +148,10 @@ Results importTopK(NodeContext &c) {
   if (kValue < 0 || kValue > dim)
     return c.fail(
         fmt::format("k = {} out of range for a dim of {}", kValue, dim));
-  auto op =
-      k::TopKOp::create(c.b, c.loc, c.input(0), c.b.getI64IntegerAttr(*axis),
-                        c.b.getI64IntegerAttr(kValue),
-                        c.b.getBoolAttr(c.attrInt("largest", 1) != 0));
+  auto op = k::TopKOp::create(c.b, c.loc, c.input(0), Value(),
+                              c.b.getI64IntegerAttr(*axis),
+                              c.b.getI64IntegerAttr(kValue),
+                              c.b.getBoolAttr(c.attrInt("largest", 1) != 0));
   return SmallVector<Value>{op.getValues(), op.getIndices()};
 }
 

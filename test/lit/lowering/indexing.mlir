@@ -139,6 +139,24 @@ func.func @topk(%x: tensor<3x4xf32>) -> (tensor<3x2xf32>, tensor<3x2xi64>) {
 
 // -----
 
+// TopK with a run-time k: the results are sized by k (checked against the
+// axis extent) and filled by the same rank-and-pick generics.
+// CHECK-LABEL: func.func @topk_run_time_k
+// CHECK: %[[K:.+]] = tensor.extract %arg1[] : tensor<i64>
+// CHECK: arith.cmpi sge, %[[K]]
+// CHECK: arith.cmpi sle, %[[K]]
+// CHECK: cf.assert %{{.+}}, "{{.*}}TopK: k is out of range for a dim of 4"
+// CHECK: %[[KI:.+]] = arith.index_cast %[[K]] : i64 to index
+// CHECK: tensor.empty(%[[KI]]) : tensor<3x?xf32>
+// CHECK: tensor.empty(%[[KI]]) : tensor<3x?xi64>
+// CHECK: linalg.generic {{.*}}outs(%{{.+}}, %{{.+}} : tensor<3x?xf32>, tensor<3x?xi64>)
+func.func @topk_run_time_k(%x: tensor<3x4xf32>, %k: tensor<i64>) -> (tensor<3x?xf32>, tensor<3x?xi64>) {
+  %v, %i = kiln.topk %x, %k {axis = 1 : i64, k = -1 : i64, largest = true} : (tensor<3x4xf32>, tensor<i64>) -> (tensor<3x?xf32>, tensor<3x?xi64>)
+  return %v, %i : tensor<3x?xf32>, tensor<3x?xi64>
+}
+
+// -----
+
 // GridSample, linear: one parallel generic over the result; the two grid
 // coordinates are read with tensor.extract, each dim takes floor and
 // floor + 1, and the four input reads are masked (zeros padding) and summed.
