@@ -7,7 +7,9 @@ BUILD_DIR ?= build$(if $(SANITIZE),-$(subst $(comma),-,$(SANITIZE)))
 BUILD_TYPE ?= Release
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps test-deps configure build demo test aarch64 fuzz clean format
+PREFIX ?= /usr/local
+
+.PHONY: all deps test-deps configure build demo test install aarch64 fuzz clean format
 
 all: build
 
@@ -32,6 +34,11 @@ demo: build
 
 test: build test-deps
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
+
+# kiln, kiln-run, the runtime (shared and static), its headers, the CMake
+# package KilnRuntime and the pkg-config module kiln-runtime under PREFIX.
+install: build
+	cmake --install $(BUILD_DIR) --prefix $(PREFIX)
 
 # The runtime and kiln-run cross-built for aarch64 (artifacts come from
 # `kiln compile --target=aarch64-linux-gnu`; run them with qemu-aarch64).

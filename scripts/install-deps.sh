@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  cmake ninja-build g++ make
+  cmake ninja-build g++ make pkgconf
   libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools clang-22 lld-22
   libprotobuf-dev protobuf-compiler libonnx-dev libfmt-dev catch2
   libonnx-testdata
