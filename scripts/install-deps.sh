@@ -11,6 +11,7 @@ packages=(
   g++-aarch64-linux-gnu qemu-user
   rocm-device-libs libamdhip64-5
   graphviz libclang-rt-22-dev
+  libcpp-httplib-dev nlohmann-json3-dev
 )
 
 missing=()

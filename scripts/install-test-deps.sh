@@ -7,9 +7,9 @@
 set -euo pipefail
 
 packages=(numpy==2.4.6 onnx==1.23.2 onnxruntime==1.32.0 torch==2.15.0
-          torchvision==0.29.2)
+          torchvision==0.29.2 "tritonclient[http]==2.73.0")
 
-if python3 -c "import numpy, onnx, onnxruntime, torch, torchvision" 2>/dev/null; then
+if python3 -c "import numpy, onnx, onnxruntime, torch, torchvision, tritonclient.http" 2>/dev/null; then
   exit 0
 fi
 echo "install-test-deps: installing ${packages[*]}"

@@ -1,0 +1,180 @@
+#!/usr/bin/env python3
+"""kiln-serve end to end with NVIDIA's tritonclient and raw HTTP requests.
+
+Serves the bundled CNN and a model with a symbolic batch on a free
+loopback port, then: health, readiness and metadata (-1 for the symbolic
+dim) through tritonclient; inference with JSON and with binary tensor data
+against the examples' reference output and onnxruntime; 8 client threads x
+25 requests; malformed requests (bad JSON, unknown model, input, datatype,
+wrong shape, data counts and binary sizes that disagree, a huge declared
+shape), each answered 400/404 with a JSON error naming the field;
+/metrics; and SIGTERM ending the server with exit code 0.
+
+    check_serve.py KILN KILN_SERVE SOURCE_DIR WORK_DIR
+"""
+import concurrent.futures
+import http.client
+import json
+import os
+import signal
+import subprocess
+import sys
+
+try:
+    import numpy as np
+    import onnx
+    from onnx import TensorProto, helper
+    import tritonclient.http as triton
+except ImportError as e:
+    print(f"skipped: {e}")
+    sys.exit(77)
+
+kiln, serve, src, work = sys.argv[1:5]
+os.makedirs(work, exist_ok=True)
+failures = []
+
+
+def check(what, ok, detail=""):
+    print(f"{what}: {'PASS' if ok else 'FAIL'}")
+    if not ok:
+        failures.append(f"{what}: {detail}")
+
+
+cnn = os.path.join(work, "cnn.so")
+subprocess.run([kiln, "compile", os.path.join(src, "examples/cnn/model.onnx"),
+                "-o", cnn], check=True)
+graph = helper.make_graph(
+    [helper.make_node("Relu", ["x"], ["y"])], "relu",
+    [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 4])],
+    [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 4])])
+relu_onnx = os.path.join(work, "relu.onnx")
+onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]),
+          relu_onnx)
+relu = os.path.join(work, "relu.so")
+subprocess.run([kiln, "compile", relu_onnx, "-o", relu, "--dim",
+                "batch=1..64"], check=True)
+
+server = subprocess.Popen([serve, "--model", f"cnn={cnn}", "--model",
+                           f"relu={relu}", "--port", "0", "--sessions", "2"],
+                          stdout=subprocess.PIPE, text=True)
+line = server.stdout.readline()
+port = int(line.rsplit(":", 1)[1])
+url = f"127.0.0.1:{port}"
+try:
+    client = triton.InferenceServerClient(url)
+    check("live and ready", client.is_server_live() and client.is_server_ready()
+          and client.is_model_ready("cnn") and not client.is_model_ready("nope"))
+    md = client.get_model_metadata("cnn")
+    check("metadata", md["inputs"] == [{"name": "image", "datatype": "FP32",
+                                        "shape": [1, 3, 32, 32]}]
+          and md["outputs"][0]["name"] == "logits", md)
+    rmd = client.get_model_metadata("relu")
+    check("symbolic dim as -1", rmd["inputs"][0]["shape"] == [-1, 4], rmd)
+
+    image = np.load(os.path.join(src, "examples/cnn/image.npy")).astype(np.float32)
+    expected = np.load(os.path.join(src, "examples/cnn/expected_logits.npy"))
+
+    def infer_cnn(binary):
+        inp = triton.InferInput("image", list(image.shape), "FP32")
+        inp.set_data_from_numpy(image, binary_data=binary)
+        out = triton.InferRequestedOutput("logits", binary_data=binary)
+        return client.infer("cnn", [inp], outputs=[out],
+                            request_id="r1").as_numpy("logits")
+
+    for binary in (True, False):
+        y = infer_cnn(binary)
+        check(f"infer cnn ({'binary' if binary else 'JSON'})",
+              y.shape == (1, 10) and np.abs(y - expected).max() < 1e-4,
+              f"{y} vs {expected}")
+    x = np.random.default_rng(0).standard_normal((3, 4)).astype(np.float32)
+    inp = triton.InferInput("x", [3, 4], "FP32")
+    inp.set_data_from_numpy(x)
+    y = client.infer("relu", [inp]).as_numpy("y")
+    check("infer symbolic batch 3", np.array_equal(y, np.maximum(x, 0)), y)
+
+    def worker(_):
+        c = triton.InferenceServerClient(url)
+        inp = triton.InferInput("image", list(image.shape), "FP32")
+        inp.set_data_from_numpy(image)
+        return max(float(np.abs(c.infer("cnn", [inp]).as_numpy("logits")
+                                - expected).max()) for _ in range(25))
+    with concurrent.futures.ThreadPoolExecutor(8) as pool:
+        worst = max(pool.map(worker, range(8)))
+    check("8 threads x 25 requests", worst < 1e-4, worst)
+
+    def post(path, body, headers=None):
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        conn.request("POST", path, body, headers or {})
+        r = conn.getresponse()
+        text = r.read().decode(errors="replace")
+        conn.close()
+        return r.status, text
+
+    def bad(what, path, body, status, message, headers=None):
+        code, text = post(path, body, headers)
+        try:
+            error = json.loads(text).get("error", "")
+        except ValueError:
+            error = ""
+        check(what, code == status and message in error,
+              f"got {code} {text!r}, expected {status} with '{message}'")
+
+    infer = "/v2/models/cnn/infer"
+    good = {"name": "image", "datatype": "FP32", "shape": [1, 3, 32, 32],
+            "data": image.ravel().tolist()}
+    bad("bad JSON", infer, "{bad", 400, "not a JSON object")
+    bad("unknown model", "/v2/models/nope/infer", "{}", 404,
+        "unknown model 'nope'")
+    bad("no inputs", infer, "{}", 400, "needs an 'inputs' array")
+    bad("unknown input", infer,
+        json.dumps({"inputs": [dict(good, name="img")]}), 400,
+        "input 'img' is not an input of model 'cnn'")
+    bad("wrong datatype", infer,
+        json.dumps({"inputs": [dict(good, datatype="FP64")]}), 400,
+        "input 'image': datatype FP64, the model takes FP32")
+    bad("wrong shape", infer,
+        json.dumps({"inputs": [dict(good, shape=[1, 3, 32, 16],
+                                    data=good["data"][:1536])]}), 400,
+        "image")
+    bad("data count", infer,
+        json.dumps({"inputs": [dict(good, data=[1.0, 2.0])]}), 400,
+        "input 'image': 2 values in 'data' for a shape of 3072 elements")
+    bad("huge shape", infer,
+        json.dumps({"inputs": [dict(good, shape=[1 << 40, 1 << 40],
+                                    data=[])]}), 400,
+        "input 'image': the shape is too large")
+    header = json.dumps({"inputs": [{"name": "image", "datatype": "FP32",
+                                     "shape": [1, 3, 32, 32],
+                                     "parameters": {"binary_data_size": 12288}}]})
+    bad("binary size", infer, header.encode() + b"\0" * 100, 400,
+        "'binary_data_size' 12288 is more than the request's remaining 100 "
+        "bytes", {"Inference-Header-Content-Length": str(len(header))})
+    bad("header length", infer, header, 400,
+        "Inference-Header-Content-Length 999999 is more than the body's",
+        {"Inference-Header-Content-Length": "999999"})
+    bad("unknown output", infer,
+        json.dumps({"inputs": [good], "outputs": [{"name": "probs"}]}), 400,
+        "output 'probs' is not an output of model 'cnn'")
+
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    conn.request("GET", "/metrics")
+    metrics = conn.getresponse().read().decode()
+    conn.close()
+    check("metrics", 'kiln_requests_total{model="cnn"}' in metrics
+          and 'kiln_request_duration_seconds_bucket{model="cnn",le="+Inf"}'
+          in metrics and 'kiln_queue_depth{model="relu"} 0' in metrics,
+          metrics)
+    check("server alive after bad requests", client.is_server_live())
+finally:
+    server.send_signal(signal.SIGTERM)
+    try:
+        code = server.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        server.kill()
+        code = "hung"
+check("SIGTERM stops the server", code == 0, f"exit {code}")
+
+if failures:
+    print("\n".join(["FAILED:"] + failures))
+    sys.exit(1)
+print("PASS")
