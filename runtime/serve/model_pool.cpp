@@ -34,17 +34,25 @@ ModelPool::~ModelPool() {
 
 ModelPool::Lease ModelPool::acquire() {
   std::unique_lock<std::mutex> lock(mutex_);
-  if (free_.empty()) {
-    if (waiting_ >= maxQueue_) {
+  if (free_.empty() || !queue_.empty()) {
+    if (queue_.size() >= maxQueue_) {
       ++rejected_;
       return Lease(this, nullptr);
     }
-    ++waiting_;
-    available_.wait(lock, [&] { return !free_.empty(); });
-    --waiting_;
+    // First come, first served: each waiter takes a ticket and goes when
+    // it is at the head of the queue and a session is free.
+    uint64_t ticket = nextTicket_++;
+    queue_.push_back(ticket);
+    available_.wait(lock,
+                    [&] { return queue_.front() == ticket && !free_.empty(); });
+    queue_.pop_front();
   }
   kiln_session *session = free_.back();
   free_.pop_back();
+  bool more = !free_.empty() && !queue_.empty();
+  lock.unlock();
+  if (more)
+    available_.notify_all(); // the next in line may take another session
   return Lease(this, session);
 }
 
@@ -55,7 +63,7 @@ ModelPool::Lease::~Lease() {
     std::lock_guard<std::mutex> lock(pool_->mutex_);
     pool_->free_.push_back(session_);
   }
-  pool_->available_.notify_one();
+  pool_->available_.notify_all();
 }
 
 void ModelPool::record(bool ok, double seconds) {
@@ -91,7 +99,7 @@ std::string ModelPool::metrics() const {
       << "\n";
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    out << "kiln_queue_depth" << label << "} " << waiting_ << "\n";
+    out << "kiln_queue_depth" << label << "} " << queue_.size() << "\n";
   }
   return out.str();
 }

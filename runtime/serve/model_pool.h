@@ -10,6 +10,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -34,8 +35,9 @@ public:
   const std::string &name() const { return name_; }
   const kiln_artifact_descriptor &descriptor() const { return *descriptor_; }
 
-  /// A session for one run, returned to the pool when the lease ends; null
-  /// when `maxQueue` requests are already waiting (the caller answers 503).
+  /// A session for one run, returned to the pool when the lease ends;
+  /// waiting requests get theirs first come, first served. Null when
+  /// `maxQueue` requests are already waiting (the caller answers 503).
   class Lease {
   public:
     Lease(ModelPool *pool, kiln_session *session)
@@ -64,7 +66,8 @@ private:
   const kiln_artifact_descriptor *descriptor_ = nullptr;
   std::vector<kiln_session *> all_, free_;
   unsigned maxQueue_;
-  unsigned waiting_ = 0;
+  std::deque<uint64_t> queue_; ///< tickets of waiting requests, in order
+  uint64_t nextTicket_ = 0;
   mutable std::mutex mutex_;
   std::condition_variable available_;
   std::atomic<uint64_t> requests_{0}, failures_{0}, rejected_{0};
