@@ -320,7 +320,8 @@ json kiln::serve::modelMetadata(const ModelPool &pool) {
           {"outputs", tensors(d.outputs, d.num_outputs)}};
 }
 
-InferResponse kiln::serve::infer(ModelPool &pool, const std::string &body,
+InferResponse kiln::serve::infer(ModelPool &pool, Batcher *batcher,
+                                 const std::string &body,
                                  std::optional<size_t> jsonLength) {
   size_t headerSize = jsonLength.value_or(body.size());
   if (headerSize > body.size())
@@ -382,7 +383,25 @@ InferResponse kiln::serve::infer(ModelPool &pool, const std::string &body,
   }
 
   std::vector<kiln_tensor *> outputs(d.num_outputs, nullptr);
-  {
+  // Batched: the inputs in descriptor order, each given once.
+  std::vector<const kiln_tensor *> ordered;
+  for (uint32_t i = 0; batcher && i < d.num_inputs; ++i)
+    for (size_t j = 0; j < names.size(); ++j)
+      if (names[j] == d.inputs[i].name) {
+        ordered.push_back(tensors[j].get());
+        break;
+      }
+  if (batcher && ordered.size() == d.num_inputs &&
+      names.size() == d.num_inputs) {
+    RunResult r = batcher->run(ordered);
+    if (r.status != KILN_OK)
+      throw HttpError(r.status == KILN_ERROR_INVALID_ARGUMENT ||
+                              r.status == KILN_ERROR_RUN_FAILED
+                          ? 400
+                          : 500,
+                      r.error);
+    outputs = r.outputs;
+  } else {
     ModelPool::Lease lease = pool.acquire();
     if (!lease)
       throw HttpError(503, "model '" + pool.name() +

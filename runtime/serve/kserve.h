@@ -5,6 +5,7 @@
 #ifndef KILN_SERVE_KSERVE_H
 #define KILN_SERVE_KSERVE_H
 
+#include "batcher.h"
 #include "model_pool.h"
 
 #include <nlohmann/json.hpp>
@@ -33,8 +34,9 @@ struct InferResponse {
 };
 
 /// POST /v2/models/NAME/infer. `jsonLength` is the request's
-/// Inference-Header-Content-Length, when it has one. Throws HttpError.
-InferResponse infer(ModelPool &pool, const std::string &body,
+/// Inference-Header-Content-Length, when it has one; `batcher`, when not
+/// null, runs the request as part of a batch. Throws HttpError.
+InferResponse infer(ModelPool &pool, Batcher *batcher, const std::string &body,
                     std::optional<size_t> jsonLength);
 
 } // namespace kiln::serve

@@ -10,6 +10,10 @@
 //      /v2/models/NAME/ready, /metrics (Prometheus text)
 // POST /v2/models/NAME/infer (JSON tensors or the binary data extension)
 //
+// --max-batch N (with --batch-timeout-us T) batches requests to a model
+// whose inputs share a symbolic leading dim: those arriving within T of the
+// first are stacked along it (up to N rows), run once and split back.
+//
 // SIGTERM or SIGINT stops accepting connections and lets the requests in
 // flight finish.
 #include "kserve.h"
@@ -36,6 +40,7 @@ struct Options {
   std::string host = "127.0.0.1";
   int port = 8000;
   unsigned sessions = 2, threadsPerSession = 1, queue = 64, httpThreads = 8;
+  unsigned maxBatch = 1, batchTimeoutUs = 500;
 };
 
 void usage(FILE *out) {
@@ -44,6 +49,7 @@ void usage(FILE *out) {
                "[--port 8000] [--host 127.0.0.1]\n"
                "                  [--sessions 2] [--threads-per-session 1] "
                "[--queue 64] [--http-threads 8]\n"
+               "                  [--max-batch 1] [--batch-timeout-us 500]\n"
                "Serves Kiln artifacts with the KServe v2 protocol over "
                "HTTP.\n");
 }
@@ -96,6 +102,12 @@ Options parse(int argc, char **argv) {
     } else if (arg == "--queue") {
       if (!parseUnsigned(value(), o.queue, 0))
         fail("--queue takes a number");
+    } else if (arg == "--max-batch") {
+      if (!parseUnsigned(value(), o.maxBatch, 1))
+        fail("--max-batch takes a positive number");
+    } else if (arg == "--batch-timeout-us") {
+      if (!parseUnsigned(value(), o.batchTimeoutUs, 0))
+        fail("--batch-timeout-us takes a number");
     } else if (arg == "--http-threads") {
       if (!parseUnsigned(value(), o.httpThreads, 1))
         fail("--http-threads takes a positive number");
@@ -125,6 +137,7 @@ int main(int argc, char **argv) {
   pthread_sigmask(SIG_BLOCK, &stopSignals, nullptr);
 
   std::map<std::string, std::unique_ptr<ModelPool>> models;
+  std::map<std::string, std::unique_ptr<Batcher>> batchers;
   for (const auto &[name, path] : options.models) {
     if (models.count(name)) {
       std::fprintf(stderr, "error: model name '%s' is given twice\n",
@@ -138,6 +151,19 @@ int main(int argc, char **argv) {
     } catch (const std::exception &e) {
       std::fprintf(stderr, "error: model '%s': %s\n", name.c_str(), e.what());
       return 1;
+    }
+    if (options.maxBatch > 1) {
+      if (!Batcher::batchable(models[name]->descriptor())) {
+        std::fprintf(stderr,
+                     "error: --max-batch: model '%s' cannot be batched (its "
+                     "inputs need one symbolic leading dim, its outputs a "
+                     "run-time one)\n",
+                     name.c_str());
+        return 2;
+      }
+      batchers[name] = std::make_unique<Batcher>(
+          *models[name], options.sessions, options.maxBatch,
+          std::chrono::microseconds(options.batchTimeoutUs));
     }
   }
 
@@ -185,46 +211,50 @@ int main(int argc, char **argv) {
                if (modelOf(req, res))
                  res.set_content("", "text/plain");
              });
-  server.Post(R"(/v2/models/([^/]+)(?:/versions/1)?/infer)",
-              [&](const httplib::Request &req, httplib::Response &res) {
-                ModelPool *pool = modelOf(req, res);
-                if (!pool)
-                  return;
-                auto start = std::chrono::steady_clock::now();
-                bool ok = false;
-                try {
-                  std::optional<size_t> jsonLength;
-                  if (req.has_header("Inference-Header-Content-Length")) {
-                    std::string text =
-                        req.get_header_value("Inference-Header-Content-Length");
-                    char *end = nullptr;
-                    unsigned long long v =
-                        std::strtoull(text.c_str(), &end, 10);
-                    if (text.empty() || *end)
-                      throw HttpError(400, "Inference-Header-Content-Length '" +
-                                               text + "' is not a number");
-                    jsonLength = static_cast<size_t>(v);
-                  }
-                  InferResponse response = infer(*pool, req.body, jsonLength);
-                  if (response.jsonLength) {
-                    res.set_header("Inference-Header-Content-Length",
-                                   std::to_string(response.jsonLength));
-                    res.set_content(response.body, "application/octet-stream");
-                  } else {
-                    res.set_content(response.body, "application/json");
-                  }
-                  ok = true;
-                } catch (const HttpError &e) {
-                  if (e.status == 503)
-                    res.set_header("Retry-After", "1");
-                  sendError(res, e.status, e.what());
-                } catch (const std::exception &e) {
-                  sendError(res, 400, e.what());
-                }
-                std::chrono::duration<double> elapsed =
-                    std::chrono::steady_clock::now() - start;
-                pool->record(ok, elapsed.count());
-              });
+  server.Post(
+      R"(/v2/models/([^/]+)(?:/versions/1)?/infer)",
+      [&](const httplib::Request &req, httplib::Response &res) {
+        ModelPool *pool = modelOf(req, res);
+        if (!pool)
+          return;
+        auto start = std::chrono::steady_clock::now();
+        bool ok = false;
+        try {
+          std::optional<size_t> jsonLength;
+          if (req.has_header("Inference-Header-Content-Length")) {
+            std::string text =
+                req.get_header_value("Inference-Header-Content-Length");
+            char *end = nullptr;
+            unsigned long long v = std::strtoull(text.c_str(), &end, 10);
+            if (text.empty() || *end)
+              throw HttpError(400, "Inference-Header-Content-Length '" + text +
+                                       "' is not a number");
+            jsonLength = static_cast<size_t>(v);
+          }
+          auto batcher = batchers.find(pool->name());
+          InferResponse response =
+              infer(*pool,
+                    batcher == batchers.end() ? nullptr : batcher->second.get(),
+                    req.body, jsonLength);
+          if (response.jsonLength) {
+            res.set_header("Inference-Header-Content-Length",
+                           std::to_string(response.jsonLength));
+            res.set_content(response.body, "application/octet-stream");
+          } else {
+            res.set_content(response.body, "application/json");
+          }
+          ok = true;
+        } catch (const HttpError &e) {
+          if (e.status == 503)
+            res.set_header("Retry-After", "1");
+          sendError(res, e.status, e.what());
+        } catch (const std::exception &e) {
+          sendError(res, 400, e.what());
+        }
+        std::chrono::duration<double> elapsed =
+            std::chrono::steady_clock::now() - start;
+        pool->record(ok, elapsed.count());
+      });
   server.Get("/metrics", [&](const httplib::Request &, httplib::Response &res) {
     std::string text = "# TYPE kiln_requests_total counter\n"
                        "# TYPE kiln_request_failures_total counter\n"

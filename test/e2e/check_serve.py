@@ -174,6 +174,37 @@ finally:
         code = "hung"
 check("SIGTERM stops the server", code == 0, f"exit {code}")
 
+# Dynamic batching: a static model is refused; requests of 1 to 3 rows from
+# 8 threads to the symbolic-batch model, stacked and split back, each gets
+# its own rows.
+refused = subprocess.run([serve, "--model", f"cnn={cnn}", "--max-batch", "8"],
+                         capture_output=True, text=True)
+check("--max-batch refuses a static model", refused.returncode == 2
+      and "model 'cnn' cannot be batched" in refused.stderr, refused.stderr)
+server = subprocess.Popen([serve, "--model", f"relu={relu}", "--port", "0",
+                           "--max-batch", "8", "--batch-timeout-us", "2000",
+                           "--sessions", "1"], stdout=subprocess.PIPE, text=True)
+port = int(server.stdout.readline().rsplit(":", 1)[1])
+try:
+    def batched(seed):
+        c = triton.InferenceServerClient(f"127.0.0.1:{port}")
+        rng = np.random.default_rng(seed)
+        worst = 0.0
+        for _ in range(20):
+            x = rng.standard_normal((int(rng.integers(1, 4)), 4)).astype(np.float32)
+            inp = triton.InferInput("x", list(x.shape), "FP32")
+            inp.set_data_from_numpy(x)
+            y = c.infer("relu", [inp]).as_numpy("y")
+            worst = max(worst, float(np.abs(y - np.maximum(x, 0)).max())
+                        if y.shape == x.shape else float("inf"))
+        return worst
+    with concurrent.futures.ThreadPoolExecutor(8) as pool:
+        worst = max(pool.map(batched, range(8)))
+    check("batched requests split back", worst == 0.0, worst)
+finally:
+    server.send_signal(signal.SIGTERM)
+    server.wait(timeout=10)
+
 if failures:
     print("\n".join(["FAILED:"] + failures))
     sys.exit(1)
