@@ -131,8 +131,13 @@ def main():
     ap.add_argument("--work", default="/tmp/kiln-serve-load")
     ap.add_argument("--sessions", type=int, default=2)
     ap.add_argument("--only", default="", help="comma-separated models")
+    ap.add_argument("--batching", action="store_true",
+                    help="instead: kiln-serve on a symbolic-batch ResNet-18 "
+                         "with and without --max-batch 8")
     args = ap.parse_args()
     os.makedirs(args.work, exist_ok=True)
+    if args.batching:
+        return batching(args)
     rows = []
     for name, (path, shape, flags) in export_models(args.work).items():
         if args.only and name not in args.only.split(","):
@@ -176,6 +181,42 @@ def main():
     for r in rows:
         print(f"{r['model']}: kiln-serve throughput / onnxruntime = "
               f"{r['throughput_ratio']:.2f}x")
+
+
+def batching(args):
+    """Throughput of kiln-serve on ResNet-18 with a symbolic batch, one
+    request = one image, without and with dynamic batching."""
+    from run import export_symbolic
+    path = os.path.join(args.work, "resnet18_symbolic.onnx")
+    if not os.path.exists(path):
+        export_symbolic("resnet18", path)
+    so = os.path.join(args.work, "resnet18_symbolic.so")
+    subprocess.run([args.kiln, "compile", path, "-o", so, "--dim",
+                    "batch=1..64"], check=True)
+    shape = [1, 3, 224, 224]
+    results = {}
+    for label, flags in [("no batching", []),
+                         ("--max-batch 8 --batch-timeout-us 2000",
+                          ["--max-batch", "8", "--batch-timeout-us", "2000"])]:
+        server = subprocess.Popen(
+            [args.kiln_serve, "--model", f"r={so}", "--port", "0",
+             "--sessions", "1", "--threads-per-session", "2",
+             "--http-threads", str(args.clients), *flags],
+            stdout=subprocess.PIPE, text=True)
+        port = int(server.stdout.readline().rsplit(":", 1)[1])
+        drive(f"127.0.0.1:{port}", "r", "input", shape, 2, 10)
+        results[label] = summary(*drive(f"127.0.0.1:{port}", "r", "input",
+                                         shape, args.clients, args.requests))
+        server.terminate()
+        server.wait()
+        print(json.dumps({label: results[label]}), flush=True)
+    print("\n| kiln-serve, ResNet-18 symbolic batch | req/s | p50 ms | p99 ms |"
+          "\n|---|---|---|---|")
+    for label, s in results.items():
+        print(f"| {label} | {s['throughput']:.1f} | {s['p50']:.1f} | "
+              f"{s['p99']:.1f} |")
+    base, batched = results.values()
+    print(f"batching gain: {batched['throughput'] / base['throughput']:.2f}x")
 
 
 if __name__ == "__main__":
