@@ -3,7 +3,8 @@
 # the installed `kiln` compiles the bundled CNN, then the C and C++
 # embedding examples (examples/embed) are built out of tree against the
 # prefix with find_package(KilnRuntime), and the C one again with
-# pkg-config, and each runs the artifact and prints its output.
+# pkg-config, and each runs the artifact and prints its output. Then the
+# same for a runtime-only build (-DKILN_RUNTIME_ONLY=ON, no LLVM).
 #
 # usage: check_install.sh BUILD_DIR SOURCE_DIR WORK_DIR
 set -eu
@@ -42,4 +43,23 @@ for exe in "$work/embed/run_model" "$work/embed/run_model_cpp" "$work/run_model_
     *) echo "$exe loads libkiln_rt from '$lib', not from $prefix"; exit 1 ;;
   esac
 done
-echo "PASS: installed to $prefix; kiln compiled the CNN; C (CMake, pkg-config) and C++ examples ran it"
+# The runtime-only build (no LLVM): configure, build, install, and the
+# C++ example against it runs the same artifact; nothing installed links
+# LLVM or MLIR.
+rt=$work/runtime-only
+cmake -S "$src" -B "$rt/build" -G Ninja -DKILN_RUNTIME_ONLY=ON \
+  -DCMAKE_BUILD_TYPE=Release > "$rt.log"
+cmake --build "$rt/build" >> "$rt.log"
+cmake --install "$rt/build" --prefix "$rt/prefix" >> "$rt.log"
+[ ! -e "$rt/prefix/bin/kiln" ] || { echo "runtime-only install has kiln"; exit 1; }
+for exe in "$rt/prefix/bin/kiln-run" "$rt/prefix/lib/libkiln_rt.so"; do
+  if ldd "$exe" | grep -q -E "libLLVM|libMLIR"; then
+    echo "$exe links LLVM/MLIR"; exit 1
+  fi
+done
+cmake -S "$src/examples/embed" -B "$rt/embed" -G Ninja \
+  -DCMAKE_PREFIX_PATH="$rt/prefix" -DCMAKE_BUILD_TYPE=Release >> "$rt.log"
+cmake --build "$rt/embed" >> "$rt.log"
+out=$("$rt/embed/run_model_cpp" "$work/cnn.so")
+grep -q "^output '$expected': float32 \[" <<<"$out" || { echo "runtime-only: $out"; exit 1; }
+echo "PASS: installed to $prefix; kiln compiled the CNN; C (CMake, pkg-config) and C++ examples ran it; the runtime-only install (no LLVM) ran it too"
