@@ -1,5 +1,6 @@
 #include "batcher.h"
 
+#include <algorithm>
 #include <cstring>
 
 using namespace kiln::serve;
@@ -25,8 +26,10 @@ bool Batcher::batchable(const kiln_artifact_descriptor &d) {
 }
 
 Batcher::Batcher(ModelPool &pool, unsigned sessions, int64_t maxBatch,
-                 std::chrono::microseconds timeout)
-    : pool_(pool), maxBatch_(maxBatch), timeout_(timeout) {
+                 std::chrono::microseconds timeout, unsigned maxQueue)
+    : pool_(pool), maxBatch_(maxBatch),
+      maxQueue_(std::max<size_t>(maxQueue, size_t(maxBatch))),
+      timeout_(timeout) {
   for (unsigned i = 0; i < sessions; ++i)
     threads_.emplace_back([this] { loop(); });
 }
@@ -48,6 +51,11 @@ RunResult Batcher::run(std::vector<const kiln_tensor *> inputs) {
   std::future<RunResult> done = job->done.get_future();
   {
     std::lock_guard<std::mutex> lock(mutex_);
+    if (queue_.size() >= maxQueue_) {
+      RunResult full;
+      full.rejected = true;
+      return full;
+    }
     queue_.push_back(std::move(job));
   }
   arrived_.notify_one();

@@ -24,6 +24,8 @@ struct RunResult {
   std::vector<kiln_tensor *> outputs;
   kiln_status status = KILN_OK;
   std::string error;
+  /// The batch queue was full: nothing ran (the server answers 503).
+  bool rejected = false;
 };
 
 class Batcher {
@@ -32,8 +34,10 @@ public:
   /// a run-time dim 0, so requests can be stacked along it.
   static bool batchable(const kiln_artifact_descriptor &d);
 
+  /// `maxQueue` requests (at least one full batch) may wait to be batched;
+  /// more are rejected.
   Batcher(ModelPool &pool, unsigned sessions, int64_t maxBatch,
-          std::chrono::microseconds timeout);
+          std::chrono::microseconds timeout, unsigned maxQueue);
   ~Batcher();
 
   /// Runs `inputs` (descriptor order) as part of a batch; blocks until done.
@@ -50,6 +54,7 @@ private:
 
   ModelPool &pool_;
   int64_t maxBatch_;
+  size_t maxQueue_;
   std::chrono::microseconds timeout_;
   std::mutex mutex_;
   std::condition_variable arrived_;

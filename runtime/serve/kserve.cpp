@@ -394,6 +394,9 @@ InferResponse kiln::serve::infer(ModelPool &pool, Batcher *batcher,
   if (batcher && ordered.size() == d.num_inputs &&
       names.size() == d.num_inputs) {
     RunResult r = batcher->run(ordered);
+    if (r.rejected)
+      throw HttpError(503, "model '" + pool.name() +
+                               "' has too many requests waiting; retry later");
     if (r.status != KILN_OK)
       throw HttpError(r.status == KILN_ERROR_INVALID_ARGUMENT ||
                               r.status == KILN_ERROR_RUN_FAILED

@@ -163,7 +163,7 @@ int main(int argc, char **argv) {
       }
       batchers[name] = std::make_unique<Batcher>(
           *models[name], options.sessions, options.maxBatch,
-          std::chrono::microseconds(options.batchTimeoutUs));
+          std::chrono::microseconds(options.batchTimeoutUs), options.queue);
     }
   }
 
