@@ -22,6 +22,9 @@ struct ScalarOps {
   Value i64(int64_t v) {
     return arith::ConstantOp::create(b, l, b.getI64IntegerAttr(v));
   }
+  Value f64(double v) {
+    return arith::ConstantOp::create(b, l, b.getF64FloatAttr(v));
+  }
   Value flag(bool v) {
     return arith::ConstantOp::create(b, l, b.getBoolAttr(v));
   }

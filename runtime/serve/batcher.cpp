@@ -95,8 +95,11 @@ void Batcher::loop() {
     }
     ModelPool::Lease lease = pool_.acquire();
     if (!lease) {
-      for (auto &job : jobs)
-        job->done.set_value({{}, KILN_ERROR_RUN_FAILED, "the queue is full"});
+      for (auto &job : jobs) {
+        RunResult full;
+        full.rejected = true;
+        job->done.set_value(std::move(full));
+      }
       continue;
     }
     runBatch(lease.get(), jobs);
@@ -117,16 +120,10 @@ void Batcher::runBatch(kiln_session *session,
     for (uint32_t i = 0; i < d.num_inputs; ++i)
       stackable &= sameTail(job->inputs[i], jobs[0]->inputs[i]);
   auto runOne = [&](const std::vector<const kiln_tensor *> &inputs) {
-    RunResult r;
     std::vector<kiln_named_tensor> named;
     for (uint32_t i = 0; i < d.num_inputs; ++i)
       named.push_back({d.inputs[i].name, inputs[i]});
-    r.outputs.assign(d.num_outputs, nullptr);
-    r.status = kiln_session_run(session, named.data(), named.size(),
-                                r.outputs.data(), r.outputs.size());
-    if (r.status != KILN_OK)
-      r.error = kiln_last_error();
-    return r;
+    return runSession(session, named, d.num_outputs);
   };
   if (jobs.size() == 1 || !stackable) {
     for (auto &job : jobs)

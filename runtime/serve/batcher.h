@@ -19,15 +19,6 @@
 
 namespace kiln::serve {
 
-/// The outputs of one run (descriptor order), owned, or the failure.
-struct RunResult {
-  std::vector<kiln_tensor *> outputs;
-  kiln_status status = KILN_OK;
-  std::string error;
-  /// The batch queue was full: nothing ran (the server answers 503).
-  bool rejected = false;
-};
-
 class Batcher {
 public:
   /// Whether `d`'s inputs all have dim 0 as the same symbol and its outputs

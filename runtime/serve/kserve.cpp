@@ -382,7 +382,6 @@ InferResponse kiln::serve::infer(ModelPool &pool, Batcher *batcher,
       wanted.push_back({i, binaryDefault});
   }
 
-  std::vector<kiln_tensor *> outputs(d.num_outputs, nullptr);
   // Batched: the inputs in descriptor order, each given once.
   std::vector<const kiln_tensor *> ordered;
   for (uint32_t i = 0; batcher && i < d.num_inputs; ++i)
@@ -391,36 +390,28 @@ InferResponse kiln::serve::infer(ModelPool &pool, Batcher *batcher,
         ordered.push_back(tensors[j].get());
         break;
       }
+  RunResult run;
   if (batcher && ordered.size() == d.num_inputs &&
       names.size() == d.num_inputs) {
-    RunResult r = batcher->run(ordered);
-    if (r.rejected)
-      throw HttpError(503, "model '" + pool.name() +
-                               "' has too many requests waiting; retry later");
-    if (r.status != KILN_OK)
-      throw HttpError(r.status == KILN_ERROR_INVALID_ARGUMENT ||
-                              r.status == KILN_ERROR_RUN_FAILED
-                          ? 400
-                          : 500,
-                      r.error);
-    outputs = r.outputs;
+    run = batcher->run(ordered);
+  } else if (ModelPool::Lease lease = pool.acquire()) {
+    run = runSession(lease.get(), named, d.num_outputs);
   } else {
-    ModelPool::Lease lease = pool.acquire();
-    if (!lease)
-      throw HttpError(503, "model '" + pool.name() +
-                               "' has too many requests waiting; retry later");
-    kiln_status status =
-        kiln_session_run(lease.get(), named.data(), named.size(),
-                         outputs.data(), outputs.size());
-    if (status != KILN_OK)
-      throw HttpError(status == KILN_ERROR_INVALID_ARGUMENT ||
-                              status == KILN_ERROR_RUN_FAILED
-                          ? 400
-                          : 500,
-                      kiln_last_error());
+    run.rejected = true;
   }
+  if (run.rejected)
+    throw HttpError(503, "model '" + pool.name() +
+                             "' has too many requests waiting; retry later");
+  // Bad values the runtime or the model's own checks caught are the
+  // request's fault; anything else is the server's.
+  if (run.status != KILN_OK)
+    throw HttpError(run.status == KILN_ERROR_INVALID_ARGUMENT ||
+                            run.status == KILN_ERROR_RUN_FAILED
+                        ? 400
+                        : 500,
+                    run.error);
   std::vector<Tensor> results;
-  for (kiln_tensor *t : outputs)
+  for (kiln_tensor *t : run.outputs)
     results.emplace_back(t, kiln_tensor_destroy);
 
   json response = {{"model_name", pool.name()}, {"model_version", "1"}};

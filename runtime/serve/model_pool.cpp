@@ -5,6 +5,18 @@
 
 using namespace kiln::serve;
 
+RunResult kiln::serve::runSession(kiln_session *session,
+                                  const std::vector<kiln_named_tensor> &inputs,
+                                  size_t numOutputs) {
+  RunResult r;
+  r.outputs.assign(numOutputs, nullptr);
+  r.status = kiln_session_run(session, inputs.data(), inputs.size(),
+                              r.outputs.data(), r.outputs.size());
+  if (r.status != KILN_OK)
+    r.error = kiln_last_error();
+  return r;
+}
+
 ModelPool::ModelPool(std::string name, const std::string &path,
                      unsigned sessions, unsigned threads, unsigned maxQueue)
     : name_(std::move(name)), maxQueue_(maxQueue) {

@@ -18,6 +18,21 @@
 
 namespace kiln::serve {
 
+/// The outputs of one run (descriptor order), owned, or the failure.
+struct RunResult {
+  std::vector<kiln_tensor *> outputs;
+  kiln_status status = KILN_OK;
+  std::string error;
+  /// No session or batch slot was free: nothing ran (the server answers
+  /// 503).
+  bool rejected = false;
+};
+
+/// One run of `session` on `inputs`, `numOutputs` outputs.
+RunResult runSession(kiln_session *session,
+                     const std::vector<kiln_named_tensor> &inputs,
+                     size_t numOutputs);
+
 /// Upper bounds (seconds) of the latency histogram's buckets.
 inline constexpr std::array<double, 12> kLatencyBuckets = {
     0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5};

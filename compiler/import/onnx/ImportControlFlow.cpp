@@ -65,12 +65,6 @@ Value take(NNBuilder &e, Value v, int64_t axis, int64_t index) {
   return e.reshape(e.slice(v, axis, index, index + 1), shape);
 }
 
-/// A rank-0 i1 tensor of `v` (any one-element bool or integer tensor).
-Value flagOf(NodeContext &c, NNBuilder &e, Value v) {
-  auto scalar = reshapeTo(c, v, {});
-  return failed(scalar) ? Value() : e.cast(*scalar, c.b.getI1Type());
-}
-
 Results importIf(NodeContext &c) {
   const auto *thenBody = graphAttr(c, "then_branch");
   const auto *elseBody = graphAttr(c, "else_branch");
@@ -99,7 +93,7 @@ Results importIf(NodeContext &c) {
   if (thenOut->size() != elseOut->size())
     return c.fail("the branches give different numbers of outputs");
   NNBuilder e(c);
-  Value flag = flagOf(c, e, cond);
+  Value flag = e.scalarOf(cond, c.b.getI1Type());
   SmallVector<Value> results;
   for (auto [i, pair] : llvm::enumerate(llvm::zip(*thenOut, *elseOut))) {
     auto [t, f] = pair;
@@ -245,9 +239,9 @@ Results importLoop(NodeContext &c) {
     return c.fail("the body gives fewer outputs than the loop carries");
   NNBuilder e(c);
   Type i64 = c.b.getI64Type();
-  Value tripCount =
-      c.hasInput(0) ? reshapeTo(c, c.input(0), {}).value_or(Value()) : Value();
-  Value cond = c.hasInput(1) ? flagOf(c, e, c.input(1)) : Value();
+  Value tripCount = c.hasInput(0) ? e.scalarOf(c.input(0), i64) : Value();
+  Value cond =
+      c.hasInput(1) ? e.scalarOf(c.input(1), c.b.getI1Type()) : Value();
   std::optional<int64_t> constTrips;
   if (auto t = c.constantInts(0); t && t->size() == 1)
     constTrips = (*t)[0];
@@ -298,7 +292,7 @@ Results importLoop(NodeContext &c) {
     auto out = c.importSubgraph(*body, inputs);
     if (failed(out))
       return failure();
-    Value next = flagOf(c, e, (*out)[0]);
+    Value next = e.scalarOf((*out)[0], c.b.getI1Type());
     for (size_t i = 0; i < carried; ++i) {
       Value v = (*out)[1 + i];
       if (!checked && !condAlwaysTrue) {

@@ -143,8 +143,7 @@ Value scalarI64(NodeContext &c, NNBuilder &e, size_t i) {
   if (!c.hasInput(i) || c.type(c.input(i)).getNumElements() != 1 ||
       !isa<IntegerType>(c.type(c.input(i)).getElementType()))
     return Value();
-  auto scalar = reshapeTo(c, c.input(i), {});
-  return failed(scalar) ? Value() : e.cast(*scalar, c.b.getI64Type());
+  return e.scalarOf(c.input(i), c.b.getI64Type());
 }
 
 Results importSTFT(NodeContext &c) {

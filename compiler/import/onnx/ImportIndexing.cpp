@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/import/onnx/ImportIndexing.h"
+#include "compiler/import/onnx/ImportNNBuilder.h"
 #include "compiler/import/onnx/SymbolicShapes.h"
 
 #include "onnx/onnx.pb.h"
@@ -27,6 +28,18 @@ FailureOr<Value> mlir::kiln::onnx_import::reshapeTo(NodeContext &c, Value v,
   if (c.type(v).getShape() == shape)
     return v;
   return c.make<k::ReshapeOp>(v, {c.named("shape", c.i64s(shape))});
+}
+
+Value mlir::kiln::onnx_import::vectorInput(NodeContext &c, size_t i, Type to) {
+  if (!c.hasInput(i))
+    return Value();
+  auto type = c.type(c.input(i));
+  Type from = type.getElementType();
+  if (type.getRank() != 1 || !type.hasStaticShape() ||
+      isa<IntegerType>(from) != isa<IntegerType>(to) ||
+      isa<FloatType>(from) != isa<FloatType>(to))
+    return Value();
+  return NNBuilder(c).cast(c.input(i), to);
 }
 
 Value mlir::kiln::onnx_import::i64Tensor(NodeContext &c,
@@ -123,15 +136,12 @@ Results importTopK(NodeContext &c) {
     if (!ks && c.type(c.input(1)).getNumElements() == 1 &&
         isa<IntegerType>(c.type(c.input(1)).getElementType())) {
       // A run-time k and no declared shape: results of run-time extent.
-      auto scalar = reshapeTo(c, c.input(1), {});
-      if (failed(scalar))
-        return failure();
-      auto k64 = c.make<k::CastOp>(
-          *scalar, {c.named("to", TypeAttr::get(c.b.getI64Type()))});
-      if (failed(k64))
+      NNBuilder e(c);
+      Value k64 = e.scalarOf(c.input(1), c.b.getI64Type());
+      if (e.failed)
         return failure();
       auto op = k::TopKOp::create(
-          c.b, c.loc, c.input(0), *k64, c.b.getI64IntegerAttr(*axis),
+          c.b, c.loc, c.input(0), k64, c.b.getI64IntegerAttr(*axis),
           c.b.getI64IntegerAttr(-1),
           c.b.getBoolAttr(c.attrInt("largest", 1) != 0));
       return SmallVector<Value>{op.getValues(), op.getIndices()};

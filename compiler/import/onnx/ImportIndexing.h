@@ -8,6 +8,11 @@ namespace mlir::kiln::onnx_import {
 /// kiln.reshape to `shape`, or `v` itself when it already has that shape.
 FailureOr<Value> reshapeTo(NodeContext &c, Value v,
                            llvm::ArrayRef<int64_t> shape);
+/// Input `i` cast to a 1-D tensor of element type `to`, when it is a 1-D
+/// tensor of static length with elements of `to`'s kind (integers for an
+/// integer `to`, floats for a float one); null otherwise. For shape-like
+/// inputs computed at run time (pads, bounds, scales).
+Value vectorInput(NodeContext &c, size_t i, mlir::Type to);
 /// A constant i64 tensor.
 Value i64Tensor(NodeContext &c, llvm::ArrayRef<int64_t> shape,
                 llvm::ArrayRef<int64_t> values);

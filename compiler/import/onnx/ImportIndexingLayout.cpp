@@ -117,14 +117,9 @@ struct ResizeSpec {
 };
 
 /// A 1-D f64 tensor of run-time input `i` holding `n` values, or null.
-Value runTimeVector(NodeContext &c, NNBuilder &e, size_t i, int64_t n) {
-  if (!c.hasInput(i))
-    return Value();
-  auto type = c.type(c.input(i));
-  if (type.getRank() != 1 || type.getDimSize(0) != n ||
-      !isa<FloatType>(type.getElementType()))
-    return Value();
-  return e.cast(c.input(i), c.b.getF64Type());
+Value runTimeVector(NodeContext &c, size_t i, int64_t n) {
+  Value v = vectorInput(c, i, c.b.getF64Type());
+  return v && c.type(v).getDimSize(0) == n ? v : Value();
 }
 
 /// Run-time scales of input `i` (one per dim): the result shape is the one
@@ -137,7 +132,7 @@ LogicalResult runTimeScales(NodeContext &c, ResizeSpec &s, size_t i) {
   if (!declared || (int64_t)declared->size() != rank || !type.hasStaticShape())
     return failure();
   NNBuilder e(c);
-  Value scales = runTimeVector(c, e, i, rank);
+  Value scales = runTimeVector(c, i, rank);
   if (!scales)
     return failure();
   SmallVector<double> extents(type.getShape().begin(), type.getShape().end());
@@ -342,9 +337,8 @@ Results importResize(NodeContext &c) {
   if (s.transform == "tf_crop_and_resize") {
     auto roi = c.constantFloats(1);
     if (!roi) {
-      NNBuilder e(c);
       s.runTimeRoi =
-          n == (size_t)rank ? runTimeVector(c, e, 1, 2 * rank) : Value();
+          n == (size_t)rank ? runTimeVector(c, 1, 2 * rank) : Value();
       if (!s.runTimeRoi)
         return c.error.empty() ? c.needsConstant(1) : Results(failure());
       return one(makeResize(c, s));

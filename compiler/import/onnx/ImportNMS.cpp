@@ -38,8 +38,7 @@ Results importNonMaxSuppression(NodeContext &c) {
           fmt::format("input {} '{}' must hold one value", i, c.node.input(i)));
       return Value();
     }
-    auto scalar = reshapeTo(c, c.input(i), {});
-    return failed(scalar) ? Value() : e.cast(*scalar, type);
+    return e.scalarOf(c.input(i), type);
   };
   Value maxOut =
       scalarInput(2, c.b.getI64Type(), c.scalar(c.b.getI64Type(), 0));

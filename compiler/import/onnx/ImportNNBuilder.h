@@ -75,6 +75,9 @@ public:
   Value matmul(Value a, Value b) { return op<MatMulOp>({a, b}); }
   Value clip(Value a, std::optional<double> lo, std::optional<double> hi);
   Value cast(Value a, mlir::Type to);
+  /// A one-element tensor as a rank-0 tensor of type `to` (a shape-like
+  /// or flag input given as [1] or []).
+  Value scalarOf(Value a, mlir::Type to) { return cast(reshape(a, {}), to); }
 
   Value reshape(Value v, llvm::ArrayRef<int64_t> shape);
   Value transpose(Value v, llvm::ArrayRef<int64_t> perm);

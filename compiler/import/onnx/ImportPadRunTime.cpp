@@ -35,13 +35,11 @@ Results mlir::kiln::onnx_import::importRunTimePad(NodeContext &c,
   int64_t rank = in.getRank();
   if (!declared || (int64_t)declared->size() != rank || !in.hasStaticShape())
     return failure();
-  auto padsType = c.type(c.input(1));
-  if (padsType.getRank() != 1 || !padsType.hasStaticShape() ||
-      !isa<IntegerType>(padsType.getElementType()))
+  Type i64 = c.b.getI64Type();
+  Value pads = vectorInput(c, 1, i64);
+  if (!pads)
     return failure();
   NNBuilder e(c);
-  Type i64 = c.b.getI64Type();
-  Value pads = e.cast(c.input(1), i64);
   // Begin and end pads per dim: all dims, or those a constant `axes` names.
   SmallVector<int64_t> axes = llvm::to_vector(llvm::seq<int64_t>(0, rank));
   if (c.hasInput(3)) {
@@ -57,9 +55,9 @@ Results mlir::kiln::onnx_import::importRunTimePad(NodeContext &c,
     }
   }
   int64_t n = axes.size();
-  if (padsType.getDimSize(0) != 2 * n)
-    return c.fail(
-        fmt::format("expected {} pads, got {}", 2 * n, padsType.getDimSize(0)));
+  int64_t given = c.type(pads).getDimSize(0);
+  if (given != 2 * n)
+    return c.fail(fmt::format("expected {} pads, got {}", 2 * n, given));
   Value zero = i64Tensor(c, {1}, {0});
   SmallVector<Value> begin(rank, zero), end(rank, zero);
   for (auto [i, axis] : llvm::enumerate(axes)) {

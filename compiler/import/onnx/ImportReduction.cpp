@@ -189,19 +189,15 @@ Results runTimeAxesReduce(NodeContext &c, const ReduceBuilder &build) {
 
 OpHandler reduce(int64_t axesInputSince, ReduceBuilder build) {
   return [axesInputSince, build](NodeContext &c) -> Results {
-    auto axes = reductionAxes(c, axesInputSince);
-    if (failed(axes) && c.errorIsUnsupported && c.hasInput(1) &&
-        c.opset >= axesInputSince) {
-      std::string error = c.error;
-      c.error.clear();
-      c.errorIsUnsupported = false;
+    // Axes computed at run time: the declared shape's candidates, when it
+    // gives some; otherwise reductionAxes reports the input as unsupported.
+    if (c.opset >= axesInputSince && c.hasInput(1) && !c.constantInts(1) &&
+        c.type(c.input(1)).getNumElements() != 0) {
       Results r = runTimeAxesReduce(c, build);
       if (succeeded(r) || !c.error.empty())
         return r;
-      c.error = error;
-      c.errorIsUnsupported = true;
-      return failure();
     }
+    auto axes = reductionAxes(c, axesInputSince);
     if (failed(axes))
       return failure();
     return one(build(c, c.input(0), *axes, c.attrInt("keepdims", 1) != 0));

@@ -29,19 +29,6 @@ using namespace mlir::kiln;
 using namespace mlir::kiln::onnx_import;
 namespace k = mlir::kiln;
 
-namespace {
-/// Input `i` as a 1-D i64 vector of static length, or null.
-Value int64Vector(NodeContext &c, NNBuilder &e, size_t i) {
-  if (!c.hasInput(i))
-    return Value();
-  auto type = c.type(c.input(i));
-  if (type.getRank() != 1 || !type.hasStaticShape() ||
-      !isa<IntegerType>(type.getElementType()))
-    return Value();
-  return e.cast(c.input(i), c.b.getI64Type());
-}
-} // namespace
-
 Results mlir::kiln::onnx_import::importRunTimeSlice(NodeContext &c) {
   auto declared = c.declaredShape(0);
   auto in = c.type(c.input(0));
@@ -50,7 +37,7 @@ Results mlir::kiln::onnx_import::importRunTimeSlice(NodeContext &c) {
     return failure();
   NNBuilder e(c);
   Type i64 = c.b.getI64Type();
-  Value starts = int64Vector(c, e, 1), ends = int64Vector(c, e, 2);
+  Value starts = vectorInput(c, 1, i64), ends = vectorInput(c, 2, i64);
   if (!starts || !ends)
     return failure();
   int64_t n = e.shape(starts)[0];
@@ -58,9 +45,9 @@ Results mlir::kiln::onnx_import::importRunTimeSlice(NodeContext &c) {
     return c.fail("starts and ends differ in length");
   Value axes =
       c.hasInput(3)
-          ? int64Vector(c, e, 3)
+          ? vectorInput(c, 3, i64)
           : i64Tensor(c, {n}, llvm::to_vector(llvm::seq<int64_t>(0, n)));
-  Value steps = c.hasInput(4) ? int64Vector(c, e, 4)
+  Value steps = c.hasInput(4) ? vectorInput(c, 4, i64)
                               : i64Tensor(c, {n}, SmallVector<int64_t>(n, 1));
   if (!axes || !steps || e.shape(axes)[0] != n || e.shape(steps)[0] != n)
     return c.fail("starts, ends, axes and steps differ in length");

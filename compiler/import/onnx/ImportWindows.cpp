@@ -119,13 +119,11 @@ Results importMelWeightMatrix(NodeContext &c) {
     return c.fail("num_mel_bins and dft_length must be positive");
   NNBuilder e(c);
   Type f64 = c.b.getF64Type(), i64 = c.b.getI64Type();
-  auto scalarOf = [&](size_t i, Type type) {
-    auto v = reshapeTo(c, c.input(i), {});
-    return failed(v) ? Value() : e.cast(*v, type);
-  };
-  Value melsIn = scalarOf(0, i64), dftIn = scalarOf(1, i64);
-  Value rate = scalarOf(2, f64), lo = scalarOf(3, f64), hi = scalarOf(4, f64);
-  if (!melsIn || !dftIn || !rate || !lo || !hi || e.failed)
+  Value melsIn = e.scalarOf(c.input(0), i64),
+        dftIn = e.scalarOf(c.input(1), i64);
+  Value rate = e.scalarOf(c.input(2), f64), lo = e.scalarOf(c.input(3), f64),
+        hi = e.scalarOf(c.input(4), f64);
+  if (e.failed)
     return failure();
   if (!mels || !dft) {
     Value ok = e.op<k::AndOp>(
