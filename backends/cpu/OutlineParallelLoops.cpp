@@ -176,7 +176,8 @@ void ParallelLoopOutliner::tryOutline(scf::ParallelOp loop) {
   int64_t iterations = 1;
   for (int64_t t : trips)
     iterations *= t;
-  if (iterations < 2 || iterations * estimateWork(*loop.getBody()) < minWork)
+  int64_t bodyWork = estimateWork(*loop.getBody());
+  if (iterations < 2 || iterations * bodyWork < minWork)
     return;
 
   llvm::SetVector<Value> captured;
@@ -218,7 +219,7 @@ void ParallelLoopOutliner::tryOutline(scf::ParallelOp loop) {
   // instead of one chunk item per element.
   unsigned prefix = 0;
   int64_t chunks = 1;
-  bool light = estimateWork(*loop.getBody()) < 256;
+  bool light = bodyWork < 256;
   bool runTimeDim = false;
   while (prefix < trips.size() && chunks < minChunks &&
          !(light && runTimeDim)) {
