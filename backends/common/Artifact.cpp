@@ -4,6 +4,7 @@
 #include "backends/common/KernelTable.h"
 #include "backends/common/Linker.h"
 #include "backends/common/ObjectCodegen.h"
+#include "backends/common/WeightsSection.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
@@ -15,8 +16,8 @@
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Signals.h"
 #include "llvm/Target/TargetMachine.h"
 
 #include "kiln/abi.h"
@@ -24,15 +25,11 @@
 using namespace mlir;
 using namespace mlir::kiln;
 
-/// Past this, RIP/PC-relative addressing of the weights breaks; such models
-/// need external weights (not implemented yet).
-static constexpr uint64_t kMaxEmbeddedWeights = (1ull << 31) - (1ull << 20);
-
 namespace {
 /// What the backend pipeline left on the module for the artifact.
 struct ModuleContents {
   uint64_t arenaSize = 0;
-  ArrayRef<char> weights;
+  WeightsLayout weights;
   std::optional<GpuContents> gpu;
 };
 } // namespace
@@ -107,19 +104,13 @@ readContents(ModuleOp module, const Target &target, std::string &error) {
     contents.arenaSize = size.getInt();
   }
   if (Attribute attr = module->getAttr("kiln.weights")) {
-    FailureOr<ArrayRef<char>> bytes = blobBytes(attr, "kiln.weights", error);
-    if (failed(bytes))
+    FailureOr<WeightsLayout> weights = readWeightsLayout(attr, error);
+    if (failed(weights))
       return failure();
-    contents.weights = *bytes;
+    contents.weights = std::move(*weights);
   }
   if (failed(readGpuContents(module, target, contents.gpu, error)))
     return failure();
-  if (contents.weights.size() > kMaxEmbeddedWeights) {
-    error = std::to_string(contents.weights.size()) +
-            " bytes of weights exceed what an artifact can embed (2 GiB); "
-            "external weights are not supported yet";
-    return failure();
-  }
   return contents;
 }
 
@@ -154,20 +145,36 @@ static SmallString<128> directoryOf(StringRef path) {
   return dir;
 }
 
-/// A new, uniquely named file in `dir`; its name begins with a dot so a
-/// half-written artifact never looks like a finished one.
-static LogicalResult createSiblingFile(StringRef dir, StringRef stem,
-                                       StringRef suffix,
-                                       SmallVectorImpl<char> &path,
-                                       std::string &error) {
-  SmallString<128> model(dir);
-  llvm::sys::path::append(model, "." + stem + "-%%%%%%" + suffix);
-  if (std::error_code ec = llvm::sys::fs::createUniqueFile(model, path)) {
-    error = ("cannot create a file in '" + dir + "': " + ec.message()).str();
-    return failure();
+namespace {
+/// A new, uniquely named file beside the output; its name begins with a dot
+/// so a half-written artifact never looks like a finished one. Removed when
+/// this goes out of scope unless kept, and on a signal or when the compile
+/// runs out of memory (llvm::sys::RunInterruptHandlers) until then.
+struct SiblingFile {
+  SmallString<128> path;
+  bool keep = false;
+
+  LogicalResult create(StringRef dir, StringRef stem, StringRef suffix,
+                       std::string &error) {
+    SmallString<128> model(dir);
+    llvm::sys::path::append(model, "." + stem + "-%%%%%%" + suffix);
+    if (std::error_code ec = llvm::sys::fs::createUniqueFile(model, path)) {
+      error = ("cannot create a file in '" + dir + "': " + ec.message()).str();
+      path.clear();
+      return failure();
+    }
+    llvm::sys::RemoveFileOnSignal(path);
+    return success();
   }
-  return success();
-}
+  ~SiblingFile() {
+    if (path.empty())
+      return;
+    if (!keep)
+      llvm::sys::fs::remove(path);
+    llvm::sys::DontRemoveFileOnSignal(path);
+  }
+};
+} // namespace
 
 LogicalResult mlir::kiln::writeArtifact(ModuleOp llvmDialectModule,
                                         const ArtifactSpec &spec,
@@ -191,7 +198,8 @@ LogicalResult mlir::kiln::writeArtifact(ModuleOp llvmDialectModule,
             "dialect?)";
     return failure();
   }
-  ArtifactContents glue{contents->arenaSize, contents->weights, contents->gpu};
+  ArtifactContents glue{contents->arenaSize, contents->weights.size,
+                        contents->gpu};
   if (failed(addArtifactInterface(*module, spec, target.host, glue, error)))
     return failure();
 
@@ -205,25 +213,24 @@ LogicalResult mlir::kiln::writeArtifact(ModuleOp llvmDialectModule,
   // stays within one file system and is atomic.
   SmallString<128> dir = directoryOf(outputPath);
   StringRef stem = llvm::sys::path::filename(outputPath);
-  SmallString<128> objectPath, tempOutput;
-  if (failed(createSiblingFile(dir, stem, ".o", objectPath, error)))
-    return failure();
-  llvm::FileRemover objectRemover(objectPath);
-  if (failed(emitObjectFile(*module, *machine, objectPath, error)))
+  SiblingFile object, output;
+  if (failed(object.create(dir, stem, ".o", error)) ||
+      failed(emitObjectFile(*module, *machine, object.path, error)))
     return failure();
   module.reset();
 
-  if (failed(createSiblingFile(dir, stem, ".so", tempOutput, error)))
+  if (failed(output.create(dir, stem, ".so", error)) ||
+      failed(linkSharedLibrary(object.path, output.path, target.host, error)))
     return failure();
-  llvm::FileRemover outputRemover(tempOutput);
-  if (failed(linkSharedLibrary(objectPath, tempOutput, target.host, error)))
+  if (contents->weights.size &&
+      failed(appendWeightsSection(output.path, contents->weights, error)))
     return failure();
-  if (std::error_code ec = llvm::sys::fs::rename(tempOutput, outputPath)) {
+  if (std::error_code ec = llvm::sys::fs::rename(output.path, outputPath)) {
     error =
         ("cannot move the artifact to '" + outputPath + "': " + ec.message())
             .str();
     return failure();
   }
-  outputRemover.releaseFile();
+  output.keep = true;
   return success();
 }

@@ -53,11 +53,11 @@ struct ArtifactSpec {
 /// declarations `__kiln_parallel_for_K` get their definitions here. The
 /// module is not modified.
 ///
-/// Translates to LLVM IR, adds the entry wrapper, the descriptor, the
-/// exported `kiln_artifact` function and the weights (raw bytes in the
-/// read-only, 64-byte aligned section `.kiln.weights`), optimizes at
-/// `optLevel` (0-3), emits an object for `target` and links it with ld.lld
-/// into a shared library that exports only `kiln_artifact`. The file appears
+/// Translates to LLVM IR, adds the entry wrapper, the descriptor and the
+/// exported `kiln_artifact` function, optimizes at `optLevel` (0-3), emits
+/// an object for `target`, links it with ld.lld into a shared library that
+/// exports only `kiln_artifact`, then appends the weights as raw bytes in
+/// the unloaded section `.kiln.weights` (WeightsSection.h). The file appears
 /// atomically (temporary file in the same directory, then rename): on
 /// failure nothing is left at `outputPath` and `error` says why.
 LogicalResult writeArtifact(ModuleOp llvmDialectModule,

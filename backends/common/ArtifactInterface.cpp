@@ -31,10 +31,9 @@ public:
         i32Ty(llvm::Type::getInt32Ty(ctx)), i64Ty(llvm::Type::getInt64Ty(ctx)) {
   }
 
-  llvm::Constant *weights(llvm::ArrayRef<char> bytes);
   llvm::Function *entry(llvm::Function *main, llvm::ArrayRef<bool> recordInputs,
-                        size_t numOutputs, llvm::Constant *weights,
-                        bool passRuntime, bool deviceWeights);
+                        size_t numOutputs, bool passRuntime,
+                        bool deviceWeights);
   llvm::Constant *descriptor(const ArtifactSpec &spec, const CpuTarget &target,
                              uint64_t arenaSize, uint64_t weightsSize,
                              llvm::Function *entry, llvm::Constant *gpu);
@@ -71,17 +70,10 @@ llvm::Constant *InterfaceBuilder::string(llvm::StringRef text,
   return internalConstant(llvm::ConstantDataArray::getString(ctx, text), name);
 }
 
-llvm::Constant *InterfaceBuilder::weights(llvm::ArrayRef<char> bytes) {
-  if (bytes.empty())
-    return llvm::ConstantPointerNull::get(ptrTy);
-  return rawBytesGlobal(module, bytes, "kiln_weights", ".kiln.weights");
-}
-
 llvm::Function *InterfaceBuilder::entry(llvm::Function *main,
                                         llvm::ArrayRef<bool> recordInputs,
-                                        size_t numOutputs,
-                                        llvm::Constant *weights,
-                                        bool passRuntime, bool deviceWeights) {
+                                        size_t numOutputs, bool passRuntime,
+                                        bool deviceWeights) {
   auto *type = llvm::FunctionType::get(i32Ty, {ptrTy, ptrTy, ptrTy, ptrTy},
                                        /*isVarArg=*/false);
   auto *fn = llvm::Function::Create(type, llvm::GlobalValue::InternalLinkage,
@@ -107,8 +99,9 @@ llvm::Function *InterfaceBuilder::entry(llvm::Function *main,
   }
   loadPointers(fn->getArg(1), numOutputs);
   args.push_back(fn->getArg(2));
-  // A GPU artifact's kernels read the copy the runtime uploaded.
-  args.push_back(deviceWeights ? loadDeviceWeights(b, fn->getArg(3)) : weights);
+  // The weights the runtime mapped from the artifact; a GPU artifact's
+  // kernels read the copy the runtime uploaded.
+  args.push_back(loadWeights(b, fn->getArg(3), deviceWeights));
   if (passRuntime)
     args.push_back(fn->getArg(3));
   b.CreateCall(main, args);
@@ -299,17 +292,16 @@ LogicalResult mlir::kiln::addArtifactInterface(llvm::Module &module,
     return failure();
   }
   InterfaceBuilder builder(module);
-  llvm::Constant *weights = builder.weights(contents.weights);
   llvm::Function *entry =
-      builder.entry(main, recordInputs, spec.outputs.size(), weights,
-                    passRuntime, /*deviceWeights=*/isGpu);
+      builder.entry(main, recordInputs, spec.outputs.size(), passRuntime,
+                    /*deviceWeights=*/isGpu);
   llvm::Constant *gpu = nullptr;
   if (isGpu) {
-    gpu = buildGpuProgram(module, *contents.gpu, weights, error);
+    gpu = buildGpuProgram(module, *contents.gpu, error);
     if (!gpu)
       return failure();
   }
-  // The arena (runtime scratch) and the weights (in the artifact) share no
+  // The arena (runtime scratch) and the weights (mapped read-only) share no
   // byte with each other or any input/output: telling LLVM spares alias
   // checks and lets it keep weights in registers across stores. The
   // outlined loop bodies see the arguments through a context, so they need
@@ -322,7 +314,7 @@ LogicalResult mlir::kiln::addArtifactInterface(llvm::Module &module,
     return failure();
   defineRuntimeCalls(module);
   llvm::Constant *descriptor = builder.descriptor(
-      spec, target, contents.arenaSize, contents.weights.size(), entry, gpu);
+      spec, target, contents.arenaSize, contents.weightsSize, entry, gpu);
 
   auto *artifactFn = llvm::Function::Create(
       llvm::FunctionType::get(llvm::PointerType::getUnqual(module.getContext()),

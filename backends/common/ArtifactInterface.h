@@ -27,17 +27,18 @@ struct GpuContents {
 /// What the generated code needs from the artifact around it.
 struct ArtifactContents {
   uint64_t arenaSize = 0;
-  llvm::ArrayRef<char> weights; ///< Raw bytes; empty if none.
+  uint64_t weightsSize = 0; ///< Bytes the writer puts in .kiln.weights.
   std::optional<GpuContents> gpu;
 };
 
 /// Adds to `module` (which defines `main(ptr...)` as the backend pipeline
-/// leaves it) the weights global, `kiln_entry`, the descriptor and the
-/// exported `kiln_artifact`, then gives every other definition internal
-/// linkage. For a GPU artifact `main`'s weights are the device copy the
-/// runtime made, and the descriptor gets the kernel table (with emulator
-/// entry points when the kernels are host functions). Fails, with `error`
-/// set, if `main` does not match `spec`.
+/// leaves it) `kiln_entry`, the descriptor and the exported
+/// `kiln_artifact`, then gives every other definition internal linkage.
+/// `main`'s weights are those the runtime mapped from the artifact's
+/// `.kiln.weights` section (`runtime->weights`, abi.h), or for a GPU artifact
+/// their device copy (`runtime->device_weights`); the descriptor gets the
+/// kernel table (with emulator entry points when the kernels are host
+/// functions). Fails, with `error` set, if `main` does not match `spec`.
 LogicalResult addArtifactInterface(llvm::Module &module,
                                    const ArtifactSpec &spec,
                                    const CpuTarget &target,
@@ -45,7 +46,7 @@ LogicalResult addArtifactInterface(llvm::Module &module,
                                    std::string &error);
 
 /// `bytes` as one internal constant global in section `section`, aligned to
-/// KILN_ALIGNMENT (weights, device images).
+/// KILN_ALIGNMENT (device images).
 llvm::GlobalVariable *rawBytesGlobal(llvm::Module &module,
                                      llvm::ArrayRef<char> bytes,
                                      llvm::StringRef name,

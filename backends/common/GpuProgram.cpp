@@ -127,7 +127,6 @@ llvm::Constant *ProgramBuilder::image(llvm::ArrayRef<char> bytes) {
 
 llvm::Constant *mlir::kiln::buildGpuProgram(llvm::Module &module,
                                             const GpuContents &gpu,
-                                            llvm::Constant *weights,
                                             std::string &error) {
   ProgramBuilder b(module);
   bool emulated = gpu.platform == KILN_GPU_EMULATOR;
@@ -166,12 +165,11 @@ llvm::Constant *mlir::kiln::buildGpuProgram(llvm::Module &module,
                        llvm::ArrayType::get(kernelTy, kernels.size()), kernels),
                    "kiln_gpu_kernels");
   auto *programTy = llvm::StructType::get(
-      b.ctx, {b.i32Ty, b.i32Ty, b.ptrTy, b.ptrTy, b.ptrTy, b.i64Ty, b.ptrTy});
+      b.ctx, {b.i32Ty, b.i32Ty, b.ptrTy, b.ptrTy, b.ptrTy, b.i64Ty});
   return b.constant(
       llvm::ConstantStruct::get(
-          programTy,
-          {b.i32(gpu.platform), b.i32(gpu.kernels.size()), table,
-           b.string(gpu.archs, "kiln_gpu_archs"), b.image(gpu.image),
-           llvm::ConstantInt::get(b.i64Ty, gpu.image.size()), weights}),
+          programTy, {b.i32(gpu.platform), b.i32(gpu.kernels.size()), table,
+                      b.string(gpu.archs, "kiln_gpu_archs"), b.image(gpu.image),
+                      llvm::ConstantInt::get(b.i64Ty, gpu.image.size())}),
       "kiln_gpu_program");
 }

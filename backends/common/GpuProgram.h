@@ -13,14 +13,14 @@ namespace mlir::kiln {
 
 /// Builds the descriptor's kiln_gpu_program (abi.h) in `module`: the kernel
 /// table with its per-architecture resources, the device image as raw bytes
-/// (section .kiln.gpu), and `weights` for the runtime to upload. For the
+/// (section .kiln.gpu); the runtime uploads the weights it maps. For the
 /// emulator, each kernel `K(params..., ptr thread)` (as the host pipeline
 /// leaves it) gets an entry point `K.emulated(ptr args, ptr thread)` that
 /// loads each parameter from its slot, and `__kiln_emulator_barrier` and
 /// `__kiln_emulator_mma` are defined. Fails with `error` set if a kernel of the
 /// table is missing.
 llvm::Constant *buildGpuProgram(llvm::Module &module, const GpuContents &gpu,
-                                llvm::Constant *weights, std::string &error);
+                                std::string &error);
 
 } // namespace mlir::kiln
 

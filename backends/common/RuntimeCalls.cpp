@@ -3,9 +3,9 @@
 // The struct below mirrors kiln_runtime_callbacks (abi.h): {u32 abi_version,
 // u32 num_threads, ptr pool, ptr parallel_for, ptr context, ptr alloc,
 // ptr fail, ptr strings_from_numbers, ptr strings_to_numbers,
-// ptr normalize_strings, ptr device_weights, ptr launch}. Buffers reach the
-// string kernels as i64 addresses, passed in the same registers as pointers on
-// every target.
+// ptr normalize_strings, ptr device_weights, ptr launch, ptr weights}. Buffers
+// reach the string kernels as i64 addresses, passed in the same registers as
+// pointers on every target.
 //
 //===----------------------------------------------------------------------===//
 #include "backends/common/RuntimeCalls.h"
@@ -25,14 +25,16 @@ enum Field {
   kStringsToNumbers = 8,
   kNormalizeStrings = 9,
   kDeviceWeights = 10,
-  kLaunch = 11
+  kLaunch = 11,
+  kWeights = 12
 };
 
 llvm::StructType *callbacksType(llvm::LLVMContext &ctx) {
   auto *ptrTy = llvm::PointerType::getUnqual(ctx);
   auto *i32Ty = llvm::Type::getInt32Ty(ctx);
-  return llvm::StructType::get(ctx, {i32Ty, i32Ty, ptrTy, ptrTy, ptrTy, ptrTy,
-                                     ptrTy, ptrTy, ptrTy, ptrTy, ptrTy, ptrTy});
+  return llvm::StructType::get(ctx,
+                               {i32Ty, i32Ty, ptrTy, ptrTy, ptrTy, ptrTy, ptrTy,
+                                ptrTy, ptrTy, ptrTy, ptrTy, ptrTy, ptrTy});
 }
 
 /// Body of `fn(runtime, args...)`: calls field `field` with (context,
@@ -84,10 +86,10 @@ void mlir::kiln::defineRuntimeCalls(llvm::Module &module) {
       defineForwarder(fn, field);
 }
 
-llvm::Value *mlir::kiln::loadDeviceWeights(llvm::IRBuilder<> &b,
-                                           llvm::Value *runtime) {
+llvm::Value *mlir::kiln::loadWeights(llvm::IRBuilder<> &b, llvm::Value *runtime,
+                                     bool device) {
   llvm::LLVMContext &ctx = b.getContext();
-  return b.CreateLoad(
-      llvm::PointerType::getUnqual(ctx),
-      b.CreateStructGEP(callbacksType(ctx), runtime, kDeviceWeights));
+  return b.CreateLoad(llvm::PointerType::getUnqual(ctx),
+                      b.CreateStructGEP(callbacksType(ctx), runtime,
+                                        device ? kDeviceWeights : kWeights));
 }

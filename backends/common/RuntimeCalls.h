@@ -22,8 +22,11 @@ namespace mlir::kiln {
 /// calls `runtime->launch(runtime->context, ...)` (GPU artifacts).
 void defineRuntimeCalls(llvm::Module &module);
 
-/// Loads `runtime->device_weights` at `b`'s insertion point.
-llvm::Value *loadDeviceWeights(llvm::IRBuilder<> &b, llvm::Value *runtime);
+/// Loads `runtime->weights` (the weights the runtime mapped from the
+/// artifact) or, for `device`, `runtime->device_weights` (their copy on the
+/// GPU) at `b`'s insertion point.
+llvm::Value *loadWeights(llvm::IRBuilder<> &b, llvm::Value *runtime,
+                         bool device);
 
 } // namespace mlir::kiln
 

@@ -45,10 +45,14 @@ std::optional<ContractionLoops> matchContraction(linalg::LinalgOp op);
 
 /// Rewrites `op` (matched, B a constant [K, N]) into the packed form with B
 /// packed into [ceil(N/nr)][K][nr] at compile time; returns the new
-/// contraction and its loops.
+/// contraction and its loops. With `releaseWeights`, the unpacked constant,
+/// once unused, is erased and its data freed if nothing else in the function
+/// refers to it (releaseIfUnreferenced: the function must be the only IR of
+/// its context), so packing does not double the weights in memory.
 FailureOr<std::pair<linalg::GenericOp, ContractionLoops>>
 packConstantRhs(RewriterBase &rewriter, linalg::LinalgOp op,
-                const ContractionLoops &loops, int64_t nr);
+                const ContractionLoops &loops, int64_t nr,
+                bool releaseWeights = false);
 
 /// A convolution as an im2col into panels and a packed contraction.
 struct PackedConvolution {

@@ -24,6 +24,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
 #include <cstring>
@@ -121,7 +122,8 @@ linalg::GenericOp buildPackedGeneric(OpBuilder &b, Location loc, Value lhs,
 
 FailureOr<std::pair<linalg::GenericOp, ContractionLoops>>
 mlir::kiln::packConstantRhs(RewriterBase &rewriter, linalg::LinalgOp op,
-                            const ContractionLoops &loops, int64_t nr) {
+                            const ContractionLoops &loops, int64_t nr,
+                            bool releaseWeights) {
   if (!loops.batch.empty() || loops.nOuter)
     return failure();
   MLIRContext *ctx = op.getContext();
@@ -147,13 +149,20 @@ mlir::kiln::packConstantRhs(RewriterBase &rewriter, linalg::LinalgOp op,
 
   // The same weight packed before in this function (the static row blocks
   // of a run-time row count clone one matmul per block size): its packed
-  // constant again, so the artifact holds the panels once.
+  // constant again, so the artifact holds the panels once. A dense_resource
+  // weight is named by its key, so the marker keeps no reference to data
+  // that may be freed.
   constexpr llvm::StringLiteral kPackedOf = "kiln.packed_of";
+  auto resource = dyn_cast<DenseResourceElementsAttr>(constant.getValue());
+  Attribute source = constant.getValue();
+  if (resource)
+    source = rewriter.getStringAttr(resource.getRawHandle().getKey());
+  auto func = op->getParentOfType<FunctionOpInterface>();
   TypedAttr packedValue;
-  if (auto func = op->getParentOfType<FunctionOpInterface>())
+  if (func)
     func->walk([&](arith::ConstantOp c) {
       if (!packedValue && c.getType() == packedType &&
-          c->getAttr(kPackedOf) == constant.getValue())
+          c->getAttr(kPackedOf) == source)
         packedValue = c.getValue();
     });
   if (!packedValue) {
@@ -176,7 +185,7 @@ mlir::kiln::packConstantRhs(RewriterBase &rewriter, linalg::LinalgOp op,
   rewriter.setInsertionPoint(op);
   auto packedOp =
       arith::ConstantOp::create(rewriter, loc, packedType, packedValue);
-  packedOp->setAttr(kPackedOf, constant.getValue());
+  packedOp->setAttr(kPackedOf, source);
   Value packedRhs = packedOp;
   Value acc = panelView(rewriter, loc, op.getDpsInitOperand(0)->get(), nr);
 
@@ -196,6 +205,11 @@ mlir::kiln::packConstantRhs(RewriterBase &rewriter, linalg::LinalgOp op,
   rewriter.replaceOp(
       op, fromPanels(rewriter, loc, generic.getResult(0),
                      cast<RankedTensorType>(op->getResult(0).getType())));
+  if (releaseWeights && func && constant->use_empty()) {
+    rewriter.eraseOp(constant);
+    if (resource)
+      releaseIfUnreferenced(func, resource);
+  }
   return std::make_pair(generic, ContractionLoops{{}, 0, 3, 2, 1});
 }
 

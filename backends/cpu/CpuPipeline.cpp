@@ -138,6 +138,7 @@ void mlir::kiln::buildCpuCodegenPipeline(OpPassManager &pm,
   // vectorized; the other contractions get a vectorizable loop order.
   if (options.optLevel > 0) {
     TileContractionsOptions tiles = tileOptions(options.target);
+    tiles.releaseWeights = options.releaseWeights;
     // Symbolic batch / sequence: static slices for the tilers below.
     pm.addNestedPass<func::FuncOp>(createSliceRunTimeRows());
     pm.addNestedPass<func::FuncOp>(

@@ -21,6 +21,9 @@ namespace kiln {
 struct CpuCodegenOptions {
   CpuTarget target;
   int optLevel = 2; ///< 0-3, as -O.
+  /// Free each weight's data once packed (kiln-tile-contractions
+  /// release-weights): only for a module alone in its context.
+  bool releaseWeights = false;
 };
 
 /// Appends the CPU code generation stages to `pm` (anchored on ModuleOp):

@@ -1,9 +1,9 @@
 //===- OutlineWeights.cpp - Constant globals into one raw blob ------------===//
 //
-// Weights must reach the object file as raw bytes: an LLVM constant per
-// element costs minutes and gigabytes at ResNet/BERT sizes. This pass only
-// ever copies bytes (one memcpy per dense_resource), never builds per-element
-// attributes.
+// Weights must reach the artifact as raw bytes: an LLVM constant per
+// element costs minutes and gigabytes at ResNet/BERT sizes. This pass copies
+// nothing: it lays the constants out and leaves the layout for the artifact
+// writer, which writes each one from where it already is in memory.
 //
 //===----------------------------------------------------------------------===//
 #include "backends/cpu/Passes.h"
@@ -14,9 +14,6 @@
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
-#include "mlir/Interfaces/DataLayoutInterfaces.h"
-
-#include <cstring>
 
 namespace mlir::kiln {
 #define GEN_PASS_DEF_OUTLINEWEIGHTS
@@ -47,32 +44,20 @@ std::optional<uint64_t> memoryBytes(ElementsAttr value) {
   return uint64_t(value.getNumElements()) * elementBytes;
 }
 
-/// Writes the constant's in-memory bytes to `out` (`bytes` of them).
-LogicalResult copyBytes(memref::GlobalOp global, ElementsAttr value,
-                        uint64_t bytes, char *out) {
-  if (auto resource = dyn_cast<DenseResourceElementsAttr>(value)) {
-    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
-    if (!blob)
-      return global.emitError("kiln-outline-weights: the data of '")
-             << resource.getRawHandle().getKey() << "' is not available";
-    ArrayRef<char> data = blob->getData();
-    if (data.size() != bytes)
-      return global.emitError("kiln-outline-weights: resource holds ")
-             << data.size() << " bytes, its type needs " << bytes;
-    std::memcpy(out, data.data(), bytes);
+/// Checks that the resource's data is there and has the size its type
+/// needs, so the artifact writer can take it as it is.
+LogicalResult checkData(memref::GlobalOp global, ElementsAttr value,
+                        uint64_t bytes) {
+  auto resource = dyn_cast<DenseResourceElementsAttr>(value);
+  if (!resource)
     return success();
-  }
-  auto dense = cast<DenseElementsAttr>(value);
-  if (dense.getElementType().isInteger(1)) {
-    // DenseElementsAttr packs i1 as bits; memory holds one byte per element.
-    for (auto [i, bit] : llvm::enumerate(dense.getValues<bool>()))
-      out[i] = bit ? 1 : 0;
-    return success();
-  }
-  ArrayRef<char> raw = dense.getRawData();
-  if (raw.size() != bytes)
-    return global.emitError("kiln-outline-weights: unexpected raw data size");
-  std::memcpy(out, raw.data(), bytes);
+  AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+  if (!blob)
+    return global.emitError("kiln-outline-weights: the data of '")
+           << resource.getRawHandle().getKey() << "' is not available";
+  if (blob->getData().size() != bytes)
+    return global.emitError("kiln-outline-weights: resource holds ")
+           << blob->getData().size() << " bytes, its type needs " << bytes;
   return success();
 }
 
@@ -128,17 +113,22 @@ LogicalResult outlineWeights(ModuleOp module, func::FuncOp func) {
   MLIRContext *ctx = module.getContext();
   Type i8 = IntegerType::get(ctx, 8);
   if (total) {
-    AsmResourceBlob blob =
-        HeapAsmResourceBlob::allocate(total, kWeightsAlignment);
-    MutableArrayRef<char> data = blob.getMutableData();
-    std::memset(data.data(), 0, total);
-    for (OutlinedGlobal &w : weights)
-      if (failed(copyBytes(w.global, w.value, w.bytes, data.data() + w.offset)))
+    Builder b(ctx);
+    SmallVector<int64_t> offsets;
+    SmallVector<Attribute> values;
+    for (OutlinedGlobal &w : weights) {
+      if (failed(checkData(w.global, w.value, w.bytes)))
         return failure();
-    auto blobType = RankedTensorType::get({int64_t(total)}, i8);
-    module->setAttr("kiln.weights",
-                    DenseResourceElementsAttr::get(blobType, "kiln_weights",
-                                                   std::move(blob)));
+      offsets.push_back(w.offset);
+      values.push_back(w.value);
+    }
+    module->setAttr(
+        "kiln.weights",
+        b.getDictionaryAttr({
+            b.getNamedAttr("offsets", b.getDenseI64ArrayAttr(offsets)),
+            b.getNamedAttr("size", b.getI64IntegerAttr(total)),
+            b.getNamedAttr("values", b.getArrayAttr(values)),
+        }));
   }
 
   unsigned argIndex = func.getNumArguments();

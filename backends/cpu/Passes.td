@@ -136,6 +136,9 @@ def TileContractions : Pass<"kiln-tile-contractions", "func::FuncOp"> {
            "Columns of a thread-pool tile (0: from the cost model)">,
     Option<"cacheTileK", "tile-k", "int64_t", "0",
            "Reduction block (0: from the cost model)">,
+    Option<"releaseWeights", "release-weights", "bool", "false",
+           "Free the data of each weight once packed and unused (only when "
+           "the function is the only IR of its context)">,
     Option<"fuseEpilogues", "fuse-epilogues", "bool", "true",
            "Apply a single elementwise consumer in the register tiles">,
   ];
@@ -407,18 +410,19 @@ def PlanArena : Pass<"kiln-plan-arena", "ModuleOp"> {
 }
 
 def OutlineWeights : Pass<"kiln-outline-weights", "ModuleOp"> {
-  let summary = "Gather constant memref.globals into one raw weights blob";
+  let summary = "Lay constant memref.globals out in one raw weights area";
   let description = [{
     Every non-splat constant `memref.global` (dense or `dense_resource`) used
-    only from the entry function is copied, at a 64-byte aligned offset, into
-    one byte blob. The blob becomes the module attribute `kiln.weights`
-    (a `dense_resource<kiln_weights> : tensor<Nxi8>`, never split into
-    per-element attributes, so 100 MB of weights cost one memcpy), the entry
-    function gets a trailing `memref<Nxi8> {kiln.weights}` argument, each
-    `memref.get_global` becomes a `memref.view` of that argument and the
-    outlined globals are erased. The artifact writer places the blob in a
-    read-only section of its own and passes its address as that argument.
-    i1 constants are stored one byte per element, as in memory.
+    only from the entry function gets a 64-byte aligned offset in one byte
+    area. The layout becomes the module attribute `kiln.weights`, a
+    dictionary of the `offsets`, the total `size` and the `values` (the
+    globals' own attributes, so nothing is copied: the artifact writer
+    writes each value's bytes from where they are into the section
+    `.kiln.weights`, and 3 GB of weights never pass through LLVM). The entry
+    function gets a trailing `memref<Nxi8> {kiln.weights}` argument (the
+    runtime passes the section's mapping), each `memref.get_global` becomes
+    a `memref.view` of that argument and the outlined globals are erased.
+    i1 constants take one byte per element, as in memory.
 
     Splat constants stay globals: they cost one element in the object file.
 
@@ -432,10 +436,11 @@ def OutlineWeights : Pass<"kiln-outline-weights", "ModuleOp"> {
     ```
     After:
     ```mlir
-    module attributes {kiln.weights = dense_resource<kiln_weights> : tensor<8xi8>} {
-      func.func @main(%out: memref<2xf32>, %weights: memref<8xi8> {kiln.weights}) {
+    module attributes {kiln.weights = {offsets = array<i64: 0>, size = 64 : i64,
+                                       values = [dense<[1.0, 2.0]> : tensor<2xf32>]}} {
+      func.func @main(%out: memref<2xf32>, %weights: memref<64xi8> {kiln.weights}) {
         %c0 = arith.constant 0 : index
-        %0 = memref.view %weights[%c0][] : memref<8xi8> to memref<2xf32>
+        %0 = memref.view %weights[%c0][] : memref<64xi8> to memref<2xf32>
         ...
       }
     }

@@ -310,7 +310,8 @@ struct TileContractions
     });
     for (auto &[op, loops] : plain) {
       Attribute tileSizes = op->getAttr(kTileSizesAttr);
-      auto packed = packConstantRhs(rewriter, op, loops, tiles.nr);
+      auto packed =
+          packConstantRhs(rewriter, op, loops, tiles.nr, releaseWeights);
       if (succeeded(packed)) {
         carryTiles(tileSizes, packed->first);
         work.push_back(*packed);

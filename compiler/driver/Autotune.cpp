@@ -377,7 +377,10 @@ LogicalResult mlir::kiln::autotuneContractions(ModuleOp module,
         ArtifactSpec spec;
         OwningOpRef<ModuleOp> kernel = kernelModule(op, tile, spec);
         PassManager pm(module.getContext());
-        buildBackendPipeline(pm, pipeline);
+        // The kernel shares its weights with `module`, which lives on.
+        PipelineOptions kernelPipeline = pipeline;
+        kernelPipeline.releaseWeights = false;
+        buildBackendPipeline(pm, kernelPipeline);
         std::string path = (dir + "/" + tileText(tile) + ".so").str();
         kernels.push_back(std::make_unique<TimedKernel>());
         if (failed(pm.run(*kernel)) ||

@@ -8,6 +8,7 @@
 
 #include "compiler/driver/Compile.h"
 #include "compiler/driver/Autotune.h"
+#include "compiler/driver/CompileMemory.h"
 #include "compiler/driver/ModelInput.h"
 
 #include "backends/common/Artifact.h"
@@ -212,6 +213,9 @@ int mlir::kiln::compileModel(const CompileOptions &options) {
     return 1;
   }
   pipeline.target = *target;
+  // The module is the only IR of this context (the autotuner's kernels turn
+  // this off for their clones).
+  pipeline.releaseWeights = true;
   if (target->isGpu() && target->gpu.precision != GpuPrecision::Fp32 &&
       options.optLevel < 1) {
     llvm::errs() << "error: --gpu-precision="
@@ -270,11 +274,22 @@ int mlir::kiln::compileModel(const CompileOptions &options) {
                  << pipeline.target.host.cpu << ", -O" << options.optLevel
                  << ")\n";
 
+  CompileMemoryLimit memoryLimit = compileMemoryLimit(options.maxMemory);
+  enforceMemoryLimit(memoryLimit);
+
   // `kiln inspect` (analyzeOnly) and -v print their own lines.
   Progress progress(!options.verbose && !options.analyzeOnly);
   progress.show("importing " + options.inputPath);
+  // An ONNX model's weights are checked against the memory limit before
+  // they are read; kiln IR's once parsed.
+  auto checkWeights = [&](uint64_t bytes) -> llvm::Error {
+    std::string why;
+    if (failed(checkWeightsFit(bytes, memoryLimit, why)))
+      return llvm::createStringError(why);
+    return llvm::Error::success();
+  };
   auto imported = loadModel(context, options.inputPath, options.inputShapes,
-                            options.dimRanges);
+                            options.dimRanges, checkWeights);
   if (!imported) {
     Progress::clear();
     llvm::errs() << "error: " << llvm::toString(imported.takeError()) << "\n";
@@ -282,6 +297,11 @@ int mlir::kiln::compileModel(const CompileOptions &options) {
   }
   OwningOpRef<ModuleOp> module = std::move(*imported);
   timer.done("import");
+  if (failed(checkWeightsFit(weightBytes(*module), memoryLimit, error))) {
+    Progress::clear();
+    llvm::errs() << "error: " << error << "\n";
+    return 1;
+  }
   KILN_LOG("import", Info) << "imported " << options.inputPath << " (opset "
                            << (*module)->getAttr("kiln.opset") << ")\n";
   if (logs::artifactEnabled("graph"))

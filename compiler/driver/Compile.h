@@ -2,7 +2,9 @@
 #ifndef KILN_COMPILER_DRIVER_COMPILE_H
 #define KILN_COMPILER_DRIVER_COMPILE_H
 
+#include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +36,8 @@ struct CompileOptions {
   unsigned autotuneThreads = 0;
   /// --conv-layout: auto|nchw|nhwc ("" = KILN_CONV_LAYOUT, else auto).
   std::string convLayout;
+  /// --max-memory in bytes (0: no limit); unset: what the machine has now.
+  std::optional<uint64_t> maxMemory;
   /// Run the pass pipelines but write no object code or artifact: what
   /// `kiln inspect` runs to report fusions (epilogues included) and kernels.
   bool analyzeOnly = false;

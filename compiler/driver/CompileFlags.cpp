@@ -1,5 +1,6 @@
 //===- CompileFlags.cpp - `kiln compile` / `kiln import` options ----------===//
 #include "compiler/driver/CompileFlags.h"
+#include "compiler/driver/CompileMemory.h"
 
 #include "compiler/logging/Logging.h"
 
@@ -134,6 +135,12 @@ CompileFlags::CompileFlags(cl::SubCommand &compile, cl::SubCommand &import)
                       cl::desc("Threads to time with (default: all cores)"),
                       cl::value_desc("n"), cl::init(0), cl::sub(compile),
                       cl::cat(optimizationOptions())),
+      maxMemory("max-memory",
+                cl::desc("Memory the compile may use: 8G, 512M, ... or none "
+                         "(default: what the machine has available now); "
+                         "past it the compile stops with an error"),
+                cl::value_desc("size"), cl::sub(compile),
+                cl::cat(optimizationOptions())),
       logs("logs",
            cl::desc("Components to log and artifacts to print, as "
                     "KILN_LOGS (try --logs=help)"),
@@ -197,6 +204,13 @@ Expected<CompileOptions> CompileFlags::options(bool importOnly,
                  "(got " +
                  Twine(autotuneThreads.getValue()) + ")");
   options.autotuneThreads = autotuneThreads;
+  if (maxMemory.getNumOccurrences()) {
+    options.maxMemory = parseMemorySize(maxMemory);
+    if (!options.maxMemory)
+      return usage("--max-memory takes a size such as 8G, 512M or 300K, or "
+                   "none (got '" +
+                   maxMemory + "')");
+  }
   options.dumpIrAfter = dumpIrAfter;
   options.dumpDir = dumpDir;
   options.emitMlirPath = emitMlir;

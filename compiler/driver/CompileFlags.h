@@ -48,6 +48,7 @@ private:
   llvm::cl::opt<bool> autotune;
   llvm::cl::opt<std::string> autotuneCache;
   llvm::cl::opt<unsigned> autotuneThreads;
+  llvm::cl::opt<std::string> maxMemory;
   // Debugging.
   llvm::cl::opt<std::string> logs, dumpIrAfter, dumpDir, emitMlir, report;
   llvm::cl::opt<bool> timePasses, verbose;

@@ -64,7 +64,8 @@ mlir::kiln::detectModelFormat(llvm::StringRef path) {
 llvm::Expected<OwningOpRef<ModuleOp>> mlir::kiln::loadModel(
     MLIRContext &context, llvm::StringRef path,
     const std::map<std::string, std::vector<int64_t>> &inputShapes,
-    const std::map<std::string, std::pair<int64_t, int64_t>> &dimRanges) {
+    const std::map<std::string, std::pair<int64_t, int64_t>> &dimRanges,
+    std::function<llvm::Error(uint64_t)> checkWeights) {
   llvm::Expected<ModelFormat> format = detectModelFormat(path);
   if (!format)
     return format.takeError();
@@ -76,6 +77,7 @@ llvm::Expected<OwningOpRef<ModuleOp>> mlir::kiln::loadModel(
     onnx_import::ImportOptions options;
     options.inputShapes = inputShapes;
     options.dimRanges = dimRanges;
+    options.checkWeights = std::move(checkWeights);
     return onnx_import::importOnnxFile(context, path, options);
   }
   if (!inputShapes.empty() || !dimRanges.empty())

@@ -19,6 +19,7 @@
 
 #include "llvm/Support/Error.h"
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -35,11 +36,14 @@ llvm::Expected<ModelFormat> detectModelFormat(llvm::StringRef path);
 /// and the symbolic dims' `dimRanges`)
 /// or of kiln IR (parsed and verified; it must have the entry
 /// `func.func @main`). Parse errors are reported through the context's
-/// diagnostics; the returned error says what failed.
+/// diagnostics; the returned error says what failed. `checkWeights`, if
+/// given, sees an ONNX model's initializer bytes before any is converted
+/// (the compile's memory limit) and may stop the import.
 llvm::Expected<OwningOpRef<ModuleOp>> loadModel(
     MLIRContext &context, llvm::StringRef path,
     const std::map<std::string, std::vector<int64_t>> &inputShapes,
-    const std::map<std::string, std::pair<int64_t, int64_t>> &dimRanges = {});
+    const std::map<std::string, std::pair<int64_t, int64_t>> &dimRanges = {},
+    std::function<llvm::Error(uint64_t)> checkWeights = nullptr);
 
 } // namespace mlir::kiln
 

@@ -77,7 +77,8 @@ void mlir::kiln::buildBackendPipeline(OpPassManager &pm,
                                       const PipelineOptions &options) {
   switch (options.target.kind) {
   case TargetKind::Cpu:
-    buildCpuCodegenPipeline(pm, {options.target.host, options.optLevel});
+    buildCpuCodegenPipeline(
+        pm, {options.target.host, options.optLevel, options.releaseWeights});
     return;
   case TargetKind::Cuda:
     buildCudaCodegenPipeline(pm, {options.target, options.optLevel});

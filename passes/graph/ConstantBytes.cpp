@@ -3,6 +3,7 @@
 #include "passes/graph/ConstantBytes.h"
 
 #include "mlir/IR/AsmState.h"
+#include "mlir/IR/BuiltinDialect.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 
 using namespace mlir;
@@ -31,6 +32,22 @@ std::optional<std::vector<char>> mlir::kiln::constantBytes(ElementsAttr attr) {
     return std::vector<char>(data.begin(), data.end());
   }
   return std::nullopt;
+}
+
+void mlir::kiln::releaseIfUnreferenced(Operation *scope,
+                                       DenseResourceElementsAttr weight) {
+  StringRef key = weight.getRawHandle().getKey();
+  bool referenced = false;
+  scope->walk([&](Operation *op) {
+    op->getAttrDictionary().walk([&](DenseResourceElementsAttr attr) {
+      referenced |= attr.getRawHandle().getKey() == key;
+    });
+    return referenced ? WalkResult::interrupt() : WalkResult::advance();
+  });
+  if (!referenced)
+    DenseResourceElementsHandle::getManagerInterface(scope->getContext())
+        .getBlobManager()
+        .update(key, AsmResourceBlob());
 }
 
 ElementsAttr mlir::kiln::bytesToConstant(RankedTensorType type, StringRef name,

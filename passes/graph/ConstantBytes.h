@@ -20,6 +20,11 @@ std::optional<std::vector<char>> constantBytes(ElementsAttr attr);
 /// A dense_resource constant of `type` holding `bytes`.
 ElementsAttr bytesToConstant(RankedTensorType type, StringRef name,
                              ArrayRef<char> bytes);
+/// Frees the data of `weight`'s blob when no attribute under `scope` refers
+/// to it any more (its key stays, empty). Blobs are shared by every IR of
+/// the context, so this is only for IR that is alone in its context: not
+/// for a clone whose original lives on (the autotuner's kernels).
+void releaseIfUnreferenced(Operation *scope, DenseResourceElementsAttr weight);
 } // namespace mlir::kiln
 
 #endif // KILN_PASSES_GRAPH_CONSTANTBYTES_H

@@ -68,8 +68,6 @@ std::string checkGpuProgram(const kiln_artifact_descriptor &descriptor) {
     return "GPU kernel list is NULL";
   if (!gpu.archs)
     return "GPU architectures missing";
-  if (descriptor.weights_size > 0 && !gpu.weights)
-    return "GPU weights missing";
   if (gpu.platform != KILN_GPU_EMULATOR && gpu.num_kernels > 0 &&
       (!gpu.image || gpu.image_size == 0))
     return "GPU image missing";

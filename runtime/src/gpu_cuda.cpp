@@ -94,7 +94,7 @@ public:
   }
 
   kiln_status open(const kiln_artifact_descriptor &descriptor,
-                   const std::string &path);
+                   const std::string &path, const void *hostWeights);
 
   kiln_status allocate(uint64_t bytes, const char *what, void **out) override {
     ContextScope scope = enter();
@@ -153,7 +153,7 @@ private:
 };
 
 kiln_status CudaDevice::open(const kiln_artifact_descriptor &descriptor,
-                             const std::string &path) {
+                             const std::string &path, const void *hostWeights) {
   program_ = descriptor.gpu;
   std::string error;
   driver_ = driver(error);
@@ -235,7 +235,7 @@ kiln_status CudaDevice::open(const kiln_artifact_descriptor &descriptor,
             allocate(descriptor.weights_size, "weights", &weights_))
       return status;
     result = driver_->cuMemcpyHtoD(reinterpret_cast<CUdeviceptr>(weights_),
-                                   program_->weights, descriptor.weights_size);
+                                   hostWeights, descriptor.weights_size);
     if (result != CUDA_SUCCESS)
       return fail(KILN_ERROR_RUN_FAILED,
                   "cannot copy the weights of " + quoted(path) + " to " +
@@ -372,10 +372,10 @@ std::vector<KernelTime> CudaStream::takeKernelTimes() {
 } // namespace
 
 kiln_status openCudaDevice(const kiln_artifact_descriptor &descriptor,
-                           const std::string &path,
+                           const std::string &path, const void *hostWeights,
                            std::unique_ptr<GpuDevice> &out) {
   auto device = std::make_unique<CudaDevice>();
-  if (kiln_status status = device->open(descriptor, path))
+  if (kiln_status status = device->open(descriptor, path, hostWeights))
     return status;
   out = std::move(device);
   return KILN_OK;

@@ -45,15 +45,15 @@ std::string launchFailure(const kiln_gpu_program &program, uint32_t kernel,
 } // namespace gpu_driver
 
 kiln_status openGpuDevice(const kiln_artifact_descriptor &descriptor,
-                          const std::string &path,
+                          const std::string &path, const void *hostWeights,
                           std::unique_ptr<GpuDevice> &out) {
   switch (descriptor.gpu->platform) {
   case KILN_GPU_CUDA:
-    return openCudaDevice(descriptor, path, out);
+    return openCudaDevice(descriptor, path, hostWeights, out);
   case KILN_GPU_EMULATOR:
-    return openEmulatedDevice(descriptor, path, out);
+    return openEmulatedDevice(descriptor, path, hostWeights, out);
   case KILN_GPU_HIP:
-    return openHipDevice(descriptor, path, out);
+    return openHipDevice(descriptor, path, hostWeights, out);
   default:
     return fail(KILN_ERROR_BAD_ARTIFACT,
                 quoted(path) + " has an unknown GPU platform " +

@@ -76,20 +76,21 @@ protected:
 };
 
 // Loads `descriptor`'s GPU program: the platform's driver, a device, the
-// image and its kernels, the weights. On failure stores a message naming
+// image and its kernels, and the weights (`weights_size` bytes at
+// `hostWeights`, the model's mapping). On failure stores a message naming
 // `path` and returns the status.
 kiln_status openGpuDevice(const kiln_artifact_descriptor &descriptor,
-                          const std::string &path,
+                          const std::string &path, const void *hostWeights,
                           std::unique_ptr<GpuDevice> &out);
 
 kiln_status openCudaDevice(const kiln_artifact_descriptor &descriptor,
-                           const std::string &path,
+                           const std::string &path, const void *hostWeights,
                            std::unique_ptr<GpuDevice> &out);
 kiln_status openHipDevice(const kiln_artifact_descriptor &descriptor,
-                          const std::string &path,
+                          const std::string &path, const void *hostWeights,
                           std::unique_ptr<GpuDevice> &out);
 kiln_status openEmulatedDevice(const kiln_artifact_descriptor &descriptor,
-                               const std::string &path,
+                               const std::string &path, const void *hostWeights,
                                std::unique_ptr<GpuDevice> &out);
 
 // "kernel kiln_kernel_3 (ONNX nodes: a, b)" for messages.

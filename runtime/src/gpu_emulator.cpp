@@ -401,11 +401,12 @@ kiln_status EmulatedStream::run(uint32_t kernel, const uint32_t grid[3],
 
 class EmulatedDevice : public GpuDevice {
 public:
-  explicit EmulatedDevice(const kiln_artifact_descriptor &descriptor)
+  EmulatedDevice(const kiln_artifact_descriptor &descriptor,
+                 const void *hostWeights)
       : program_(*descriptor.gpu) {
-    // Host memory is device memory: the kernels read the artifact's
-    // read-only weights in place.
-    weights_ = const_cast<void *>(program_.weights);
+    // Host memory is device memory: the kernels read the model's read-only
+    // mapping of the weights in place.
+    weights_ = const_cast<void *>(hostWeights);
   }
   kiln_status allocate(uint64_t bytes, const char *what, void **out) override {
     *out = allocateAligned(bytes);
@@ -430,10 +431,10 @@ private:
 } // namespace
 
 kiln_status openEmulatedDevice(const kiln_artifact_descriptor &descriptor,
-                               const std::string &path,
+                               const std::string &path, const void *hostWeights,
                                std::unique_ptr<GpuDevice> &out) {
   (void)path;
-  out = std::make_unique<EmulatedDevice>(descriptor);
+  out = std::make_unique<EmulatedDevice>(descriptor, hostWeights);
   return KILN_OK;
 }
 

@@ -93,7 +93,7 @@ public:
   }
 
   kiln_status open(const kiln_artifact_descriptor &descriptor,
-                   const std::string &path);
+                   const std::string &path, const void *hostWeights);
 
   kiln_status allocate(uint64_t bytes, const char *what, void **out) override {
     DeviceScope scope = enter();
@@ -150,7 +150,7 @@ private:
 };
 
 kiln_status HipDevice::open(const kiln_artifact_descriptor &descriptor,
-                            const std::string &path) {
+                            const std::string &path, const void *hostWeights) {
   program_ = descriptor.gpu;
   std::string error;
   const Runtime *r = runtime(error);
@@ -224,7 +224,7 @@ kiln_status HipDevice::open(const kiln_artifact_descriptor &descriptor,
     if (kiln_status status =
             allocate(descriptor.weights_size, "weights", &weights_))
       return status;
-    result = r->hipMemcpyHtoD(weights_, const_cast<void *>(program_->weights),
+    result = r->hipMemcpyHtoD(weights_, const_cast<void *>(hostWeights),
                               descriptor.weights_size);
     if (result != hipSuccess)
       return fail(KILN_ERROR_RUN_FAILED, "cannot copy the weights of " +
@@ -365,10 +365,10 @@ std::vector<KernelTime> HipStream::takeKernelTimes() {
 } // namespace
 
 kiln_status openHipDevice(const kiln_artifact_descriptor &descriptor,
-                          const std::string &path,
+                          const std::string &path, const void *hostWeights,
                           std::unique_ptr<GpuDevice> &out) {
   auto device = std::make_unique<HipDevice>();
-  if (kiln_status status = device->open(descriptor, path))
+  if (kiln_status status = device->open(descriptor, path, hostWeights))
     return status;
   out = std::move(device);
   return KILN_OK;

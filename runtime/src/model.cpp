@@ -81,8 +81,17 @@ kiln_status loadModel(const char *path, bool openDevice, kiln_model **out) {
       dlclose(handle);
       return fail(KILN_ERROR_OUT_OF_MEMORY, "out of memory");
     }
+    if (descriptor->weights_size > 0) {
+      if (kiln_status status =
+              model->weights.map(file, descriptor->weights_size)) {
+        delete model;
+        dlclose(handle);
+        return status;
+      }
+    }
     if (descriptor->gpu && openDevice) {
-      if (kiln_status status = openGpuDevice(*descriptor, file, model->gpu)) {
+      if (kiln_status status = openGpuDevice(
+              *descriptor, file, model->weights.data(), model->gpu)) {
         delete model;
         dlclose(handle);
         return status;

@@ -4,6 +4,7 @@
 
 #include "gpu_device.h"
 #include "kiln/runtime.h"
+#include "weights_map.h"
 
 #include <memory>
 #include <string>
@@ -12,6 +13,8 @@ struct kiln_model {
   void *handle = nullptr; // from dlopen
   const kiln_artifact_descriptor *descriptor = nullptr;
   std::string path;
+  // The weights section, mapped once for every session.
+  kiln::rt::MappedWeights weights;
   // GPU artifacts: the device with the image loaded and the weights on it,
   // shared by every session of the model.
   std::unique_ptr<kiln::rt::GpuDevice> gpu;

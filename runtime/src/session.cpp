@@ -352,6 +352,7 @@ extern "C" kiln_status kiln_session_create(const kiln_model *model,
     session->callbacks.strings_from_numbers = &stringsFromNumbers;
     session->callbacks.strings_to_numbers = &stringsToNumbers;
     session->callbacks.normalize_strings = &normalizeStrings;
+    session->callbacks.weights = model->weights.data();
     if (model->gpu) {
       const char *env = std::getenv("KILN_GPU_GRAPHS");
       bool graphs = !(options && options->disable_gpu_graphs) &&

@@ -8,6 +8,9 @@ help:      `kiln --help` lists the commands; `kiln <command> --help` lists
 errors:    a misspelt flag suggests the nearest one; an unknown command, a
            bad -O, a file that is neither ONNX nor kiln IR: one clear line,
            exit 2 (usage) or 1; --version names Kiln and LLVM.
+memory:    --max-memory: weights that do not fit are refused before the
+           pipelines, running out under the limit is one error line and
+           exit 1 with no temporary files left (needs numpy and onnx).
 response:  @file response files give the same artifact as the flags.
 mlir:      kiln import -> kiln IR -> kiln compile/run/inspect round-trips,
            and an edit of the IR (kiln.add -> kiln.mul) changes the result
@@ -25,6 +28,7 @@ readme:    README's "Using it" section and the real --help agree: every
 """
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -34,7 +38,8 @@ EXPECTED = {
         "Target options": {"--cpu", "--gpu-arch", "--gpu-emulate",
                            "--gpu-precision", "--target"},
         "Optimization options": {"-O", "--autotune", "--autotune-cache",
-                                 "--autotune-threads", "--conv-layout"},
+                                 "--autotune-threads", "--conv-layout",
+                                 "--max-memory"},
         "Debugging options": {"--dump-dir", "--dump-ir-after", "--emit-mlir",
                               "--logs", "--report", "--time-passes", "-v"},
     },
@@ -125,6 +130,41 @@ def check_errors():
     version = kiln("--version").stdout
     assert re.search(r"^kiln \d+\.\d+\.\d+$", version, re.M), version
     assert re.search(r"LLVM and MLIR 22\.", version), version
+
+
+def check_memory():
+    """--max-memory: a model whose weights do not fit is refused before the
+    pipelines; a compile that runs out under the limit stops with one error
+    line, exit 1 and no temporary files left beside the output."""
+    try:
+        sys.path.insert(0, os.path.join(ROOT, "test", "bigweights"))
+        import make_model
+    except ImportError:
+        print("skipped: needs onnx and numpy")
+        sys.exit(77)
+    model = os.path.join(ROOT, "examples", "cnn", "model.onnx")
+    out_dir = os.path.join(WORK, "out")
+    shutil.rmtree(out_dir, ignore_errors=True)
+    os.makedirs(out_dir)
+    expect_error(["compile", model, "--max-memory=lots"], 2,
+                 r"^error: --max-memory takes a size such as 8G, 512M or "
+                 r"300K, or none \(got 'lots'\)$")
+    big = os.path.join(WORK, "big")
+    make_model.make(big, 128, 1024)
+    expect_error(["compile", os.path.join(big, "model.onnx"), "-o",
+                  os.path.join(out_dir, "big.so"), "--max-memory=100M"], 1,
+                 r"^error: the model has 134\.2 MB of weights; compiling it "
+                 r"needs about 167\.8 MB, but the limit is 104\.9 MB "
+                 r"\(--max-memory\)$")
+    expect_error(["compile", model, "-o", os.path.join(out_dir, "cnn.so"),
+                  "--max-memory=16M"], 1,
+                 r"^error: kiln compile ran out of memory: its limit is "
+                 r"16\.8 MB \(--max-memory\)$")
+    assert os.listdir(out_dir) == [], os.listdir(out_dir)
+    kiln("compile", model, "-o", os.path.join(out_dir, "cnn.so"),
+         "--max-memory=none")
+    kiln("compile", os.path.join(big, "model.onnx"), "-o",
+         os.path.join(out_dir, "big.so"), "--max-memory=2G")
 
 
 def check_response():
@@ -288,7 +328,8 @@ def main():
     check, KILN, README, WORK = sys.argv[1:5]
     ROOT = os.path.dirname(os.path.abspath(README))
     os.makedirs(WORK, exist_ok=True)
-    {"help": check_help, "errors": check_errors, "response": check_response,
+    {"help": check_help, "errors": check_errors, "memory": check_memory,
+     "response": check_response,
      "mlir": check_mlir, "graph": check_graph, "progress": check_progress,
      "readme": check_readme}[check]()
     print(f"PASS: cli.{check}")

@@ -66,5 +66,9 @@ mlir::kiln::onnx_import::importOnnxFile(mlir::MLIRContext &context,
   auto model = loadOnnxModel(path);
   if (!model)
     return model.takeError();
+  if (options.checkWeights)
+    if (llvm::Error error =
+            options.checkWeights(initializerBytes(context, **model)))
+      return std::move(error);
   return importOnnxModel(context, **model, path, options);
 }

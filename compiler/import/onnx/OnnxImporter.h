@@ -13,6 +13,7 @@
 #include "mlir/IR/OwningOpRef.h"
 #include "llvm/Support/Error.h"
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -30,6 +31,9 @@ struct ImportOptions {
   /// Bounds of symbolic dims by name (`--dim seq=1..512`); a symbol without
   /// one gets [0, kMaxSymbolExtent].
   std::map<std::string, std::pair<int64_t, int64_t>> dimRanges;
+  /// importOnnxFile calls this with initializerBytes of the parsed model
+  /// before converting any weight; an error stops the import.
+  std::function<llvm::Error(uint64_t weightBytes)> checkWeights;
 };
 
 /// The largest extent a symbolic dim may take unless --dim bounds it.
@@ -50,7 +54,13 @@ llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
 importOnnxModel(mlir::MLIRContext &context, const onnx::ModelProto &model,
                 llvm::StringRef modelPath, const ImportOptions &options);
 
-/// loadOnnxModel + importOnnxModel.
+/// Bytes the main graph's initializers declare (element count times element
+/// size; saturates, unknown element types not counted), read from the
+/// parsed model before any weight is converted.
+uint64_t initializerBytes(mlir::MLIRContext &context,
+                          const onnx::ModelProto &model);
+
+/// loadOnnxModel + (options.checkWeights) + importOnnxModel.
 llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
 importOnnxFile(mlir::MLIRContext &context, llvm::StringRef path,
                const ImportOptions &options);

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/import/onnx/NodeContext.h"
+#include "compiler/import/onnx/OnnxImporter.h"
 
 #include "onnx/onnx.pb.h"
 
@@ -46,8 +47,11 @@ void appendValues(std::string &out, const T &values, size_t width) {
   }
 }
 
+/// Maps the external data file of `t` into `file` and points `out` at the
+/// tensor's bytes in it (no copy).
 LogicalResult readExternal(const onnx::TensorProto &t, StringRef modelDir,
-                           std::string &out, std::string &error) {
+                           std::unique_ptr<llvm::MemoryBuffer> &file,
+                           StringRef &out, std::string &error) {
   std::string location;
   uint64_t offset = 0, length = 0;
   bool hasLength = false;
@@ -100,7 +104,8 @@ LogicalResult readExternal(const onnx::TensorProto &t, StringRef modelDir,
                         t.name(), location, bytes.size(), offset, length);
     return failure();
   }
-  out = bytes.substr(offset, hasLength ? length : StringRef::npos).str();
+  out = bytes.substr(offset, hasLength ? length : StringRef::npos);
+  file = std::move(*buffer);
   return success();
 }
 } // namespace
@@ -151,6 +156,21 @@ std::string mlir::kiln::onnx_import::onnxTypeName(int32_t onnxType) {
   return fmt::format("{} (unknown to this build's onnx.proto)", onnxType);
 }
 
+uint64_t
+mlir::kiln::onnx_import::initializerBytes(MLIRContext &context,
+                                          const onnx::ModelProto &model) {
+  uint64_t total = 0;
+  for (const onnx::TensorProto &t : model.graph().initializer()) {
+    Type type = elementTypeFor(&context, t.data_type());
+    uint64_t bytes = type ? elementBytes(type) : 0;
+    for (int64_t d : t.dims())
+      if (d < 0 || __builtin_mul_overflow(bytes, uint64_t(d), &bytes))
+        bytes = d < 0 ? 0 : UINT64_MAX;
+    total = __builtin_add_overflow(total, bytes, &total) ? UINT64_MAX : total;
+  }
+  return total;
+}
+
 FailureOr<ElementsAttr>
 mlir::kiln::onnx_import::convertTensor(MLIRContext *ctx,
                                        const onnx::TensorProto &t,
@@ -173,31 +193,36 @@ mlir::kiln::onnx_import::convertTensor(MLIRContext *ctx,
   auto type = RankedTensorType::get(shape, elementType);
   size_t width = elementBytes(elementType);
 
-  std::string bytes;
+  // The bytes are read where they are (the mapped external file, the
+  // message's raw_data) and copied once, into the constant's blob.
+  StringRef bytes;
+  std::unique_ptr<llvm::MemoryBuffer> externalFile;
+  std::string converted;
   if (t.data_location() == onnx::TensorProto::EXTERNAL) {
-    if (failed(readExternal(t, modelDir, bytes, error)))
+    if (failed(readExternal(t, modelDir, externalFile, bytes, error)))
       return failure();
   } else if (t.has_raw_data()) {
     bytes = t.raw_data();
   } else {
     switch (t.data_type()) {
     case onnx::TensorProto::FLOAT:
-      appendValues(bytes, t.float_data(), 4);
+      appendValues(converted, t.float_data(), 4);
       break;
     case onnx::TensorProto::DOUBLE:
-      appendValues(bytes, t.double_data(), 8);
+      appendValues(converted, t.double_data(), 8);
       break;
     case onnx::TensorProto::INT64:
-      appendValues(bytes, t.int64_data(), 8);
+      appendValues(converted, t.int64_data(), 8);
       break;
     case onnx::TensorProto::UINT32:
     case onnx::TensorProto::UINT64:
-      appendValues(bytes, t.uint64_data(), width);
+      appendValues(converted, t.uint64_data(), width);
       break;
     default: // int32 and the narrow types, stored as int32 bit patterns
-      appendValues(bytes, t.int32_data(), width);
+      appendValues(converted, t.int32_data(), width);
       break;
     }
+    bytes = converted;
   }
   if (bytes.size() != (size_t)count * width) {
     error = fmt::format("tensor '{}' holds {} bytes, but its shape and type "

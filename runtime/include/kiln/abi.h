@@ -21,8 +21,15 @@ extern "C" {
 #endif
 
 #define KILN_ARTIFACT_MAGIC 0x4E4C494Bu /* "KILN" little-endian */
-#define KILN_ABI_VERSION 5u
+#define KILN_ABI_VERSION 6u
 #define KILN_ARTIFACT_SYMBOL "kiln_artifact"
+/* ABI 6: the section holding the weights, weights_size bytes at a file
+ * offset that is a multiple of KILN_ALIGNMENT. dlopen does not load it
+ * (no program header covers it); the runtime maps it read-only from the
+ * file once per model and passes it as kiln_runtime_callbacks.weights, so
+ * the weights never pass through the compiler's code generator and may be
+ * larger than what RIP-relative addressing reaches (2 GiB). */
+#define KILN_WEIGHTS_SECTION ".kiln.weights"
 /* Alignment of the arena, of every buffer planned in it, and of weights. */
 #define KILN_ALIGNMENT 64
 
@@ -150,6 +157,12 @@ typedef struct kiln_runtime_callbacks {
                     uint32_t grid_y, uint32_t grid_z, uint32_t block_x,
                     uint32_t block_y, uint32_t block_z, uint32_t shared_bytes,
                     const uint64_t *args);
+
+  /* ABI 6: the model's weights, weights_size bytes mapped read-only from the
+   * artifact's KILN_WEIGHTS_SECTION (host memory, CPU and GPU artifacts
+   * alike; a GPU artifact's kernels read device_weights). NULL when
+   * weights_size is 0. */
+  const void *weights;
 } kiln_runtime_callbacks;
 
 /* ---- GPU artifacts (ABI 4) ----
@@ -236,8 +249,8 @@ typedef struct kiln_gpu_program {
   const char *archs; /* the image's architectures, "sm_80,sm_90a" */
   const void *image; /* NULL for the emulator */
   uint64_t image_size;
-  /* weights_size bytes the runtime copies to the device once per model. */
-  const void *weights;
+  /* ABI 6: no weights pointer; the runtime uploads the weights it mapped
+   * from KILN_WEIGHTS_SECTION once per model. */
 } kiln_gpu_program;
 
 /* Runs the model. inputs/outputs hold one data pointer per tensor, in
@@ -261,7 +274,7 @@ typedef struct kiln_artifact_descriptor {
   const kiln_tensor_desc *inputs;
   const kiln_tensor_desc *outputs;
   uint64_t arena_size;   /* bytes */
-  uint64_t weights_size; /* bytes embedded read-only in the artifact */
+  uint64_t weights_size; /* bytes in KILN_WEIGHTS_SECTION of the file */
   kiln_entry_fn entry;
   /* Floating-point operations of one run in its matmuls and convolutions
    * (2 per multiply-add, as benchmarks count GFLOP); 0 if unknown. ABI 3. */

@@ -8,17 +8,16 @@
 // weight in the blob, erf inlined; nothing allocates or calls a runtime.
 // With tiling (AVX-512: 32-lane panels) the 4x3 weight is stored as one
 // zero-padded [4][32] panel and the 2x3 product as a padded 2x32 tile.
-// TILED: module attributes {kiln.arena_size = 256 : i64, kiln.weights = dense_resource<kiln_weights> : tensor<512xi8>}
-// O0: module attributes {kiln.arena_size = 64 : i64, kiln.weights = dense_resource<kiln_weights> : tensor<64xi8>}
+// TILED: module attributes {kiln.arena_size = 256 : i64, kiln.weights = {offsets = array<i64: 0>, size = 512 : i64, values = [dense_resource<packed_rhs> : tensor<1x4x32xf32>]}}
+// O0: module attributes {kiln.arena_size = 64 : i64, kiln.weights = {offsets = array<i64: 0>, size = 64 : i64, values = [dense<{{\[\[}}1.000000e+00, 2.000000e+00, 3.000000e+00], [4.000000e+00, 5.000000e+00, 6.000000e+00], [7.000000e+00, 8.000000e+00, 9.000000e+00], [1.000000e+00, 0.000000e+00, -1.000000e+00]]> : tensor<4x3xf32>]}}
 // CHECK-NOT: memref.
 // CHECK-NOT: llvm.func @malloc
 // CHECK-NOT: llvm.func @memrefCopy
 // CHECK-NOT: @erff
 // CHECK: llvm.func @main(%{{.+}}: !llvm.ptr, %{{.+}}: !llvm.ptr, %{{.+}}: !llvm.ptr {kiln.arena}, %{{.+}}: !llvm.ptr {kiln.weights}, %{{.+}}: !llvm.ptr {kiln.runtime})
 // CHECK-NOT: memref.
-// CHECK: kiln_weights: "0x40000000
+// TILED: packed_rhs: "0x40000000
 // TILED-SAME: 0000803F000000400000404000000000
-// O0-SAME: 0000803F00000040000040400000804000
 // BAD-TARGET: unknown --target 'riscv64'; accepted: x86_64, x86_64-linux-gnu, aarch64, aarch64-linux-gnu
 // BAD-CPU: unknown --cpu 'pentium-9000' for x86_64-unknown-linux-gnu
 #id = affine_map<(i, j) -> (i, j)>

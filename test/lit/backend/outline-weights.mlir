@@ -1,11 +1,12 @@
 // RUN: kiln-opt %s -kiln-outline-weights -split-input-file -allow-unregistered-dialect \
 // RUN:   | FileCheck %s
 
-// Non-splat constants, dense and dense_resource, go into one blob at 64-byte
-// aligned offsets; get_global becomes a view of the new weights argument.
-// Bytes: w0 (8 x f32 = 32) at 0, pad to 64, b (3 x i64 = 24) at 64, mask
-// (4 x i1, one byte each) at 128; total rounded up to 192.
-// CHECK: module attributes {kiln.weights = dense_resource<kiln_weights> : tensor<192xi8>}
+// Non-splat constants, dense and dense_resource, are laid out at 64-byte
+// aligned offsets (their values kept as they are, nothing copied);
+// get_global becomes a view of the new weights argument. Bytes: w0 (8 x f32
+// = 32) at 0, pad to 64, b (3 x i64 = 24) at 64, mask (4 x i1, one byte
+// each) at 128; total rounded up to 192.
+// CHECK: module attributes {kiln.weights = {offsets = array<i64: 0, 64, 128>, size = 192 : i64, values = [dense_resource<w0> : tensor<2x4xf32>, dense<[7, -1, 3]> : tensor<3xi64>, dense<[true, false, true, true]> : tensor<4xi1>]}}
 // CHECK-NOT:   memref.global "private" constant @w0
 // CHECK-NOT:   memref.global "private" constant @b
 // CHECK-NOT:   memref.global "private" constant @mask
@@ -19,10 +20,8 @@
 // CHECK:       %[[C128:.+]] = arith.constant 128 : index
 // CHECK:       memref.view %[[W]][%[[C128]]][] : memref<192xi8> to memref<4xi1>
 // CHECK:       memref.get_global @splat
-// The blob holds the raw little-endian bytes (after the 4-byte alignment
-// header of the textual form): 1.0f..8.0f, then 7, -1, 3 as i64, then the
-// mask 1,0,1,1.
-// CHECK: kiln_weights: "0x400000000000803F0000004000004040000080400000A0400000C0400000E0400000004100000000000000000000000000000000000000000000000000000000000000000700000000000000FFFFFFFFFFFFFFFF03000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000001000101000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"
+// The resource's bytes stay where they were, for the artifact writer.
+// CHECK: w0: "0x040000000000803F0000004000004040000080400000A0400000C0400000E04000000041"
 memref.global "private" constant @w0 : memref<2x4xf32> = dense_resource<w0>
 memref.global "private" constant @b : memref<3xi64> = dense<[7, -1, 3]>
 memref.global "private" constant @mask : memref<4xi1> = dense<[true, false, true, true]>

@@ -7,6 +7,7 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 
+#include "llvm/Object/ObjectFile.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -36,6 +37,7 @@ TempDir::~TempDir() { llvm::sys::fs::remove_directories(path); }
 LoadedArtifact::~LoadedArtifact() {
   if (handle)
     dlclose(handle);
+  std::free(weights);
 }
 
 namespace {
@@ -73,12 +75,12 @@ int32_t LoadedArtifact::run(const std::vector<const void *> &inputs,
   kiln_runtime_callbacks callbacks{};
   callbacks.abi_version = KILN_ABI_VERSION;
   callbacks.num_threads = std::max(threads, 1);
-  callbacks.pool = &pool;
+  callbacks.pool = threads ? &pool : nullptr;
   if (threads > 1)
     callbacks.parallel_for = testParallelFor;
-  int32_t status =
-      descriptor->entry(const_cast<void *const *>(inputs.data()),
-                        outputs.data(), arena, threads ? &callbacks : nullptr);
+  callbacks.weights = weights;
+  int32_t status = descriptor->entry(const_cast<void *const *>(inputs.data()),
+                                     outputs.data(), arena, &callbacks);
   lastParallelCalls = pool.calls;
   std::free(arena);
   return status;
@@ -120,6 +122,28 @@ std::string kiln_test::compileToFile(const std::string &mlirSource,
   return "";
 }
 
+void *kiln_test::readWeightsSection(const std::string &path, uint64_t size) {
+  if (!size)
+    return nullptr;
+  auto file = llvm::object::ObjectFile::createObjectFile(path);
+  REQUIRE(bool(file));
+  for (const llvm::object::SectionRef &section :
+       file->getBinary()->sections()) {
+    llvm::Expected<llvm::StringRef> name = section.getName();
+    if (!name || *name != KILN_WEIGHTS_SECTION)
+      continue;
+    llvm::Expected<llvm::StringRef> bytes = section.getContents();
+    REQUIRE(bool(bytes));
+    REQUIRE(bytes->size() == size);
+    void *weights =
+        std::aligned_alloc(KILN_ALIGNMENT, llvm::alignTo(size, KILN_ALIGNMENT));
+    std::memcpy(weights, bytes->data(), size);
+    return weights;
+  }
+  FAIL("no " KILN_WEIGHTS_SECTION " section in " << path);
+  return nullptr;
+}
+
 std::unique_ptr<LoadedArtifact>
 kiln_test::compileAndLoad(const std::string &mlirSource,
                           const mlir::kiln::ArtifactSpec &spec, int optLevel) {
@@ -138,6 +162,8 @@ kiln_test::compileAndLoad(const std::string &mlirSource,
   REQUIRE(fn);
   artifact->descriptor = fn();
   REQUIRE(artifact->descriptor);
+  artifact->weights =
+      readWeightsSection(artifact->path, artifact->descriptor->weights_size);
   REQUIRE(artifact->descriptor->magic == KILN_ARTIFACT_MAGIC);
   return artifact;
 }

@@ -27,13 +27,17 @@ struct LoadedArtifact {
   std::string path;
   void *handle = nullptr;
   const kiln_artifact_descriptor *descriptor = nullptr;
+  /// The bytes of the .kiln.weights section, read from the file as the
+  /// runtime maps them (runtime->weights), 64-byte aligned.
+  void *weights = nullptr;
   /// parallel_for calls the last run() made.
   mutable int lastParallelCalls = 0;
 
   /// Runs the entry with a fresh 64-byte aligned arena (filled with garbage,
   /// so reads of uninitialized arena memory show up). `threads` > 1 hands
   /// the entry a parallel_for running that many std::threads; 1 gives no
-  /// pool, 0 no callbacks at all. Returns the entry's status.
+  /// pool, 0 neither pool nor parallel_for (only the weights). Returns the
+  /// entry's status.
   int32_t run(const std::vector<const void *> &inputs,
               const std::vector<void *> &outputs, int threads = 3) const;
 };
@@ -44,6 +48,11 @@ struct LoadedArtifact {
 std::unique_ptr<LoadedArtifact>
 compileAndLoad(const std::string &mlirSource,
                const mlir::kiln::ArtifactSpec &spec, int optLevel = 2);
+
+/// The `size` bytes of the artifact's .kiln.weights section in fresh
+/// 64-byte aligned memory (free it), as the runtime maps them; NULL for 0.
+/// Fails the current test if the section is missing or of another size.
+void *readWeightsSection(const std::string &path, uint64_t size);
 
 /// Compiles without loading (e.g. for another architecture); returns the
 /// error text, empty on success.

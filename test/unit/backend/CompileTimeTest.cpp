@@ -273,6 +273,7 @@ TEST_CASE("a ResNet-18-sized module compiles in well under a minute",
   kiln_runtime_callbacks callbacks{};
   callbacks.abi_version = KILN_ABI_VERSION;
   callbacks.num_threads = 1;
+  callbacks.weights = readWeightsSection(output, d->weights_size);
   const void *inputs[] = {x.data()};
   void *outputs[] = {logits.data()};
   auto runStart = std::chrono::steady_clock::now();
@@ -281,6 +282,7 @@ TEST_CASE("a ResNet-18-sized module compiles in well under a minute",
   std::cout << "resnet18-shaped: one inference " << secondsSince(runStart)
             << " s\n";
   std::free(arena);
+  std::free(const_cast<void *>(callbacks.weights));
   for (float v : logits)
     CHECK(std::isfinite(v));
   dlclose(handle);

@@ -130,7 +130,8 @@ TEST_CASE("another ABI version is rejected", "[loader]") {
   std::string path = fixturePath("add_one_bad_abi");
   CHECK(loadError(path) ==
         quoted(path) +
-            " uses kiln ABI version 7, this runtime supports version 5");
+            " uses kiln ABI version 7, this runtime supports version " +
+            std::to_string(KILN_ABI_VERSION));
 }
 
 TEST_CASE("a triple for another architecture is rejected", "[loader]") {
@@ -212,4 +213,38 @@ TEST_CASE("the C++ wrapper throws the loader's message", "[loader]") {
     CHECK(error.status() == KILN_ERROR_BAD_ARTIFACT);
     CHECK(std::string(error.what()).find("ABI version 7") != std::string::npos);
   }
+}
+
+TEST_CASE("the weights section is mapped and handed to every session",
+          "[loader]") {
+  kiln::Model model(fixturePath("add_one_weights"));
+  CHECK(model.descriptor().weights_size == 64);
+  // The fixture's entry fails unless runtime->weights is the runtime's own
+  // read-only mapping of the section (not the copy dlopen loaded) and adds
+  // its first float, 1.0.
+  for (int s = 0; s < 2; ++s) {
+    kiln::Session session(model, 1);
+    std::vector<float> values = {1, 2, 3, 4, 5, 6};
+    kiln::Tensor x = kiln::Tensor::create(KILN_DTYPE_F32, {2, 3});
+    std::copy(values.begin(), values.end(), x.data<float>());
+    std::vector<kiln::Tensor> outputs = session.run({{"x", &x}});
+    REQUIRE(outputs.size() == 1);
+    for (int i = 0; i < 6; ++i)
+      CHECK(outputs[0].data<float>()[i] == values[i] + 1.0f);
+  }
+}
+
+TEST_CASE("an artifact without its weights section is refused", "[loader]") {
+  std::string path = fixturePath("add_one_weights_missing");
+  CHECK(loadError(path) ==
+        quoted(path) +
+            " has no .kiln.weights section, but its descriptor declares 64 "
+            "bytes of weights (was the file stripped of it?)");
+}
+
+TEST_CASE("a weights section of the wrong size is refused", "[loader]") {
+  std::string path = fixturePath("add_one_weights_mismatch");
+  CHECK(loadError(path) == quoted(path) +
+                               " holds 64 bytes in its .kiln.weights section, "
+                               "but its descriptor declares 128");
 }
