@@ -9,7 +9,7 @@ JOBS ?= $(shell nproc)
 
 PREFIX ?= /usr/local
 
-.PHONY: all deps test-deps configure build demo test install aarch64 fuzz clean format
+.PHONY: all deps test-deps configure build demo test install deb aarch64 fuzz clean format
 
 all: build
 
@@ -39,6 +39,11 @@ test: build test-deps
 # package KilnRuntime and the pkg-config module kiln-runtime under PREFIX.
 install: build
 	cmake --install $(BUILD_DIR) --prefix $(PREFIX)
+
+# The same as a Debian package, kiln_<version>_<arch>.deb in $(BUILD_DIR)
+# (cmake/KilnPackaging.cmake).
+deb: build
+	cd $(BUILD_DIR) && cpack -G DEB
 
 # The runtime and kiln-run cross-built for aarch64 (artifacts come from
 # `kiln compile --target=aarch64-linux-gnu`; run them with qemu-aarch64).

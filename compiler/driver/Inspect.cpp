@@ -7,6 +7,7 @@
 #include "compiler/driver/InitAll.h"
 #include "compiler/driver/ModelInput.h"
 #include "compiler/import/onnx/OnnxImporter.h"
+#include "compiler/import/pt2/Pt2Importer.h"
 #include "compiler/logging/Report.h"
 #include "kiln/runtime.h"
 #include "onnx/onnx.pb.h"
@@ -116,6 +117,22 @@ int inspectOnnx(const std::string &path) {
   }
   if (!missing.empty()) {
     fmt::print("unsupported ops: {}\n", fmt::join(missing, ", "));
+    return 0;
+  }
+  return printOptimizations(path);
+}
+
+/// A .pt2 archive: its program's inputs, outputs and ATen ops, and what -O2
+/// does with it.
+int inspectPt2(const std::string &path) {
+  std::vector<std::string> unsupported;
+  if (llvm::Error err = pt2::describePt2(path, llvm::outs(), unsupported)) {
+    fmt::print(stderr, "error: {}\n", llvm::toString(std::move(err)));
+    return 1;
+  }
+  llvm::outs().flush();
+  if (!unsupported.empty()) {
+    fmt::print("unsupported ops: {}\n", fmt::join(unsupported, ", "));
     return 0;
   }
   return printOptimizations(path);
@@ -302,6 +319,8 @@ int mlir::kiln::inspectFile(const std::string &path) {
     return inspectArtifact(path);
   case ModelFormat::Mlir:
     return inspectMlir(path);
+  case ModelFormat::Pt2:
+    return inspectPt2(path);
   case ModelFormat::Onnx:
     break;
   }

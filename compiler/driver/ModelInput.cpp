@@ -2,6 +2,7 @@
 #include "compiler/driver/ModelInput.h"
 
 #include "compiler/import/onnx/OnnxImporter.h"
+#include "compiler/import/pt2/Pt2Importer.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Verifier.h"
@@ -31,6 +32,9 @@ mlir::kiln::detectModelFormat(llvm::StringRef path) {
   if (head.starts_with("ML\xef"
                        "R"))
     return ModelFormat::Mlir;
+  // A zip: torch.export.save's .pt2 archive.
+  if (head.starts_with("PK\x03\x04"))
+    return ModelFormat::Pt2;
   // ONNX files start with a protobuf field tag (a control byte); text has
   // no NULs.
   bool text = !head.empty() && head.find('\0') == llvm::StringRef::npos &&
@@ -79,6 +83,15 @@ llvm::Expected<OwningOpRef<ModuleOp>> mlir::kiln::loadModel(
     options.dimRanges = dimRanges;
     options.checkWeights = std::move(checkWeights);
     return onnx_import::importOnnxFile(context, path, options);
+  }
+  if (*format == ModelFormat::Pt2) {
+    if (!dimRanges.empty())
+      return fail("--dim applies to ONNX models; compile '" + path +
+                  "' with --input-shape for its symbolic sizes");
+    pt2::ImportOptions options;
+    options.inputShapes = inputShapes;
+    options.checkWeights = std::move(checkWeights);
+    return pt2::importPt2File(context, path, options);
   }
   if (!inputShapes.empty() || !dimRanges.empty())
     return fail(std::string(inputShapes.empty() ? "--dim" : "--input-shape") +

@@ -26,7 +26,7 @@
 
 namespace mlir::kiln {
 
-enum class ModelFormat { Onnx, Mlir, Artifact };
+enum class ModelFormat { Onnx, Mlir, Pt2, Artifact };
 
 /// The format of the file at `path`, or an error naming the file when it
 /// cannot be read or is text that is not MLIR.

@@ -43,6 +43,14 @@ set_tests_properties(aarch64.examples.cnn_neoverse_v1 PROPERTIES
   ENVIRONMENT "KILN_COMPILE_FLAGS=--target=aarch64-linux-gnu --cpu=neoverse-v1;KILN_RUN=${KILN_QEMU_AARCH64} -cpu max -L /usr/aarch64-linux-gnu ${KILN_AARCH64_BUILD}/bin/kiln-run"
   LABELS aarch64)
 
+# The runtime-only install for aarch64, with the embedding examples built
+# against it (pkg-config and CMake) and run under qemu.
+add_test(NAME aarch64.install
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/check_install_aarch64.sh
+          $<TARGET_FILE:kiln> ${PROJECT_SOURCE_DIR}
+          ${CMAKE_CURRENT_BINARY_DIR}/work/aarch64/install ${KILN_QEMU_AARCH64})
+set_tests_properties(aarch64.install PROPERTIES LABELS aarch64 TIMEOUT 600)
+
 # An artifact for one architecture is refused by the other's runtime.
 add_test(NAME aarch64.rejects_x86_artifact
   COMMAND bash -c "mkdir -p '${CMAKE_CURRENT_BINARY_DIR}/work/aarch64' && '$<TARGET_FILE:kiln>' compile '${PROJECT_SOURCE_DIR}/examples/cnn/model.onnx' -o '${CMAKE_CURRENT_BINARY_DIR}/work/aarch64/x86.so' && ${qemu_run} '${CMAKE_CURRENT_BINARY_DIR}/work/aarch64/x86.so' --random-inputs 2>&1 | grep -F \"was built for x86_64, but this machine is aarch64\"")

@@ -8,9 +8,12 @@ against the examples' reference output and onnxruntime; 8 client threads x
 25 requests; malformed requests (bad JSON, unknown model, input, datatype,
 wrong shape, data counts and binary sizes that disagree, a huge declared
 shape), each answered 400/404 with a JSON error naming the field;
-/metrics; and SIGTERM ending the server with exit code 0.
+/metrics; and SIGTERM ending the server with exit code 0. With SLOW_SO (the
+runtime tests' add_one_slow fixture, 300 ms a run), a full queue: one
+session and --queue 0, three requests at once: one runs, two get 503 with
+Retry-After and a JSON error, counted in kiln_requests_rejected_total.
 
-    check_serve.py KILN KILN_SERVE SOURCE_DIR WORK_DIR
+    check_serve.py KILN KILN_SERVE SOURCE_DIR WORK_DIR [SLOW_SO]
 """
 import concurrent.futures
 import http.client
@@ -19,6 +22,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 
 try:
     import numpy as np
@@ -30,6 +34,7 @@ except ImportError as e:
     sys.exit(77)
 
 kiln, serve, src, work = sys.argv[1:5]
+slow = sys.argv[5] if len(sys.argv) > 5 else None
 os.makedirs(work, exist_ok=True)
 failures = []
 
@@ -204,6 +209,45 @@ try:
 finally:
     server.send_signal(signal.SIGTERM)
     server.wait(timeout=10)
+
+if slow:
+    server = subprocess.Popen([serve, "--model", f"slow={slow}", "--port", "0",
+                               "--sessions", "1", "--queue", "0"],
+                              stdout=subprocess.PIPE, text=True)
+    port = int(server.stdout.readline().rsplit(":", 1)[1])
+    try:
+        body = json.dumps({"inputs": [{"name": "x", "datatype": "FP32",
+                                       "shape": [2, 3],
+                                       "data": [0, 1, 2, 3, 4, 5]}]})
+
+        def post_slow(delay):
+            # The first request holds the only session for 300 ms; the
+            # others arrive meanwhile and find no room to wait.
+            time.sleep(delay)
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+            conn.request("POST", "/v2/models/slow/infer", body,
+                         {"Content-Type": "application/json"})
+            r = conn.getresponse()
+            return r.status, r.getheader("Retry-After"), r.read()
+
+        with concurrent.futures.ThreadPoolExecutor(3) as pool:
+            results = list(pool.map(post_slow, [0, 0.05, 0.05]))
+        check("a full queue answers 503, the running request 200",
+              sorted(r[0] for r in results) == [200, 503, 503], results)
+        rejected = [r for r in results if r[0] == 503]
+        check("503 asks to retry", all(
+            r[1] == "1" and json.loads(r[2]) == {
+                "error": "model 'slow' has too many requests waiting; "
+                         "retry later"} for r in rejected), rejected)
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        conn.request("GET", "/metrics")
+        metrics = conn.getresponse().read().decode()
+        check("rejections counted",
+              'kiln_requests_rejected_total{model="slow"} 2' in metrics,
+              metrics)
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.wait(timeout=10)
 
 if failures:
     print("\n".join(["FAILED:"] + failures))

@@ -10,6 +10,7 @@
 #ifndef KILN_COMPILER_IMPORT_ONNX_NODECONTEXT_H
 #define KILN_COMPILER_IMPORT_ONNX_NODECONTEXT_H
 
+#include "compiler/import/common/KilnOpBuilder.h"
 #include "dialects/kiln/KilnOps.h"
 
 #include "mlir/IR/Builders.h"
@@ -31,16 +32,6 @@ class AttributeProto;
 namespace mlir::kiln::onnx_import {
 using mlir::FailureOr;
 
-/// Whether ODS generated populateDefaultProperties for OpTy (ops with
-/// default-valued attributes).
-template <typename OpTy, typename = void>
-struct HasDefaultProperties : std::false_type {};
-template <typename OpTy>
-struct HasDefaultProperties<
-    OpTy, std::void_t<decltype(OpTy::populateDefaultProperties(
-              std::declval<mlir::OperationName>(),
-              std::declval<typename OpTy::Properties &>()))>> : std::true_type {
-};
 using mlir::LogicalResult;
 using mlir::Value;
 
@@ -54,22 +45,20 @@ struct TensorList {
   mlir::Type elementType;
 };
 
-class NodeContext {
+/// The builder's `error` is set by a failing handler; the importer prefixes
+/// node and op type.
+class NodeContext : public KilnOpBuilder {
 public:
   NodeContext(mlir::OpBuilder &builder, const onnx::NodeProto &node,
               llvm::ArrayRef<Value> inputs, int64_t opset, mlir::Location loc,
               llvm::StringRef modelDir)
-      : b(builder), node(node), inputs(inputs), opset(opset), loc(loc),
+      : KilnOpBuilder(builder, loc), node(node), inputs(inputs), opset(opset),
         modelDir(modelDir) {}
 
-  mlir::OpBuilder &b;
   const onnx::NodeProto &node;
   llvm::ArrayRef<Value> inputs; // null where the ONNX input name is empty
   int64_t opset;
-  mlir::Location loc;
   llvm::StringRef modelDir;
-  /// Set by a failing handler; the importer prefixes node and op type.
-  std::string error;
   /// True when the error means "this op/attribute combination is not
   /// supported" rather than "this model is invalid".
   bool errorIsUnsupported = false;
@@ -94,7 +83,6 @@ public:
   /// symbol, shared by every input that has it); null for other values.
   std::function<Value(Value, int64_t)> symbolDim;
 
-  mlir::MLIRContext *ctx() const { return b.getContext(); }
   const std::string &opType() const;
   size_t numInputs() const { return inputs.size(); }
   bool hasInput(size_t i) const { return i < inputs.size() && inputs[i]; }
@@ -147,45 +135,6 @@ public:
   void setSequenceOutput(size_t i, TensorList list);
   /// Normalizes a possibly negative axis; nullopt when out of range.
   std::optional<int64_t> normalizeAxis(int64_t axis, int64_t rank) const;
-
-  Value constant(mlir::ElementsAttr value);
-  Value scalar(mlir::Type elementType, double value);
-
-  /// Builds a kiln op with inferred result type and folds it. Fails (with
-  /// the inference diagnostic recorded in `error`) instead of asserting.
-  template <typename OpTy>
-  FailureOr<Value> make(mlir::ValueRange operands,
-                        llvm::ArrayRef<mlir::NamedAttribute> attrs = {}) {
-    mlir::DictionaryAttr dict = mlir::DictionaryAttr::get(ctx(), attrs);
-    typename OpTy::Properties props;
-    // Default-valued attributes the caller left out must read as their
-    // defaults during inference, as they will on the created op.
-    if constexpr (HasDefaultProperties<OpTy>::value)
-      OpTy::populateDefaultProperties(
-          mlir::OperationName(OpTy::getOperationName(), ctx()), props);
-    auto diagnose = [&]() { return mlir::emitError(loc); };
-    if (mlir::failed(OpTy::setPropertiesFromAttr(props, dict, diagnose)))
-      return mlir::failure();
-    llvm::SmallVector<mlir::Type> types;
-    if (mlir::failed(OpTy::inferReturnTypes(
-            ctx(), loc, typename OpTy::Adaptor(operands, dict, props), types)))
-      return mlir::failure();
-    mlir::OperationState state(loc, OpTy::getOperationName());
-    state.addOperands(operands);
-    state.addAttributes(attrs);
-    state.addTypes(types);
-    return foldOrKeep(b.create(state));
-  }
-
-  mlir::NamedAttribute named(llvm::StringRef name, mlir::Attribute value) {
-    return b.getNamedAttr(name, value);
-  }
-  mlir::DenseI64ArrayAttr i64s(llvm::ArrayRef<int64_t> values) {
-    return b.getDenseI64ArrayAttr(values);
-  }
-
-private:
-  Value foldOrKeep(mlir::Operation *op);
 };
 
 using OpHandler =

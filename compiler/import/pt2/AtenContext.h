@@ -1,0 +1,96 @@
+//===- AtenContext.h - What an ATen op handler sees of a node ---*- C++ -*-===//
+//
+// Internal to the .pt2 importer. A handler gets the FX node's arguments by
+// their schema names, with the defaults torch leaves out of the archive
+// filled in from one table (AtenSchemas.cpp), the tensors as kiln values,
+// and the op builder. It returns the node's outputs in order (null for an
+// output nothing may use, such as max_pool2d_with_indices' indices), or
+// fails after recording one message.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_COMPILER_IMPORT_PT2_ATENCONTEXT_H
+#define KILN_COMPILER_IMPORT_PT2_ATENCONTEXT_H
+
+#include "compiler/import/common/KilnOpBuilder.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/JSON.h"
+
+#include <functional>
+#include <optional>
+
+namespace mlir::kiln::pt2 {
+
+/// An op's arguments in schema order: name and default (a union object as
+/// the archive writes arguments, or null when the argument is required).
+struct OpSchema {
+  std::vector<std::pair<std::string, llvm::json::Value>> args;
+};
+
+/// The schema of `op` ("aten.conv2d.default"), or null if it has none.
+const OpSchema *schemaOf(llvm::StringRef op);
+
+/// The schema's ScalarType code (7: float32) as an element type; null for
+/// the codes Kiln has no type for (complex, float8).
+Type elementType(MLIRContext *ctx, int64_t code);
+
+class AtenContext : public KilnOpBuilder {
+public:
+  AtenContext(OpBuilder &builder, Location loc, llvm::StringRef op,
+              const llvm::json::Object &node, const OpSchema &schema,
+              std::function<Value(llvm::StringRef)> lookup)
+      : KilnOpBuilder(builder, loc), op(op), node(node), schema(schema),
+        lookup(std::move(lookup)) {}
+
+  llvm::StringRef op; ///< "aten.conv2d.default"
+  const llvm::json::Object &node;
+  const OpSchema &schema;
+  std::function<Value(llvm::StringRef)> lookup;
+
+  /// The argument's union object ({"as_int": 3}, ...): the node's, else the
+  /// schema's default; null if neither.
+  const llvm::json::Object *arg(llvm::StringRef name) const;
+  bool isNone(llvm::StringRef name) const;
+  /// A tensor argument; failure (recorded) when missing or not a tensor.
+  FailureOr<Value> tensor(llvm::StringRef name);
+  /// A tensor argument that may be None (null Value).
+  FailureOr<Value> optionalTensor(llvm::StringRef name);
+  FailureOr<llvm::SmallVector<Value>> tensors(llvm::StringRef name);
+  FailureOr<int64_t> integer(llvm::StringRef name);
+  FailureOr<llvm::SmallVector<int64_t>> ints(llvm::StringRef name);
+  /// as_float (also "Infinity", "-Infinity", "NaN") or as_int.
+  FailureOr<double> number(llvm::StringRef name);
+  FailureOr<bool> boolean(llvm::StringRef name);
+  FailureOr<std::string> string(llvm::StringRef name);
+  /// A dtype argument (as_scalar_type); `dflt` when it is None.
+  FailureOr<Type> scalarType(llvm::StringRef name, Type dflt);
+
+  mlir::RankedTensorType type(Value v) const {
+    return mlir::cast<mlir::RankedTensorType>(v.getType());
+  }
+  /// Normalizes a possibly negative dim; failure (recorded) if out of range.
+  FailureOr<int64_t> dim(int64_t d, int64_t rank);
+  /// A constant of `shape` and element `type` filled with `value`.
+  Value filled(llvm::ArrayRef<int64_t> shape, mlir::Type type, double value);
+
+  /// Records `message` and fails.
+  mlir::LogicalResult fail(const llvm::Twine &message);
+};
+
+using Results = FailureOr<llvm::SmallVector<Value>>;
+using AtenHandler = std::function<Results(AtenContext &)>;
+
+/// The results of a one-output node.
+inline Results one(FailureOr<Value> v) {
+  if (mlir::failed(v))
+    return mlir::failure();
+  return llvm::SmallVector<Value>{*v};
+}
+
+/// Handler tables by op family, merged by the importer.
+void registerAtenNNHandlers(llvm::StringMap<AtenHandler> &table);
+void registerAtenTensorHandlers(llvm::StringMap<AtenHandler> &table);
+
+} // namespace mlir::kiln::pt2
+
+#endif // KILN_COMPILER_IMPORT_PT2_ATENCONTEXT_H

@@ -1,0 +1,405 @@
+//===- Pt2Importer.cpp - torch.export .pt2 -> kiln dialect ----------------===//
+#include "compiler/import/pt2/Pt2Importer.h"
+#include "compiler/import/pt2/AtenContext.h"
+#include "compiler/import/pt2/Pt2Archive.h"
+
+#include "dialects/kiln/KilnDialect.h"
+#include "dialects/kiln/KilnOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/Verifier.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+#include <cstring>
+
+using namespace mlir;
+using namespace mlir::kiln;
+using namespace mlir::kiln::pt2;
+using llvm::StringRef;
+using llvm::json::Array;
+using llvm::json::Object;
+
+namespace {
+/// Tensors up to this many elements become inline dense constants, larger
+/// ones dense_resource blobs (as the ONNX importer does).
+constexpr int64_t kInlineElements = 256;
+
+llvm::Error error(const llvm::Twine &message) {
+  return llvm::createStringError(message.str());
+}
+
+} // namespace
+
+/// The schema's ScalarType code -> element type (null if Kiln has none).
+Type mlir::kiln::pt2::elementType(MLIRContext *ctx, int64_t dtype) {
+  Builder b(ctx);
+  switch (dtype) {
+  case 1:
+    return IntegerType::get(ctx, 8, IntegerType::Unsigned);
+  case 2:
+    return b.getIntegerType(8);
+  case 3:
+    return b.getIntegerType(16);
+  case 4:
+    return b.getIntegerType(32);
+  case 5:
+    return b.getIntegerType(64);
+  case 6:
+    return b.getF16Type();
+  case 7:
+    return b.getF32Type();
+  case 8:
+    return b.getF64Type();
+  case 12:
+    return b.getI1Type();
+  case 13:
+    return b.getBF16Type();
+  default:
+    return nullptr;
+  }
+}
+
+namespace {
+unsigned elementBytes(Type type) {
+  return type.isInteger(1) ? 1 : (type.getIntOrFloatBitWidth() + 7) / 8;
+}
+
+/// The tensor a payload views: its elements gathered from the storage
+/// (strides and offset honoured, bounds checked), as a constant.
+llvm::Expected<ElementsAttr> tensorOf(MLIRContext *ctx, const Payload &p,
+                                      StringRef name) {
+  const TensorMeta &m = p.meta;
+  Type type = elementType(ctx, m.dtype);
+  if (!type)
+    return error("tensor '" + name + "' has dtype code " +
+                 llvm::Twine(m.dtype) + ", which Kiln does not support");
+  if (llvm::is_contained(m.sizes, -1))
+    return error("tensor '" + name + "' has a symbolic size");
+  int64_t rank = m.sizes.size(), count = 1;
+  if ((int64_t)m.strides.size() != rank || m.storageOffset < 0)
+    return error("tensor '" + name + "' has no valid strides or offset");
+  // The last element the view reaches must lie inside the storage.
+  int64_t last = m.storageOffset;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (m.sizes[d] < 0 || m.strides[d] < 0)
+      return error("tensor '" + name + "' has a negative size or stride");
+    count *= m.sizes[d];
+    last += (m.sizes[d] - 1) * m.strides[d];
+  }
+  unsigned width = elementBytes(type);
+  if (count > 0 && uint64_t(last + 1) * width > p.storage.size())
+    return error("tensor '" + name + "' (entry '" + p.entry + "', " +
+                 llvm::Twine(p.storage.size()) +
+                 " bytes) is shorter than its view needs");
+  // Contiguous views are one slice; others are gathered element by element.
+  std::vector<char> gathered;
+  StringRef bytes;
+  int64_t expected = 1;
+  bool contiguous = true;
+  for (int64_t d = rank - 1; d >= 0; --d) {
+    contiguous &= m.sizes[d] == 1 || m.strides[d] == expected;
+    expected *= m.sizes[d];
+  }
+  if (contiguous) {
+    bytes = p.storage.substr(m.storageOffset * width, count * width);
+  } else {
+    gathered.resize(count * width);
+    SmallVector<int64_t> index(rank, 0);
+    for (int64_t i = 0; i < count; ++i) {
+      int64_t at = m.storageOffset;
+      for (int64_t d = 0; d < rank; ++d)
+        at += index[d] * m.strides[d];
+      std::memcpy(gathered.data() + i * width, p.storage.data() + at * width,
+                  width);
+      for (int64_t d = rank - 1; d >= 0 && ++index[d] == m.sizes[d]; --d)
+        index[d] = 0;
+    }
+    bytes = StringRef(gathered.data(), gathered.size());
+  }
+  auto tensorType = RankedTensorType::get(m.sizes, type);
+  if (type.isInteger(1)) {
+    SmallVector<bool> values;
+    for (char c : bytes)
+      values.push_back(c != 0);
+    return ElementsAttr(DenseElementsAttr::get(tensorType, values));
+  }
+  ArrayRef<char> raw(bytes.data(), bytes.size());
+  if (count <= kInlineElements)
+    return ElementsAttr(DenseElementsAttr::getFromRawBuffer(tensorType, raw));
+  return ElementsAttr(DenseResourceElementsAttr::get(
+      tensorType, name,
+      HeapAsmResourceBlob::allocateAndCopyWithAlign(raw, 64)));
+}
+
+/// The value name an argument or output spec's `arg` holds.
+std::optional<StringRef> argName(const Object *spec) {
+  const Object *arg = spec ? spec->getObject("arg") : nullptr;
+  if (!arg)
+    return std::nullopt;
+  if (std::optional<StringRef> name = arg->getString("name"))
+    return name;
+  if (const Object *tensor = arg->getObject("as_tensor"))
+    return tensor->getString("name");
+  return std::nullopt;
+}
+
+const llvm::StringMap<AtenHandler> &handlerTable() {
+  static const llvm::StringMap<AtenHandler> table = [] {
+    llvm::StringMap<AtenHandler> t;
+    registerAtenNNHandlers(t);
+    registerAtenTensorHandlers(t);
+    return t;
+  }();
+  return table;
+}
+
+class Importer {
+public:
+  Importer(MLIRContext &ctx, const Pt2Archive &archive,
+           const ImportOptions &options)
+      : ctx(ctx), archive(archive), options(options), b(&ctx) {}
+
+  llvm::Expected<OwningOpRef<ModuleOp>> run();
+
+private:
+  llvm::Error fail(const llvm::Twine &what) {
+    return error("'" + archive.path() + "': " + what);
+  }
+  llvm::Expected<RankedTensorType> inputType(StringRef name);
+  llvm::Error importNode(const Object &node);
+  Value lookup(StringRef name) { return values.lookup(name); }
+
+  MLIRContext &ctx;
+  const Pt2Archive &archive;
+  const ImportOptions &options;
+  OpBuilder b;
+  llvm::StringMap<Value> values;
+  std::string lastDiagnostic;
+};
+
+llvm::Expected<RankedTensorType> Importer::inputType(StringRef name) {
+  const Object *tensorValues = archive.graph().getObject("tensor_values");
+  const Object *meta = tensorValues ? tensorValues->getObject(name) : nullptr;
+  if (!meta)
+    return fail("input '" + name + "' has no tensor metadata");
+  auto parsed = parseTensorMeta(*meta, "input '" + name.str() + "'");
+  if (!parsed)
+    return parsed.takeError();
+  Type type = elementType(&ctx, parsed->dtype);
+  if (!type)
+    return fail("input '" + name + "' has dtype code " +
+                llvm::Twine(parsed->dtype) + ", which Kiln does not support");
+  SmallVector<int64_t> shape = parsed->sizes;
+  auto given = options.inputShapes.find(name.str());
+  if (given != options.inputShapes.end()) {
+    if (given->second.size() != shape.size())
+      return fail("--input-shape gives input '" + name + "' rank " +
+                  llvm::Twine(given->second.size()) + ", but it has rank " +
+                  llvm::Twine(shape.size()));
+    for (size_t d = 0; d < shape.size(); ++d)
+      if (shape[d] >= 0 && shape[d] != given->second[d])
+        return fail("--input-shape gives input '" + name + "' dim " +
+                    llvm::Twine(d) + " = " + llvm::Twine(given->second[d]) +
+                    ", but the program fixes it to " + llvm::Twine(shape[d]));
+    shape.assign(given->second.begin(), given->second.end());
+  }
+  for (size_t d = 0; d < shape.size(); ++d)
+    if (shape[d] < 0)
+      return fail("input '" + name + "' dim " + llvm::Twine(d) +
+                  " is symbolic (" + parsed->symbols[d] +
+                  "); compile with --input-shape " + name +
+                  "=D0,D1,... to specialize it");
+  return RankedTensorType::get(shape, type);
+}
+
+llvm::Error Importer::importNode(const Object &node) {
+  StringRef name = node.getString("name").value_or("?");
+  StringRef target = node.getString("target").value_or("");
+  StringRef op = target;
+  op.consume_front("torch.ops.");
+  auto where = [&] { return (" at node '" + name + "' (" + op + ")").str(); };
+  const llvm::StringMap<AtenHandler> &table = handlerTable();
+  auto handler = table.find(op);
+  const OpSchema *schema = schemaOf(op);
+  if (handler == table.end() || !schema)
+    return error("unsupported ATen op '" + op + "' at node '" + name + "'");
+  Location loc = FusedLoc::get(&ctx, {NameLoc::get(b.getStringAttr(name))},
+                               b.getStringAttr(op));
+  AtenContext c(b, loc, op, node, *schema,
+                [&](StringRef value) { return lookup(value); });
+  lastDiagnostic.clear();
+  Results results = handler->second(c);
+  if (failed(results))
+    return error((c.error.empty() ? lastDiagnostic : c.error) + where());
+  // Outputs are listed as as_tensor entries or one as_tensors list.
+  SmallVector<StringRef> names;
+  if (const Array *outputs = node.getArray("outputs"))
+    for (const llvm::json::Value &out : *outputs) {
+      const Object *o = out.getAsObject();
+      if (const Object *t = o ? o->getObject("as_tensor") : nullptr)
+        names.push_back(t->getString("name").value_or(""));
+      else if (const Array *list = o ? o->getArray("as_tensors") : nullptr)
+        for (const llvm::json::Value &item : *list)
+          names.push_back(
+              item.getAsObject()
+                  ? item.getAsObject()->getString("name").value_or("")
+                  : "");
+      else
+        names.push_back("");
+    }
+  if (names.size() > results->size())
+    return error("the op gives " + llvm::Twine(results->size()) +
+                 " outputs, the node names " + llvm::Twine(names.size()) +
+                 where());
+  for (auto [i, outName] : llvm::enumerate(names))
+    if (!outName.empty() && (*results)[i])
+      values[outName] = (*results)[i];
+  return llvm::Error::success();
+}
+
+llvm::Expected<OwningOpRef<ModuleOp>> Importer::run() {
+  ScopedDiagnosticHandler capture(&ctx, [&](Diagnostic &diag) {
+    if (diag.getSeverity() == DiagnosticSeverity::Error &&
+        lastDiagnostic.empty())
+      lastDiagnostic = diag.str();
+    return success();
+  });
+  ctx.loadDialect<kiln::KilnDialect, func::FuncDialect>();
+
+  // Inputs in signature order: user inputs become arguments, the rest
+  // constants read from the archive.
+  const Array *inputSpecs = archive.signature().getArray("input_specs");
+  const Array *outputSpecs = archive.signature().getArray("output_specs");
+  if (!inputSpecs || !outputSpecs)
+    return fail("the program's signature has no input_specs/output_specs");
+  SmallVector<std::string> argNames;
+  SmallVector<Type> argTypes;
+  SmallVector<std::pair<std::string, const Payload *>> weights;
+  uint64_t weightBytes = 0;
+  for (const llvm::json::Value &specValue : *inputSpecs) {
+    const Object *spec = specValue.getAsObject();
+    if (!spec || spec->size() != 1)
+      return fail("an input spec is not a one-key object");
+    StringRef kind = spec->begin()->first;
+    const Object *body = spec->begin()->second.getAsObject();
+    std::optional<StringRef> name = argName(body);
+    if (!name)
+      return fail("input spec '" + kind + "' names no value");
+    if (kind == "user_input") {
+      auto type = inputType(*name);
+      if (!type)
+        return type.takeError();
+      argNames.push_back(name->str());
+      argTypes.push_back(*type);
+      continue;
+    }
+    StringRef key = kind == "parameter"         ? "parameter_name"
+                    : kind == "buffer"          ? "buffer_name"
+                    : kind == "tensor_constant" ? "tensor_constant_name"
+                                                : "";
+    if (key.empty())
+      return fail("input spec '" + kind + "' of '" + *name +
+                  "' is not supported (Kiln reads parameters, buffers, "
+                  "tensor constants and user inputs)");
+    std::optional<StringRef> fqn = body->getString(key);
+    const Payload *payload =
+        fqn ? (kind == "tensor_constant" ? archive.constant(*fqn)
+                                         : archive.weight(*fqn))
+            : nullptr;
+    if (fqn && !payload)
+      payload = kind == "tensor_constant" ? archive.weight(*fqn)
+                                          : archive.constant(*fqn);
+    if (!payload)
+      return fail(kind + " '" + (fqn ? *fqn : *name) +
+                  "' has no data in the archive");
+    weights.emplace_back(name->str(), payload);
+    weightBytes += payload->storage.size();
+  }
+  if (options.checkWeights)
+    if (llvm::Error err = options.checkWeights(weightBytes))
+      return std::move(err);
+
+  Location fileLoc = FileLineColLoc::get(&ctx, archive.path(), 0, 0);
+  OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);
+  (*module)->setAttr("kiln.model_name", b.getStringAttr(archive.modelName()));
+  (*module)->setAttr("kiln.frontend", b.getStringAttr("torch.export"));
+  b.setInsertionPointToEnd(module->getBody());
+  auto func =
+      func::FuncOp::create(b, fileLoc, "main", b.getFunctionType(argTypes, {}));
+  Block *body = func.addEntryBlock();
+  b.setInsertionPointToEnd(body);
+  for (auto [i, name] : llvm::enumerate(argNames)) {
+    func.setArgAttr(i, "kiln.name", b.getStringAttr(name));
+    values[name] = body->getArgument(i);
+  }
+  for (const auto &[name, payload] : weights) {
+    auto value = tensorOf(&ctx, *payload, name);
+    if (!value)
+      return fail(llvm::toString(value.takeError()));
+    values[name] = kiln::ConstantOp::create(
+        b, NameLoc::get(b.getStringAttr(name)), *value);
+  }
+
+  const Array *nodes = archive.graph().getArray("nodes");
+  if (!nodes)
+    return fail("the graph has no nodes");
+  for (const llvm::json::Value &nodeValue : *nodes) {
+    const Object *node = nodeValue.getAsObject();
+    if (!node)
+      return fail("a node is not an object");
+    if (llvm::Error err = importNode(*node))
+      return fail(llvm::toString(std::move(err)));
+  }
+
+  SmallVector<Value> results;
+  SmallVector<std::string> resultNames;
+  for (const llvm::json::Value &specValue : *outputSpecs) {
+    const Object *spec = specValue.getAsObject();
+    StringRef kind = spec && spec->size() == 1 ? spec->begin()->first : "";
+    std::optional<StringRef> name =
+        kind.empty() ? std::nullopt
+                     : argName(spec->begin()->second.getAsObject());
+    if (kind != "user_output")
+      return fail("output spec '" + kind +
+                  "' is not supported (the program mutates a buffer or "
+                  "input, or returns something other than tensors)");
+    Value v = name ? lookup(*name) : Value();
+    if (!v)
+      return fail("output '" + (name ? *name : StringRef("?")) +
+                  "' is never computed");
+    results.push_back(v);
+    resultNames.push_back(name->str());
+  }
+  func::ReturnOp::create(b, fileLoc, results);
+  func.setFunctionType(
+      b.getFunctionType(argTypes, ValueRange(results).getTypes()));
+  for (auto [i, name] : llvm::enumerate(resultNames))
+    func.setResultAttr(i, "kiln.name", b.getStringAttr(name));
+  if (failed(verify(*module)))
+    return fail("internal error: the imported IR does not verify: " +
+                lastDiagnostic);
+  return std::move(module);
+}
+} // namespace
+
+llvm::Expected<OwningOpRef<ModuleOp>>
+mlir::kiln::pt2::importPt2File(MLIRContext &context, StringRef path,
+                               const ImportOptions &options) {
+  auto archive = Pt2Archive::open(path);
+  if (!archive)
+    return archive.takeError();
+  return Importer(context, **archive, options).run();
+}
+
+std::vector<std::string> mlir::kiln::pt2::supportedAtenOps() {
+  std::vector<std::string> ops;
+  for (const auto &entry : handlerTable())
+    ops.push_back(entry.getKey().str());
+  std::sort(ops.begin(), ops.end());
+  return ops;
+}

@@ -1,0 +1,167 @@
+#!/usr/bin/env python3
+"""torch.export .pt2 archives through kiln (test/CMakeLists.txt, pt2.*).
+
+  check_pt2.py make   KILN WORK            export the models (make_models.py)
+  check_pt2.py model  KILN WORK NAME       compile NAME/model.pt2, run it on
+                                           its input, compare with torch
+  check_pt2.py errors KILN WORK            refusals: one line naming what
+
+Needs torch and torchvision (else exit 77).
+"""
+import io
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import zipfile
+
+SKIP = 77
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def kiln(*args):
+    return subprocess.run([KILN, *args], capture_output=True, text=True)
+
+
+def make():
+    try:
+        import torch  # noqa: F401
+        import torchvision  # noqa: F401
+    except ImportError as e:
+        print(f"skipped: {e}")
+        sys.exit(SKIP)
+    shutil.rmtree(WORK, ignore_errors=True)
+    subprocess.run([sys.executable, os.path.join(HERE, "make_models.py"),
+                    WORK], check=True)
+
+
+def model(name):
+    d = os.path.join(WORK, name)
+    if not os.path.exists(os.path.join(d, "model.pt2")):
+        print("skipped: the models were not made (needs torch)")
+        sys.exit(SKIP)
+    so = os.path.join(d, "model.so")
+    r = kiln("compile", os.path.join(d, "model.pt2"), "-o", so)
+    if r.returncode != 0:
+        sys.exit(f"FAIL: kiln compile {name}: {r.stderr}")
+    r = kiln("run", so, "--input", os.path.join(d, "input.npy"), "--expect",
+             os.path.join(d, "expected.npy"), "--rtol", "1e-3", "--atol",
+             "1e-4")
+    print(r.stdout + r.stderr)
+    if r.returncode != 0 or "PASS" not in r.stdout:
+        sys.exit(f"FAIL: {name} does not match torch")
+
+
+def rewrite(src, dst, change):
+    """Copies the archive at `src` to `dst`, letting `change(name, data)`
+    return new bytes for an entry (or None to drop it)."""
+    with zipfile.ZipFile(src) as zin, \
+            zipfile.ZipFile(dst, "w", zipfile.ZIP_STORED) as zout:
+        for info in zin.infolist():
+            data = change(info.filename, zin.read(info.filename))
+            if data is not None:
+                zout.writestr(info.filename, data)
+
+
+def expect(args, pattern):
+    r = kiln(*args)
+    lines = r.stderr.strip().splitlines()
+    ok = r.returncode == 1 and len(lines) == 1 and re.search(pattern, lines[0])
+    if not ok:
+        sys.exit(f"FAIL: kiln {' '.join(args)}: exit {r.returncode}, "
+                 f"stderr {r.stderr!r}, expected /{pattern}/")
+    print(f"ok: {lines[0]}")
+
+
+def errors():
+    src = os.path.join(WORK, "mlp", "model.pt2")
+    if not os.path.exists(src):
+        print("skipped: the models were not made (needs torch)")
+        sys.exit(SKIP)
+    e = os.path.join(WORK, "errors")
+    os.makedirs(e, exist_ok=True)
+    out = os.path.join(e, "out.so")
+
+    def program(edit):
+        def change(name, data):
+            if name.endswith("models/model.json"):
+                j = json.loads(data)
+                edit(j)
+                return json.dumps(j).encode()
+            return data
+        return change
+
+    def rename_relu(j):
+        for n in j["graph_module"]["graph"]["nodes"]:
+            if n["target"] == "torch.ops.aten.relu.default":
+                n["target"] = "torch.ops.aten.frobnicate.default"
+    p = os.path.join(e, "unsupported.pt2")
+    rewrite(src, p, program(rename_relu))
+    expect(["compile", p, "-o", out],
+           r"unsupported ATen op 'aten\.frobnicate\.default' at node 'relu'")
+
+    def schema9(j):
+        j["schema_version"] = {"major": 9, "minor": 0}
+    p = os.path.join(e, "schema9.pt2")
+    rewrite(src, p, program(schema9))
+    expect(["compile", p, "-o", out],
+           r"schema version 9\.0; Kiln reads major version 8")
+
+    p = os.path.join(e, "pickled.pt2")
+
+    def pickled(name, data):
+        if name.endswith("model_weights_config.json"):
+            j = json.loads(data)
+            j["config"]["fc1.weight"]["use_pickle"] = True
+            return json.dumps(j).encode()
+        return data
+    rewrite(src, p, pickled)
+    expect(["compile", p, "-o", out],
+           r"tensor 'fc1\.weight' .* is pickled .* never unpickles")
+
+    p = os.path.join(e, "aoti.pt2")
+    rewrite(src, p, lambda name, data: None if "/models/" in name else data)
+    with zipfile.ZipFile(p, "a") as z:
+        z.writestr("model/data/aotinductor/model/model.so", b"\x7fELF")
+    expect(["compile", p, "-o", out],
+           r"AOTInductor package .* no exported program")
+
+    p = os.path.join(e, "deflated.pt2")
+    with zipfile.ZipFile(src) as zin, \
+            zipfile.ZipFile(p, "w", zipfile.ZIP_DEFLATED) as zout:
+        for info in zin.infolist():
+            zout.writestr(info.filename, zin.read(info.filename))
+    expect(["compile", p, "-o", out], r"is compressed \(method 8\)")
+
+    p = os.path.join(e, "truncated.pt2")
+    with open(src, "rb") as f:
+        data = f.read()
+    with open(p, "wb") as f:
+        f.write(data[:len(data) // 2])
+    expect(["compile", p, "-o", out], r"is not a valid \.pt2 archive")
+
+    p = os.path.join(e, "short_weight.pt2")
+    rewrite(src, p, lambda name, data: data[:100]
+            if name.endswith("weights/weight_0") else data)
+    expect(["compile", p, "-o", out],
+           r"tensor 'p_fc1_weight' \(entry '.*weight_0', 100 bytes\) is "
+           r"shorter than its view needs")
+    assert not os.path.exists(out), "a refused compile left an artifact"
+    print("PASS")
+
+
+def main():
+    global KILN, WORK
+    what, KILN, WORK = sys.argv[1:4]
+    if what == "make":
+        make()
+    elif what == "model":
+        model(sys.argv[4])
+    else:
+        errors()
+
+
+if __name__ == "__main__":
+    main()
