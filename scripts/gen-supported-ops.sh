@@ -12,7 +12,8 @@ trap 'rm -rf "$tmp"' EXIT
 g++ -std=c++17 -O1 -DONNX_NAMESPACE=onnx -DONNX_ML=1 \
   "$here/onnx-op-revisions.cpp" -lonnx -lonnx_proto -lprotobuf -o "$tmp/revisions"
 "$tmp/revisions" > "$tmp/revisions.txt"
-"$kiln" ops > "$tmp/ops.txt"
+"$kiln" ops | grep -v '^aten\.' > "$tmp/ops.txt"
+"$kiln" ops | grep '^aten\.' > "$tmp/aten.txt"
 latest=$(awk 'NR == 1 { print $2 }' "$tmp/revisions.txt")
 onnx_version=$(dpkg-query -W -f='${Version}' libonnx-dev 2>/dev/null | sed 's/-.*//' || echo unknown)
 
@@ -45,3 +46,14 @@ echo "\`Reshape\`, \`Flatten\`, \`Squeeze\`, \`Unsqueeze\`, \`Transpose\`, \`Con
 echo "\`Split\`, \`Slice\`, \`Gather\`, \`GatherElements\`, \`GatherND\`, \`Expand\`,"
 echo "\`Tile\`, \`Compress\`, \`DepthToSpace\`, \`SpaceToDepth\`, \`Shape\`, \`Size\`);"
 echo "any other op given a string input fails to import, naming it."
+echo
+echo "## ATen ops (torch.export \`.pt2\`)"
+echo
+echo "$(wc -l < "$tmp/aten.txt") overloads of Core ATen and of the forms torch.export"
+echo "keeps before \`run_decompositions()\` (\`conv2d\`, \`linear\`, \`batch_norm\`,"
+echo "\`layer_norm\`, \`scaled_dot_product_attention\`, the in-place \`relu_\`/\`add_\`),"
+echo "each with its schema defaults (compiler/import/pt2/AtenSchemas.cpp). Another"
+echo "op fails with \`unsupported ATen op 'aten.foo.default' at node 'foo_3'\`;"
+echo "\`ctest -L pt2\` checks them on exported models against torch."
+echo
+awk '{ printf "%s`%s`", (NR > 1 ? ", " : ""), $1 } END { print "." }' "$tmp/aten.txt"

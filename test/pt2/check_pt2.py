@@ -148,6 +148,19 @@ def errors():
     expect(["compile", p, "-o", out],
            r"tensor 'p_fc1_weight' \(entry '.*weight_0', 100 bytes\) is "
            r"shorter than its view needs")
+    # Swin's raw export fills views in place: refused, naming the way out.
+    swin = os.path.join(WORK, "swin_t", "model.pt2")
+    with open(os.path.join(WORK, "swin_raw.py"), "w") as f:
+        f.write("import sys, torch, torchvision\n"
+                "m = torchvision.models.swin_t(weights=None).eval()\n"
+                "ep = torch.export.export(m, (torch.randn(1, 3, 224, 224),))\n"
+                "torch.export.save(ep, sys.argv[1])\n")
+    os.makedirs(os.path.dirname(swin), exist_ok=True)
+    subprocess.run([sys.executable, os.path.join(WORK, "swin_raw.py"), swin],
+                   check=True, capture_output=True)
+    expect(["compile", swin, "-o", out],
+           r"unsupported ATen op 'aten\.fill_\.Scalar' at node 'fill_' \(an "
+           r"in-place op; save the program after ep\.run_decompositions\(\)")
     assert not os.path.exists(out), "a refused compile left an artifact"
     print("PASS")
 

@@ -90,6 +90,7 @@ inline Results one(FailureOr<Value> v) {
 /// Handler tables by op family, merged by the importer.
 void registerAtenNNHandlers(llvm::StringMap<AtenHandler> &table);
 void registerAtenTensorHandlers(llvm::StringMap<AtenHandler> &table);
+void registerAtenIndexingHandlers(llvm::StringMap<AtenHandler> &table);
 
 } // namespace mlir::kiln::pt2
 

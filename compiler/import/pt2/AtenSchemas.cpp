@@ -126,6 +126,24 @@ const char *const kSchemas[][2] = {
                           "pin_memory=None"},
     {"aten.arange.start_step", "start, end, step=1, dtype=None, layout=None, "
                                "device=None, pin_memory=None"},
+    {"aten.contiguous.default", "self, memory_format=0"},
+    {"aten.dropout_.default", "self, p, train"},
+    {"aten.as_strided.default", "self, size, stride, storage_offset=None"},
+    {"aten.slice_scatter.default",
+     "self, src, dim=0, start=None, end=None, step=1"},
+    {"aten.clamp.default", "self, min=None, max=None"},
+    {"aten.fmod.Scalar", "self, other"},
+    {"aten.select.int", "self, dim, index"},
+    {"aten.squeeze.dims", "self, dim"},
+    {"aten.unflatten.int", "self, dim, sizes"},
+    {"aten.constant_pad_nd.default", "self, pad, value=0"},
+    {"aten.pad.default", "self, pad, mode='constant', value=None"},
+    {"aten.roll.default", "self, shifts, dims=[]"},
+    {"aten.index_select.default", "self, dim, index"},
+    {"aten.index.Tensor", "self, indices"},
+    {"aten.masked_fill.Scalar", "self, mask, value"},
+    {"aten.new_zeros.default", "self, size, dtype=None, layout=None, "
+                               "device=None, pin_memory=None"},
     {"aten.full_like.default", "self, fill_value, dtype=None, layout=None, "
                                "device=None, pin_memory=None, "
                                "memory_format=None"},

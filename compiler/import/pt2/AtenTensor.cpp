@@ -483,7 +483,7 @@ Results dropout(AtenContext &c) {
     return c.fail("dropout in training mode; export the model after "
                   "model.eval()"),
            failure();
-  return identity(c, "input");
+  return identity(c, c.op == "aten.dropout_.default" ? "self" : "input");
 }
 } // namespace
 
@@ -554,10 +554,11 @@ void mlir::kiln::pt2::registerAtenTensorHandlers(
   t["aten.unsqueeze.default"] = unsqueeze;
   t["aten.squeeze.dim"] = squeeze;
   t["aten.expand.default"] = expand;
-  for (const char *op :
-       {"aten.clone.default", "aten.alias.default", "aten.detach.default"})
+  for (const char *op : {"aten.clone.default", "aten.alias.default",
+                         "aten.detach.default", "aten.contiguous.default"})
     t[op] = [](AtenContext &c) { return identity(c, "self"); };
-  t["aten.dropout.default"] = dropout;
+  for (const char *op : {"aten.dropout.default", "aten.dropout_.default"})
+    t[op] = dropout;
   t["aten.cat.default"] = cat;
   t["aten.split.Tensor"] = [](AtenContext &c) { return split(c, false); };
   t["aten.split_with_sizes.default"] = [](AtenContext &c) {

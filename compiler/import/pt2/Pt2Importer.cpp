@@ -153,6 +153,7 @@ const llvm::StringMap<AtenHandler> &handlerTable() {
     llvm::StringMap<AtenHandler> t;
     registerAtenNNHandlers(t);
     registerAtenTensorHandlers(t);
+    registerAtenIndexingHandlers(t);
     return t;
   }();
   return table;
@@ -226,8 +227,16 @@ llvm::Error Importer::importNode(const Object &node) {
   const llvm::StringMap<AtenHandler> &table = handlerTable();
   auto handler = table.find(op);
   const OpSchema *schema = schemaOf(op);
-  if (handler == table.end() || !schema)
-    return error("unsupported ATen op '" + op + "' at node '" + name + "'");
+  if (handler == table.end() || !schema) {
+    // In-place ops on views (the raw export of Swin's masks) mutate a base
+    // tensor the graph does not name; core ATen has none.
+    bool inPlace = op.split('.').second.split('.').first.ends_with("_");
+    return error("unsupported ATen op '" + op + "' at node '" + name + "'" +
+                 (inPlace ? " (an in-place op; save the program after "
+                            "ep.run_decompositions(), which makes it "
+                            "functional)"
+                          : ""));
+  }
   Location loc = FusedLoc::get(&ctx, {NameLoc::get(b.getStringAttr(name))},
                                b.getStringAttr(op));
   AtenContext c(b, loc, op, node, *schema,

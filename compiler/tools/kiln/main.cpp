@@ -21,6 +21,7 @@
 #include "compiler/driver/Inspect.h"
 #include "compiler/driver/ModelInput.h"
 #include "compiler/import/onnx/OnnxImporter.h"
+#include "compiler/import/pt2/Pt2Importer.h"
 #include "compiler/logging/Logging.h"
 #include "runtime/tools/runner.h"
 
@@ -103,7 +104,8 @@ struct Commands {
   cl::SubCommand import{"import", "Print a model's imported kiln IR, "
                                   "weights included (input for kiln compile "
                                   "and kiln-opt)"};
-  cl::SubCommand ops{"ops", "List the ONNX ops the importer handles"};
+  cl::SubCommand ops{"ops", "List the ONNX ops and the ATen ops (torch.export "
+                            ".pt2) the importers handle"};
 
   bool known(StringRef name) const {
     for (const cl::SubCommand *sub :
@@ -198,6 +200,8 @@ int main(int argc, char **argv) {
   }
   if (commands.ops) {
     for (const std::string &op : onnx_import::supportedOnnxOps())
+      outs() << op << "\n";
+    for (const std::string &op : pt2::supportedAtenOps())
       outs() << op << "\n";
     return 0;
   }
