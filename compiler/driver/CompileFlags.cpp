@@ -72,7 +72,7 @@ bool parseDimRange(StringRef text,
 } // namespace
 
 CompileFlags::CompileFlags(cl::SubCommand &compile, cl::SubCommand &import)
-    : input(cl::Positional, cl::desc("<model.onnx | model.mlir>"),
+    : input(cl::Positional, cl::desc("<model.onnx | model.pt2 | model.mlir>"),
             cl::sub(compile), cl::sub(import), cl::cat(inputOptions())),
       output("o",
              cl::desc("The artifact to write (default: the model's name with "

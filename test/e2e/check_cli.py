@@ -100,7 +100,7 @@ def check_help():
         got = {g: flags for g, flags in got.items() if flags or g in expected}
         assert got == expected, f"kiln {command} --help: {got} != {expected}"
     usage = kiln("compile", "--help").stdout
-    assert "USAGE: kiln compile [options] <model.onnx | model.mlir>" in usage
+    assert "USAGE: kiln compile [options] <model.onnx | model.pt2 | model.mlir>" in usage
 
 
 def expect_error(args, code, pattern):

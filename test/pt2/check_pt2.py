@@ -52,6 +52,17 @@ def model(name):
     print(r.stdout + r.stderr)
     if r.returncode != 0 or "PASS" not in r.stdout:
         sys.exit(f"FAIL: {name} does not match torch")
+    # kiln inspect: the program, its I/O and ops, and what -O2 does, with
+    # kernels named by their FX nodes; SDPA as saved is one fused kernel.
+    r = kiln("inspect", os.path.join(d, "model.pt2"))
+    text = r.stdout
+    for want in ("format:    torch.export .pt2", "inputs:", "nodes:",
+                 "optimizations (-O2):", "kernels:"):
+        if want not in text:
+            sys.exit(f"FAIL: kiln inspect {name} lacks '{want}':\n{text}")
+    if name in ("block", "block_causal") and not re.search(
+            r"forall +scaled_dot_product_attention$", text, re.M):
+        sys.exit(f"FAIL: {name}: SDPA is not one fused kernel:\n{text}")
 
 
 def rewrite(src, dst, change):

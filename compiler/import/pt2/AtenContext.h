@@ -70,6 +70,10 @@ public:
   }
   /// Normalizes a possibly negative dim; failure (recorded) if out of range.
   FailureOr<int64_t> dim(int64_t d, int64_t rank);
+  /// A slice's start or end on a dim of `extent` (Python's rules: None is
+  /// `dflt`, negatives count from the end, clamped to [0, extent]).
+  FailureOr<int64_t> sliceBound(llvm::StringRef name, int64_t dflt,
+                                int64_t extent);
   /// A constant of `shape` and element `type` filled with `value`.
   Value filled(llvm::ArrayRef<int64_t> shape, mlir::Type type, double value);
 

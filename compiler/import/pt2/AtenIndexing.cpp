@@ -326,15 +326,8 @@ Results sliceScatter(AtenContext &c) {
                   " is not supported"),
            failure();
   int64_t n = c.type(*x).getDimSize(*dim);
-  auto bound = [&](StringRef name, int64_t dflt) -> FailureOr<int64_t> {
-    if (c.isNone(name))
-      return dflt;
-    FailureOr<int64_t> v = c.integer(name);
-    if (failed(v))
-      return failure();
-    return std::clamp<int64_t>(*v < 0 ? *v + n : *v, 0, n);
-  };
-  FailureOr<int64_t> start = bound("start", 0), end = bound("end", n);
+  FailureOr<int64_t> start = c.sliceBound("start", 0, n),
+                     end = c.sliceBound("end", n, n);
   if (failed(start) || failed(end))
     return failure();
   SmallVector<Value> parts;

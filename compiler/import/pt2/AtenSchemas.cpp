@@ -367,6 +367,16 @@ Value AtenContext::filled(ArrayRef<int64_t> shape, Type type, double value) {
       cast<ElementsAttr>(DenseElementsAttr::get(tensorType, scalar)));
 }
 
+FailureOr<int64_t> AtenContext::sliceBound(StringRef name, int64_t dflt,
+                                           int64_t extent) {
+  if (isNone(name))
+    return dflt;
+  FailureOr<int64_t> v = integer(name);
+  if (failed(v))
+    return failure();
+  return std::clamp<int64_t>(*v < 0 ? *v + extent : *v, 0, extent);
+}
+
 FailureOr<int64_t> AtenContext::dim(int64_t d, int64_t rank) {
   int64_t r = std::max<int64_t>(rank, 1);
   if (d < -r || d >= r)

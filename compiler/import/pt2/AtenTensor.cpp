@@ -379,16 +379,8 @@ Results sliceTensor(AtenContext &c) {
   if (*step <= 0)
     return c.fail("slice step must be positive"), failure();
   int64_t extent = c.type(*x).getDimSize(*axis);
-  auto bound = [&](StringRef name, int64_t dflt) -> FailureOr<int64_t> {
-    if (c.isNone(name))
-      return dflt;
-    FailureOr<int64_t> v = c.integer(name);
-    if (failed(v))
-      return failure();
-    int64_t b = *v < 0 ? *v + extent : *v;
-    return std::clamp<int64_t>(b, 0, extent);
-  };
-  FailureOr<int64_t> start = bound("start", 0), end = bound("end", extent);
+  FailureOr<int64_t> start = c.sliceBound("start", 0, extent),
+                     end = c.sliceBound("end", extent, extent);
   if (failed(start) || failed(end))
     return failure();
   return one(slice(c, *x, *axis, *start, std::max(*start, *end), *step));

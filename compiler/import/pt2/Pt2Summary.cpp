@@ -14,6 +14,17 @@ using llvm::StringRef;
 using llvm::json::Object;
 
 namespace {
+/// torch's name of a schema ScalarType code.
+std::string dtypeName(int64_t code) {
+  static const char *const names[] = {
+      "uint8",      "int8",    "int16",   "int32",     "int64",
+      "float16",    "float32", "float64", "complex32", "complex64",
+      "complex128", "bool",    "bfloat16"};
+  if (code >= 1 && code <= 13)
+    return names[code - 1];
+  return "dtype " + std::to_string(code);
+}
+
 std::string shapeOf(const Object *meta) {
   if (!meta)
     return "?";
@@ -26,8 +37,7 @@ std::string shapeOf(const Object *meta) {
   for (size_t d = 0; d < parsed->sizes.size(); ++d)
     dims.push_back(parsed->sizes[d] >= 0 ? std::to_string(parsed->sizes[d])
                                          : parsed->symbols[d]);
-  return "[" + llvm::join(dims, ", ") + "] dtype " +
-         std::to_string(parsed->dtype);
+  return dtypeName(parsed->dtype) + " [" + llvm::join(dims, ", ") + "]";
 }
 } // namespace
 

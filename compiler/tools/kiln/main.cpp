@@ -143,7 +143,8 @@ int main(int argc, char **argv) {
 
   CompileFlags flags(commands.compile, commands.import);
   cl::opt<std::string> inspectPath(
-      cl::Positional, cl::desc("<model.onnx | model.mlir | model.so>"),
+      cl::Positional,
+      cl::desc("<model.onnx | model.pt2 | model.mlir | model.so>"),
       cl::sub(commands.inspect), cl::cat(inputOptions()));
 
   cl::opt<std::string> graph(
