@@ -46,11 +46,17 @@ def model(name):
     r = kiln("compile", os.path.join(d, "model.pt2"), "-o", so)
     if r.returncode != 0:
         sys.exit(f"FAIL: kiln compile {name}: {r.stderr}")
-    r = kiln("run", so, "--input", os.path.join(d, "input.npy"), "--expect",
-             os.path.join(d, "expected.npy"), "--rtol", "1e-3", "--atol",
-             "1e-4")
+    args = []
+    with open(os.path.join(d, "inputs.txt")) as f:
+        for input_name in f.read().split():
+            args += ["--input",
+                     f"{input_name}={os.path.join(d, input_name + '.npy')}"]
+    outputs = sorted(n for n in os.listdir(d) if n.startswith("expected"))
+    for expected in outputs:  # in output order
+        args += ["--expect", os.path.join(d, expected)]
+    r = kiln("run", so, *args, "--rtol", "1e-3", "--atol", "1e-4")
     print(r.stdout + r.stderr)
-    if r.returncode != 0 or "PASS" not in r.stdout:
+    if r.returncode != 0 or r.stdout.count(": PASS") != len(outputs):
         sys.exit(f"FAIL: {name} does not match torch")
     # kiln inspect: the program, its I/O and ops, and what -O2 does, with
     # kernels named by their FX nodes; SDPA as saved is one fused kernel.
@@ -60,9 +66,12 @@ def model(name):
                  "optimizations (-O2):", "kernels:"):
         if want not in text:
             sys.exit(f"FAIL: kiln inspect {name} lacks '{want}':\n{text}")
-    if name in ("block", "block_causal") and not re.search(
-            r"forall +scaled_dot_product_attention$", text, re.M):
-        sys.exit(f"FAIL: {name}: SDPA is not one fused kernel:\n{text}")
+    layers = {"block": 1, "block_causal": 1, "gpt": 2, "bert": 2}.get(name)
+    fused = re.findall(r"forall +scaled_dot_product_attention(?:_\d+)?\b", text,
+                       re.M)
+    if layers and len(fused) != layers:
+        sys.exit(f"FAIL: {name}: {len(fused)} fused attention kernels, "
+                 f"{layers} expected:\n{text}")
 
 
 def rewrite(src, dst, change):

@@ -43,14 +43,60 @@ class Block(nn.Module):
         self.fc1 = nn.Linear(dim, 4 * dim)
         self.fc2 = nn.Linear(4 * dim, dim)
 
-    def forward(self, x):
+    def forward(self, x, mask=None):
         b, t, c = x.shape
         q, k, v = self.qkv(self.norm1(x)).split(c, dim=-1)
         shape = (b, t, self.heads, c // self.heads)
         q, k, v = (z.view(shape).transpose(1, 2) for z in (q, k, v))
-        a = F.scaled_dot_product_attention(q, k, v, is_causal=self.causal)
+        a = F.scaled_dot_product_attention(q, k, v, attn_mask=mask,
+                                           is_causal=self.causal)
         x = x + self.proj(a.transpose(1, 2).reshape(b, t, c))
         return x + self.fc2(F.gelu(self.fc1(self.norm2(x))))
+
+
+class TinyGpt(nn.Module):
+    """GPT-2's shape: token and position embeddings, causal blocks, a
+    final norm and an LM head tied to the token embedding."""
+
+    def __init__(self, vocab=100, dim=64, layers=2):
+        super().__init__()
+        self.wte = nn.Embedding(vocab, dim)
+        self.wpe = nn.Embedding(32, dim)
+        self.blocks = nn.ModuleList(Block(dim, causal=True)
+                                    for _ in range(layers))
+        self.ln_f = nn.LayerNorm(dim)
+        self.lm_head = nn.Linear(dim, vocab, bias=False)
+        self.lm_head.weight = self.wte.weight
+
+    def forward(self, idx):
+        pos = torch.arange(idx.shape[1])
+        x = self.wte(idx) + self.wpe(pos)
+        for block in self.blocks:
+            x = block(x)
+        return self.lm_head(self.ln_f(x))
+
+
+class TinyBert(nn.Module):
+    """BERT's shape: word, position and type embeddings, a LayerNorm,
+    encoder blocks attending under the padding mask, a tanh pooler."""
+
+    def __init__(self, vocab=100, dim=64, layers=2):
+        super().__init__()
+        self.word = nn.Embedding(vocab, dim)
+        self.position = nn.Embedding(32, dim)
+        self.segment = nn.Embedding(2, dim)
+        self.norm = nn.LayerNorm(dim)
+        self.blocks = nn.ModuleList(Block(dim) for _ in range(layers))
+        self.pooler = nn.Linear(dim, dim)
+
+    def forward(self, ids, mask):
+        pos = torch.arange(ids.shape[1])
+        x = self.norm(self.word(ids) + self.position(pos) +
+                      self.segment(torch.zeros_like(ids)))
+        keep = mask[:, None, None, :].bool()
+        for block in self.blocks:
+            x = block(x, keep)
+        return x, torch.tanh(self.pooler(x[:, 0]))
 
 
 def torchvision_model(name):
@@ -66,16 +112,31 @@ def torchvision_model(name):
 
 
 def image(size):
-    return lambda: torch.randn(1, 3, size, size)
+    return lambda: (torch.randn(1, 3, size, size),)
+
+
+def tokens(batch, seq, vocab=100):
+    return lambda: (torch.randint(0, vocab, (batch, seq)),)
+
+
+def tokens_and_mask(batch, seq):
+    def make():
+        ids = torch.randint(0, 100, (batch, seq))
+        mask = torch.ones(batch, seq, dtype=torch.int64)
+        mask[1, seq - 3:] = 0  # the second sequence is padded
+        return ids, mask
+    return make
 
 
 BOTH, CORE = ("", "_core"), ("_core",)
 MODELS = {
-    "mlp": (Mlp, lambda: torch.randn(3, 16), BOTH),
+    "mlp": (Mlp, lambda: (torch.randn(3, 16),), BOTH),
     "resnet18": (torchvision_model("resnet18"), image(64), BOTH),
-    "block": (Block, lambda: torch.randn(2, 10, 64), BOTH),
-    "block_causal": (lambda: Block(causal=True), lambda: torch.randn(2, 10, 64),
-                     BOTH),
+    "block": (Block, lambda: (torch.randn(2, 10, 64),), BOTH),
+    "block_causal": (lambda: Block(causal=True),
+                     lambda: (torch.randn(2, 10, 64),), BOTH),
+    "gpt": (TinyGpt, tokens(2, 16), BOTH),
+    "bert": (TinyBert, tokens_and_mask(2, 12), BOTH),
     "mobilenet_v3_small": (torchvision_model("mobilenet_v3_small"), image(64),
                            BOTH),
     "efficientnet_b0": (torchvision_model("efficientnet_b0"), image(64), BOTH),
@@ -92,23 +153,32 @@ def main():
     for name in names:
         make, sample, forms = MODELS[name]
         model = make().eval()
-        x = sample()
+        args = sample()
         with torch.no_grad():
-            y = model(x)
-        ep = torch.export.export(model, (x,))
+            y = model(*args)
+        ys = y if isinstance(y, tuple) else (y,)
+        ep = torch.export.export(model, args)
+        names = [s.arg.name for s in ep.graph_signature.input_specs
+                 if s.kind == torch.export.graph_signature.InputKind.USER_INPUT]
         if "" in forms:
-            save(out, name, ep, x, y)
-        save(out, name + "_core", ep.run_decompositions(), x, y)
+            save(out, name, ep, names, args, ys)
+        save(out, name + "_core", ep.run_decompositions(), names, args, ys)
         print(f"{name}: {sum(p.numel() for p in model.parameters())} "
               "parameters")
 
 
-def save(out, name, program, x, y):
+def save(out, name, program, names, args, ys):
+    """The archive, each input as NAME.npy (names in inputs.txt) and the
+    outputs in order as expected0.npy, expected1.npy, ..."""
     d = os.path.join(out, name)
     os.makedirs(d, exist_ok=True)
     torch.export.save(program, os.path.join(d, "model.pt2"))
-    np.save(os.path.join(d, "input.npy"), x.numpy())
-    np.save(os.path.join(d, "expected.npy"), y.numpy())
+    with open(os.path.join(d, "inputs.txt"), "w") as f:
+        for input_name, x in zip(names, args):
+            np.save(os.path.join(d, input_name + ".npy"), x.numpy())
+            f.write(input_name + "\n")
+    for i, y in enumerate(ys):
+        np.save(os.path.join(d, f"expected{i}.npy"), y.numpy())
 
 
 if __name__ == "__main__":

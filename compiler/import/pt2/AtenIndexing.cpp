@@ -359,6 +359,61 @@ Results maskedFill(AtenContext &c) {
       c.make<WhereOp>({*mask, c.scalar(c.type(*x).getElementType(), *v), *x}));
 }
 
+/// weight[indices] along dim 0 (padding_idx only matters for training).
+Results embedding(AtenContext &c) {
+  FailureOr<Value> weight = c.tensor("weight"), indices = c.tensor("indices");
+  if (failed(weight) || failed(indices))
+    return failure();
+  return one(gather(c, *weight, *indices, 0));
+}
+
+/// zeros_like / ones_like: a constant of self's shape.
+Results filledLike(AtenContext &c, double value) {
+  FailureOr<Value> x = c.tensor("self");
+  FailureOr<Type> type =
+      failed(x) ? FailureOr<Type>(failure())
+                : c.scalarType("dtype", c.type(*x).getElementType());
+  if (failed(type))
+    return failure();
+  return SmallVector<Value>{c.filled(c.type(*x).getShape(), *type, value)};
+}
+
+/// to.dtype / _to_copy: a cast (devices and layouts mean nothing here).
+Results convert(AtenContext &c) {
+  FailureOr<Value> x = c.tensor("self");
+  FailureOr<Type> type =
+      failed(x) ? FailureOr<Type>(failure())
+                : c.scalarType("dtype", c.type(*x).getElementType());
+  if (failed(type))
+    return failure();
+  if (*type == c.type(*x).getElementType())
+    return SmallVector<Value>{*x};
+  return one(c.make<CastOp>({*x}, {c.named("to", TypeAttr::get(*type))}));
+}
+
+/// The metadata torch asserts at run time, checked at import: dtype and
+/// sizes are static here. No outputs.
+Results assertMetadata(AtenContext &c) {
+  FailureOr<Value> x = c.tensor("a");
+  if (failed(x))
+    return failure();
+  FailureOr<Type> type = c.scalarType("dtype", c.type(*x).getElementType());
+  if (failed(type))
+    return failure();
+  if (*type != c.type(*x).getElementType())
+    return c.fail("the program asserts another dtype than the tensor has"),
+           failure();
+  if (!c.isNone("size")) {
+    FailureOr<SmallVector<int64_t>> size = c.ints("size");
+    if (failed(size))
+      return failure();
+    if (ArrayRef<int64_t>(*size) != c.type(*x).getShape())
+      return c.fail("the program asserts other sizes than the tensor has"),
+             failure();
+  }
+  return SmallVector<Value>{};
+}
+
 Results newZeros(AtenContext &c) {
   FailureOr<Value> x = c.tensor("self");
   FailureOr<SmallVector<int64_t>> size = c.ints("size");
@@ -387,6 +442,14 @@ void mlir::kiln::pt2::registerAtenIndexingHandlers(
   t["aten.index.Tensor"] = indexOp;
   t["aten.masked_fill.Scalar"] = maskedFill;
   t["aten.new_zeros.default"] = newZeros;
+  t["aten.embedding.default"] = embedding;
+  t["aten.zeros_like.default"] = [](AtenContext &c) {
+    return filledLike(c, 0);
+  };
+  t["aten.ones_like.default"] = [](AtenContext &c) { return filledLike(c, 1); };
+  t["aten.to.dtype"] = convert;
+  t["aten._assert_tensor_metadata.default"] = assertMetadata;
+  t["aten._to_copy.default"] = convert;
   t["aten.as_strided.default"] = asStrided;
   t["aten.slice_scatter.default"] = sliceScatter;
 }

@@ -142,6 +142,19 @@ const char *const kSchemas[][2] = {
     {"aten.index_select.default", "self, dim, index"},
     {"aten.index.Tensor", "self, indices"},
     {"aten.masked_fill.Scalar", "self, mask, value"},
+    {"aten.embedding.default", "weight, indices, padding_idx=-1, "
+                               "scale_grad_by_freq=False, sparse=False"},
+    {"aten.zeros_like.default", "self, dtype=None, layout=None, device=None, "
+                                "pin_memory=None, memory_format=None"},
+    {"aten.ones_like.default", "self, dtype=None, layout=None, device=None, "
+                               "pin_memory=None, memory_format=None"},
+    {"aten._assert_tensor_metadata.default",
+     "a, size=None, stride=None, dtype=None, device=None, layout=None"},
+    {"aten.to.dtype", "self, dtype, non_blocking=False, copy=False, "
+                      "memory_format=None"},
+    {"aten._to_copy.default", "self, dtype=None, layout=None, device=None, "
+                              "pin_memory=None, non_blocking=False, "
+                              "memory_format=None"},
     {"aten.new_zeros.default", "self, size, dtype=None, layout=None, "
                                "device=None, pin_memory=None"},
     {"aten.full_like.default", "self, fill_value, dtype=None, layout=None, "
