@@ -37,6 +37,21 @@ def make():
                     WORK], check=True)
 
 
+def run_and_compare(so, d, names, name):
+    """kiln run on the inputs in `d`, each output against torch's."""
+    args = []
+    for input_name in names:
+        args += ["--input",
+                 f"{input_name}={os.path.join(d, input_name + '.npy')}"]
+    outputs = sorted(n for n in os.listdir(d) if n.startswith("expected"))
+    for expected in outputs:  # in output order
+        args += ["--expect", os.path.join(d, expected)]
+    r = kiln("run", so, *args, "--rtol", "1e-3", "--atol", "1e-4")
+    print(r.stdout + r.stderr)
+    if r.returncode != 0 or r.stdout.count(": PASS") != len(outputs):
+        sys.exit(f"FAIL: {name} does not match torch")
+
+
 def model(name):
     d = os.path.join(WORK, name)
     if not os.path.exists(os.path.join(d, "model.pt2")):
@@ -46,18 +61,14 @@ def model(name):
     r = kiln("compile", os.path.join(d, "model.pt2"), "-o", so)
     if r.returncode != 0:
         sys.exit(f"FAIL: kiln compile {name}: {r.stderr}")
-    args = []
     with open(os.path.join(d, "inputs.txt")) as f:
-        for input_name in f.read().split():
-            args += ["--input",
-                     f"{input_name}={os.path.join(d, input_name + '.npy')}"]
-    outputs = sorted(n for n in os.listdir(d) if n.startswith("expected"))
-    for expected in outputs:  # in output order
-        args += ["--expect", os.path.join(d, expected)]
-    r = kiln("run", so, *args, "--rtol", "1e-3", "--atol", "1e-4")
-    print(r.stdout + r.stderr)
-    if r.returncode != 0 or r.stdout.count(": PASS") != len(outputs):
-        sys.exit(f"FAIL: {name} does not match torch")
+        names = f.read().split()
+    run_and_compare(so, d, names, name)
+    # A symbolic batch: the one artifact at every size torch was run at.
+    runs = os.path.join(d, "runs")
+    for batch in sorted(os.listdir(runs)) if os.path.isdir(runs) else []:
+        print(f"batch {batch}:")
+        run_and_compare(so, os.path.join(runs, batch), names, name)
     # kiln inspect: the program, its I/O and ops, and what -O2 does, with
     # kernels named by their FX nodes; SDPA as saved is one fused kernel.
     r = kiln("inspect", os.path.join(d, "model.pt2"))
@@ -168,6 +179,23 @@ def errors():
     expect(["compile", p, "-o", out],
            r"tensor 'p_fc1_weight' \(entry '.*weight_0', 100 bytes\) is "
            r"shorter than its view needs")
+    # Symbolic sizes that reach a view (a block with a symbolic sequence):
+    # refused, naming the node and the way out.
+    dyn = os.path.join(e, "block_dyn.pt2")
+    with open(os.path.join(e, "block_dyn.py"), "w") as f:
+        f.write("import sys, torch\n"
+                f"sys.path.insert(0, {HERE!r})\n"
+                "import make_models as m\n"
+                "seq = torch.export.Dim('seq', min=2, max=128)\n"
+                "ep = torch.export.export(m.Block().eval(), "
+                "(torch.randn(2, 10, 64),), dynamic_shapes=({1: seq},))\n"
+                "torch.export.save(ep, sys.argv[1])\n")
+    subprocess.run([sys.executable, os.path.join(e, "block_dyn.py"), dyn],
+                   check=True, capture_output=True)
+    expect(["compile", dyn, "-o", out],
+           r"aten\.\w+\.default at node '\w+' reads the extents of "
+           r"'\w+', which are symbolic; compile with --input-shape")
+
     # Swin's raw export fills views in place: refused, naming the way out.
     swin = os.path.join(WORK, "swin_t", "model.pt2")
     with open(os.path.join(WORK, "swin_raw.py"), "w") as f:

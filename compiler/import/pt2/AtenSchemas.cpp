@@ -148,6 +148,7 @@ const char *const kSchemas[][2] = {
                                 "pin_memory=None, memory_format=None"},
     {"aten.ones_like.default", "self, dtype=None, layout=None, device=None, "
                                "pin_memory=None, memory_format=None"},
+    {"aten.sym_size.int", "self, dim"},
     {"aten._assert_tensor_metadata.default",
      "a, size=None, stride=None, dtype=None, device=None, layout=None"},
     {"aten.to.dtype", "self, dtype, non_blocking=False, copy=False, "

@@ -187,8 +187,27 @@ Results anyDim(AtenContext &c) {
   return one(v);
 }
 
+/// A reshape; a dynamic entry of `shape` keeps the input's dynamic dim at
+/// the same position (a kiln.dynamic_reshape copying it, the static dims
+/// kept in the result type).
 FailureOr<Value> reshape(AtenContext &c, Value x, ArrayRef<int64_t> shape) {
-  return c.make<ReshapeOp>({x}, {c.named("shape", c.i64s(shape))});
+  if (llvm::none_of(shape, ShapedType::isDynamic))
+    return c.make<ReshapeOp>({x}, {c.named("shape", c.i64s(shape))});
+  RankedTensorType in = c.type(x);
+  SmallVector<int64_t> values, known;
+  for (auto [i, d] : llvm::enumerate(shape)) {
+    bool copied = ShapedType::isDynamic(d);
+    if (copied && ((int64_t)i >= in.getRank() || !in.isDynamicDim(i)))
+      return c.fail("a symbolic size moves to another dim"), failure();
+    values.push_back(copied ? 0 : d);
+    known.push_back(copied ? -1 : d);
+  }
+  auto shapeType =
+      RankedTensorType::get({(int64_t)values.size()}, c.b.getI64Type());
+  Value shapeValue = c.constant(cast<ElementsAttr>(
+      DenseElementsAttr::get(shapeType, ArrayRef<int64_t>(values))));
+  return c.make<DynamicReshapeOp>({x, shapeValue},
+                                  {c.named("static_shape", c.i64s(known))});
 }
 
 /// view/reshape to `size`, one entry of which may be -1.
@@ -224,8 +243,13 @@ Results flatten(AtenContext &c) {
     return failure();
   SmallVector<int64_t> shape(in.begin(), in.begin() + *s);
   int64_t merged = 1;
-  for (int64_t d = *s; d <= *e && d < rank; ++d)
+  for (int64_t d = *s; d <= *e && d < rank; ++d) {
+    if (ShapedType::isDynamic(in[d]))
+      return c.fail("flatten merges the symbolic dim " + llvm::Twine(d) +
+                    "; compile with --input-shape to specialize it"),
+             failure();
     merged *= in[d];
+  }
   shape.push_back(rank ? merged : 1);
   if (rank)
     shape.append(in.begin() + *e + 1, in.end());

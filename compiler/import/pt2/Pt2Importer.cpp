@@ -14,6 +14,7 @@
 #include "mlir/IR/Verifier.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 
 #include <cstring>
 
@@ -28,6 +29,56 @@ namespace {
 /// Tensors up to this many elements become inline dense constants, larger
 /// ones dense_resource blobs (as the ONNX importer does).
 constexpr int64_t kInlineElements = 256;
+/// The bound of a symbol torch left unbounded (max_val null).
+constexpr int64_t kMaxSymbolExtent = (int64_t(1) << 31) - 1;
+
+/// Ops whose handlers read no extent of their operands, so any dim of them
+/// may be symbolic.
+const llvm::StringSet<> &shapeFreeOps() {
+  static const llvm::StringSet<> ops = {
+      "aten.relu.default",       "aten.relu_.default",
+      "aten.gelu.default",       "aten.silu.default",
+      "aten.silu_.default",      "aten.sigmoid.default",
+      "aten.tanh.default",       "aten.exp.default",
+      "aten.sqrt.default",       "aten.rsqrt.default",
+      "aten.neg.default",        "aten.hardtanh.default",
+      "aten.hardtanh_.default",  "aten.hardswish.default",
+      "aten.hardswish_.default", "aten.hardsigmoid.default",
+      "aten.clamp.default",      "aten.logical_not.default",
+      "aten.add.Tensor",         "aten.add_.Tensor",
+      "aten.add.Scalar",         "aten.sub.Tensor",
+      "aten.mul.Tensor",         "aten.mul_.Tensor",
+      "aten.mul.Scalar",         "aten.div.Tensor",
+      "aten.div.Scalar",         "aten.where.self",
+      "aten.clone.default",      "aten.alias.default",
+      "aten.detach.default",     "aten.contiguous.default",
+      "aten.dropout.default",    "aten.dropout_.default",
+      "aten.to.dtype",           "aten._to_copy.default",
+      "aten.permute.default",    "aten.t.default",
+      "aten.transpose.int",      "aten.linear.default",
+      "aten.addmm.default",      "aten.mm.default",
+      "aten.matmul.default",     "aten.softmax.int",
+      "aten._softmax.default",   "aten.mean.dim",
+      "aten.sym_size.int"};
+  return ops;
+}
+
+/// Ops whose handlers read extents, all but the batch dim (0).
+const llvm::StringSet<> &batchFreeOps() {
+  static const llvm::StringSet<> ops = {
+      "aten.conv2d.default",
+      "aten.convolution.default",
+      "aten.batch_norm.default",
+      "aten._native_batch_norm_legit_no_training.default",
+      "aten.max_pool2d.default",
+      "aten.max_pool2d_with_indices.default",
+      "aten.avg_pool2d.default",
+      "aten.adaptive_avg_pool2d.default",
+      "aten.layer_norm.default",
+      "aten.native_layer_norm.default",
+      "aten.flatten.using_ints"};
+  return ops;
+}
 
 llvm::Error error(const llvm::Twine &message) {
   return llvm::createStringError(message.str());
@@ -171,7 +222,10 @@ private:
   llvm::Error fail(const llvm::Twine &what) {
     return error("'" + archive.path() + "': " + what);
   }
-  llvm::Expected<RankedTensorType> inputType(StringRef name);
+  llvm::Expected<RankedTensorType>
+  inputType(StringRef name, SmallVectorImpl<std::string> &symbols);
+  llvm::Error checkSymbolicOperands(const Object &node, StringRef op,
+                                    StringRef name);
   llvm::Error importNode(const Object &node);
   Value lookup(StringRef name) { return values.lookup(name); }
 
@@ -183,7 +237,8 @@ private:
   std::string lastDiagnostic;
 };
 
-llvm::Expected<RankedTensorType> Importer::inputType(StringRef name) {
+llvm::Expected<RankedTensorType>
+Importer::inputType(StringRef name, SmallVectorImpl<std::string> &symbols) {
   const Object *tensorValues = archive.graph().getObject("tensor_values");
   const Object *meta = tensorValues ? tensorValues->getObject(name) : nullptr;
   if (!meta)
@@ -209,13 +264,54 @@ llvm::Expected<RankedTensorType> Importer::inputType(StringRef name) {
                     ", but the program fixes it to " + llvm::Twine(shape[d]));
     shape.assign(given->second.begin(), given->second.end());
   }
-  for (size_t d = 0; d < shape.size(); ++d)
-    if (shape[d] < 0)
-      return fail("input '" + name + "' dim " + llvm::Twine(d) +
-                  " is symbolic (" + parsed->symbols[d] +
-                  "); compile with --input-shape " + name +
+  // A dim that is one symbol ("Symbol('s77', positive=True, ...)") stays
+  // symbolic, named by it; an expression of symbols needs --input-shape.
+  symbols.assign(shape.size(), "");
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] >= 0)
+      continue;
+    StringRef expr = parsed->symbols[d];
+    StringRef symbol;
+    if (expr.consume_front("Symbol('"))
+      symbol = expr.take_until([](char ch) { return ch == '\''; });
+    if (symbol.empty() || !expr.drop_front(symbol.size()).starts_with("'"))
+      return fail("input '" + name + "' dim " + llvm::Twine(d) + " is " +
+                  parsed->symbols[d] + "; compile with --input-shape " + name +
                   "=D0,D1,... to specialize it");
+    shape[d] = ShapedType::kDynamic;
+    symbols[d] = symbol.str();
+  }
   return RankedTensorType::get(shape, type);
+}
+
+/// Symbolic extents reach only the handlers that do not read them.
+llvm::Error Importer::checkSymbolicOperands(const Object &node, StringRef op,
+                                            StringRef name) {
+  if (shapeFreeOps().contains(op))
+    return llvm::Error::success();
+  bool batchOnly = batchFreeOps().contains(op);
+  const Array *inputs = node.getArray("inputs");
+  for (const llvm::json::Value &input : inputs ? *inputs : Array()) {
+    const Object *in = input.getAsObject();
+    const Object *arg = in ? in->getObject("arg") : nullptr;
+    const Object *t = arg ? arg->getObject("as_tensor") : nullptr;
+    Value v = t ? lookup(t->getString("name").value_or("")) : Value();
+    auto type = v ? dyn_cast<RankedTensorType>(v.getType()) : nullptr;
+    if (!type || type.hasStaticShape())
+      continue;
+    bool onlyBatch =
+        llvm::all_of(llvm::seq<int64_t>(1, type.getRank()),
+                     [&](int64_t d) { return !type.isDynamicDim(d); });
+    if (batchOnly && onlyBatch)
+      continue;
+    return error(op + " at node '" + name + "' reads the extents of '" +
+                 in->getString("name").value_or("?") +
+                 "', which are symbolic; compile with --input-shape to "
+                 "specialize them (symbolic sizes reach elementwise ops, "
+                 "matmuls, softmax and transposes, and a symbolic batch "
+                 "convolutions, norms and pools)");
+  }
+  return llvm::Error::success();
 }
 
 llvm::Error Importer::importNode(const Object &node) {
@@ -237,6 +333,8 @@ llvm::Error Importer::importNode(const Object &node) {
                             "functional)"
                           : ""));
   }
+  if (llvm::Error err = checkSymbolicOperands(node, op, name))
+    return err;
   Location loc = FusedLoc::get(&ctx, {NameLoc::get(b.getStringAttr(name))},
                                b.getStringAttr(op));
   AtenContext c(b, loc, op, node, *schema,
@@ -288,6 +386,7 @@ llvm::Expected<OwningOpRef<ModuleOp>> Importer::run() {
     return fail("the program's signature has no input_specs/output_specs");
   SmallVector<std::string> argNames;
   SmallVector<Type> argTypes;
+  SmallVector<SmallVector<std::string>> argSymbols;
   SmallVector<std::pair<std::string, const Payload *>> weights;
   uint64_t weightBytes = 0;
   for (const llvm::json::Value &specValue : *inputSpecs) {
@@ -300,11 +399,13 @@ llvm::Expected<OwningOpRef<ModuleOp>> Importer::run() {
     if (!name)
       return fail("input spec '" + kind + "' names no value");
     if (kind == "user_input") {
-      auto type = inputType(*name);
+      SmallVector<std::string> symbols;
+      auto type = inputType(*name, symbols);
       if (!type)
         return type.takeError();
       argNames.push_back(name->str());
       argTypes.push_back(*type);
+      argSymbols.push_back(std::move(symbols));
       continue;
     }
     StringRef key = kind == "parameter"         ? "parameter_name"
@@ -346,6 +447,33 @@ llvm::Expected<OwningOpRef<ModuleOp>> Importer::run() {
     func.setArgAttr(i, "kiln.name", b.getStringAttr(name));
     values[name] = body->getArgument(i);
   }
+  // Symbolic dims: `kiln.dims` names each input's, `kiln.symbols` bounds
+  // them with the program's range_constraints.
+  const Object *constraints = archive.program().getObject("range_constraints");
+  SmallVector<NamedAttribute> ranges;
+  llvm::StringSet<> declared;
+  for (auto [i, symbols] : llvm::enumerate(argSymbols)) {
+    if (llvm::all_of(symbols, [](const std::string &s) { return s.empty(); }))
+      continue;
+    SmallVector<Attribute> dims;
+    for (const std::string &symbol : symbols) {
+      dims.push_back(b.getStringAttr(symbol));
+      if (symbol.empty() || !declared.insert(symbol).second)
+        continue;
+      const Object *range =
+          constraints ? constraints->getObject(symbol) : nullptr;
+      int64_t lo = range ? range->getInteger("min_val").value_or(0) : 0;
+      int64_t hi = range
+                       ? range->getInteger("max_val").value_or(kMaxSymbolExtent)
+                       : kMaxSymbolExtent;
+      ranges.push_back(b.getNamedAttr(
+          symbol, b.getDenseI64ArrayAttr(
+                      {lo, std::min<int64_t>(hi, kMaxSymbolExtent)})));
+    }
+    func.setArgAttr(i, "kiln.dims", b.getArrayAttr(dims));
+  }
+  if (!ranges.empty())
+    func->setAttr("kiln.symbols", b.getDictionaryAttr(ranges));
   for (const auto &[name, payload] : weights) {
     auto value = tensorOf(&ctx, *payload, name);
     if (!value)
