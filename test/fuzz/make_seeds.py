@@ -5,7 +5,8 @@
 
 Seeds are small valid and near-valid inputs: .npy files of every dtype the
 runner reads (and the layouts it refuses), ONNX TensorProto .pb files and
-small models from ONNX's backend test data, ELF headers, KILN_LOGS specs.
+small models from ONNX's backend test data, ELF headers, KILN_LOGS specs,
+and tiny torch.export .pt2 archives (with torch installed).
 Inputs a fuzzing run finds are added next to them as crash-NAME files;
 `ctest -L fuzz` replays the folders. Needs numpy and onnx.
 """
@@ -98,6 +99,59 @@ def main():
                               "lowering,+import,output_code", "bogus",
                               ",,", "+all,-fusion"]):
         write("logs", f"spec{i}", spec.encode())
+
+    pt2_seeds()
+
+
+def pt2_seeds():
+    """Tiny .pt2 archives: an MLP, a conv net and an attention block, each
+    as exported and after run_decompositions()."""
+    try:
+        import torch
+        import torch.nn as nn
+        import torch.nn.functional as F
+    except ImportError:
+        print("no torch: pt2_import seeds not written")
+        return
+
+    class Conv(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv2d(3, 4, 3, padding=1)
+            self.bn = nn.BatchNorm2d(4)
+            self.fc = nn.Linear(4, 2)
+
+        def forward(self, x):
+            y = F.max_pool2d(F.relu(self.bn(self.conv(x))), 2)
+            return self.fc(F.adaptive_avg_pool2d(y, 1).flatten(1))
+
+    class Attention(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.qkv = nn.Linear(8, 24)
+            self.norm = nn.LayerNorm(8)
+
+        def forward(self, x):
+            q, k, v = self.qkv(self.norm(x)).split(8, dim=-1)
+            shape = (x.shape[0], x.shape[1], 2, 4)
+            q, k, v = (z.view(shape).transpose(1, 2) for z in (q, k, v))
+            a = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+            return F.gelu(a.transpose(1, 2).reshape(x.shape))
+
+    torch.manual_seed(0)
+    models = {
+        "mlp": (nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2)),
+                torch.randn(2, 4)),
+        "conv": (Conv(), torch.randn(1, 3, 8, 8)),
+        "attention": (Attention(), torch.randn(1, 4, 8)),
+    }
+    import io
+    for name, (model, x) in models.items():
+        ep = torch.export.export(model.eval(), (x,))
+        for suffix, program in (("", ep), ("_core", ep.run_decompositions())):
+            buffer = io.BytesIO()
+            torch.export.save(program, buffer)
+            write("pt2_import", name + suffix + ".pt2", buffer.getvalue())
 
 
 if __name__ == "__main__":

@@ -61,9 +61,23 @@ llvm::Expected<std::unique_ptr<Pt2Archive>> Pt2Archive::open(StringRef path) {
   auto zip = ZipArchive::open(path);
   if (!zip)
     return zip.takeError();
+  return fromZip(std::move(*zip));
+}
+
+llvm::Expected<std::unique_ptr<Pt2Archive>>
+Pt2Archive::fromBytes(StringRef bytes, StringRef path) {
+  auto zip = ZipArchive::fromBuffer(bytes, path);
+  if (!zip)
+    return zip.takeError();
+  return fromZip(std::move(*zip));
+}
+
+llvm::Expected<std::unique_ptr<Pt2Archive>>
+Pt2Archive::fromZip(std::unique_ptr<ZipArchive> zip) {
   auto archive = std::make_unique<Pt2Archive>();
-  archive->zip_ = std::move(*zip);
+  archive->zip_ = std::move(zip);
   const ZipArchive &z = *archive->zip_;
+  StringRef path = z.path();
   auto fail = [&](const llvm::Twine &what) {
     return error("'" + path + "': " + what);
   };

@@ -47,6 +47,10 @@ public:
   /// Opens, checks and parses `path`. Errors are one line naming the file
   /// and the entry.
   static llvm::Expected<std::unique_ptr<Pt2Archive>> open(llvm::StringRef path);
+  /// The same on an archive's bytes in memory (kept alive by the caller);
+  /// `path` names it in messages.
+  static llvm::Expected<std::unique_ptr<Pt2Archive>>
+  fromBytes(llvm::StringRef bytes, llvm::StringRef path);
 
   /// models/<name>.json's top-level object and its graph.
   const llvm::json::Object &program() const { return *program_; }
@@ -61,6 +65,8 @@ public:
   const Payload *constant(llvm::StringRef name) const;
 
 private:
+  static llvm::Expected<std::unique_ptr<Pt2Archive>>
+  fromZip(std::unique_ptr<ZipArchive> zip);
   llvm::Error readPayloads(llvm::StringRef config, llvm::StringRef folder,
                            llvm::StringMap<Payload> &into);
 

@@ -533,6 +533,15 @@ mlir::kiln::pt2::importPt2File(MLIRContext &context, StringRef path,
   return Importer(context, **archive, options).run();
 }
 
+llvm::Expected<OwningOpRef<ModuleOp>>
+mlir::kiln::pt2::importPt2Bytes(MLIRContext &context, StringRef bytes,
+                                StringRef path, const ImportOptions &options) {
+  auto archive = Pt2Archive::fromBytes(bytes, path);
+  if (!archive)
+    return archive.takeError();
+  return Importer(context, **archive, options).run();
+}
+
 std::vector<std::string> mlir::kiln::pt2::supportedAtenOps() {
   std::vector<std::string> ops;
   for (const auto &entry : handlerTable())

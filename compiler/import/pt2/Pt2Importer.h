@@ -38,6 +38,12 @@ llvm::Expected<OwningOpRef<ModuleOp>>
 importPt2File(MLIRContext &context, llvm::StringRef path,
               const ImportOptions &options);
 
+/// The same on an archive's bytes in memory (the fuzz target); `path`
+/// names it in messages.
+llvm::Expected<OwningOpRef<ModuleOp>>
+importPt2Bytes(MLIRContext &context, llvm::StringRef bytes,
+               llvm::StringRef path, const ImportOptions &options);
+
 /// The ATen ops (overloads, "aten.conv2d.default") the importer handles,
 /// sorted.
 std::vector<std::string> supportedAtenOps();
