@@ -6,7 +6,7 @@
 #
 #   scripts/fuzz.sh NAME [SECONDS] [RUNS] [extra libFuzzer flags...]
 #
-# NAME: npy, onnx_tensor, elf_header, logs, onnx_import. Prints libFuzzer's
+# NAME: npy, onnx_tensor, elf_header, logs, onnx_import, pt2_import. Prints libFuzzer's
 # final stats line (executions, rate, coverage). The grown working corpus
 # goes to build-fuzz/corpus/NAME (not checked in).
 set -euo pipefail
