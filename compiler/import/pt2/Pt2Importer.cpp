@@ -497,7 +497,11 @@ llvm::Expected<OwningOpRef<ModuleOp>> Importer::run() {
   SmallVector<std::string> resultNames;
   for (const llvm::json::Value &specValue : *outputSpecs) {
     const Object *spec = specValue.getAsObject();
-    StringRef kind = spec && spec->size() == 1 ? spec->begin()->first : "";
+    // The key by reference: a conditional would copy it into a temporary
+    // the StringRef outlives (found by the pt2_import fuzzer).
+    StringRef kind;
+    if (spec && spec->size() == 1)
+      kind = spec->begin()->first;
     std::optional<StringRef> name =
         kind.empty() ? std::nullopt
                      : argName(spec->begin()->second.getAsObject());
