@@ -367,7 +367,8 @@ extern "C" kiln_status kiln_tensor_set_strings(kiln_tensor *tensor,
   size_t at = 0;
   for (size_t i = 0; i < count; ++i) {
     std::string_view s = view(strings[i]);
-    std::memcpy(text.get() + at, s.data(), s.size());
+    if (!s.empty()) // an empty view's data() may be null: no memcpy of it
+      std::memcpy(text.get() + at, s.data(), s.size());
     text[at + s.size()] = '\0';
     slots[i] = text.get() + at;
     at += s.size() + 1;
