@@ -179,6 +179,28 @@ def errors():
     expect(["compile", p, "-o", out],
            r"tensor 'p_fc1_weight' \(entry '.*weight_0', 100 bytes\) is "
            r"shorter than its view needs")
+    # A zip64 archive (more than 65535 entries: zip64 end-of-directory
+    # records; entries written with zip64 local headers) reads the same.
+    p = os.path.join(e, "zip64.pt2")
+    with zipfile.ZipFile(src) as zin, \
+            zipfile.ZipFile(p, "w", zipfile.ZIP_STORED) as zout:
+        for info in zin.infolist():
+            with zout.open(info.filename, "w", force_zip64=True) as f:
+                f.write(zin.read(info.filename))
+        for i in range(70000):
+            zout.writestr(f"model/extra/{i}", b"")
+    so64 = os.path.join(e, "zip64.so")
+    r = kiln("compile", p, "-o", so64)
+    if r.returncode != 0:
+        sys.exit(f"FAIL: the zip64 archive: {r.stderr}")
+    d = os.path.join(WORK, "mlp")
+    r = kiln("run", so64, "--input", os.path.join(d, "x.npy"), "--expect",
+             os.path.join(d, "expected0.npy"), "--rtol", "1e-3", "--atol",
+             "1e-4")
+    if "PASS" not in r.stdout:
+        sys.exit(f"FAIL: the zip64 archive runs wrong: {r.stdout}{r.stderr}")
+    print("ok: a zip64 archive (70,000 extra entries) compiles and matches")
+
     # Symbolic sizes that reach a view (a block with a symbolic sequence):
     # refused, naming the node and the way out.
     dyn = os.path.join(e, "block_dyn.pt2")
