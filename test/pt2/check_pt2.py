@@ -4,6 +4,9 @@
   check_pt2.py make   KILN WORK            export the models (make_models.py)
   check_pt2.py model  KILN WORK NAME       compile NAME/model.pt2, run it on
                                            its input, compare with torch
+                                           (KILN_COMPILE_FLAGS and KILN_RUN
+                                           as in run_example.sh: other
+                                           targets, qemu, the GPU emulator)
   check_pt2.py errors KILN WORK            refusals: one line naming what
 
 Needs torch and torchvision (else exit 77).
@@ -38,7 +41,8 @@ def make():
 
 
 def run_and_compare(so, d, names, name):
-    """kiln run on the inputs in `d`, each output against torch's."""
+    """kiln run (or $KILN_RUN) on the inputs in `d`, each output against
+    torch's."""
     args = []
     for input_name in names:
         args += ["--input",
@@ -46,7 +50,9 @@ def run_and_compare(so, d, names, name):
     outputs = sorted(n for n in os.listdir(d) if n.startswith("expected"))
     for expected in outputs:  # in output order
         args += ["--expect", os.path.join(d, expected)]
-    r = kiln("run", so, *args, "--rtol", "1e-3", "--atol", "1e-4")
+    runner = os.environ.get("KILN_RUN", "").split() or [KILN, "run"]
+    r = subprocess.run([*runner, so, *args, "--rtol", "1e-3", "--atol", "1e-4"],
+                       capture_output=True, text=True)
     print(r.stdout + r.stderr)
     if r.returncode != 0 or r.stdout.count(": PASS") != len(outputs):
         sys.exit(f"FAIL: {name} does not match torch")
@@ -57,8 +63,10 @@ def model(name):
     if not os.path.exists(os.path.join(d, "model.pt2")):
         print("skipped: the models were not made (needs torch)")
         sys.exit(SKIP)
-    so = os.path.join(d, "model.so")
-    r = kiln("compile", os.path.join(d, "model.pt2"), "-o", so)
+    flags = os.environ.get("KILN_COMPILE_FLAGS", "").split()
+    so = os.path.join(d, "model" + ("-" + "-".join(f.strip("-") for f in flags)
+                                    if flags else "") + ".so")
+    r = kiln("compile", os.path.join(d, "model.pt2"), "-o", so, *flags)
     if r.returncode != 0:
         sys.exit(f"FAIL: kiln compile {name}: {r.stderr}")
     with open(os.path.join(d, "inputs.txt")) as f:
@@ -69,6 +77,8 @@ def model(name):
     for batch in sorted(os.listdir(runs)) if os.path.isdir(runs) else []:
         print(f"batch {batch}:")
         run_and_compare(so, os.path.join(runs, batch), names, name)
+    if flags:
+        return
     # kiln inspect: the program, its I/O and ops, and what -O2 does, with
     # kernels named by their FX nodes; SDPA as saved is one fused kernel.
     r = kiln("inspect", os.path.join(d, "model.pt2"))
