@@ -12,6 +12,7 @@ packages=(
   rocm-device-libs libamdhip64-5
   graphviz libclang-rt-22-dev
   libcpp-httplib-dev nlohmann-json3-dev
+  dpkg-dev
 )
 
 missing=()
