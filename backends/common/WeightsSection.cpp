@@ -82,9 +82,7 @@ private:
 };
 } // namespace
 
-/// Bytes `value` takes in memory (i1: one byte per element), or nothing for
-/// an element type that is not laid out byte for byte.
-static std::optional<uint64_t> memoryBytes(ElementsAttr value) {
+std::optional<uint64_t> mlir::kiln::weightMemoryBytes(ElementsAttr value) {
   Type element = value.getShapedType().getElementType();
   unsigned bits = element.isIntOrFloat() ? element.getIntOrFloatBitWidth() : 0;
   if (bits != 1 && bits % 8 != 0)
@@ -127,7 +125,7 @@ FailureOr<WeightsLayout> mlir::kiln::readWeightsLayout(Attribute attr,
     auto dense = dyn_cast_or_null<DenseElementsAttr>(value);
     auto resource = dyn_cast_or_null<DenseResourceElementsAttr>(value);
     std::optional<uint64_t> bytes =
-        value ? memoryBytes(value) : std::optional<uint64_t>();
+        value ? weightMemoryBytes(value) : std::optional<uint64_t>();
     if (!bytes || (!dense && !resource) || (dense && dense.isSplat())) {
       error = "kiln.weights value " + std::to_string(layout.pieces.size()) +
               " is not a non-splat dense or dense_resource constant";

@@ -5,6 +5,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/Support/LLVM.h"
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -17,6 +18,10 @@ struct WeightsLayout {
   uint64_t size = 0;
   std::vector<std::pair<uint64_t, ElementsAttr>> pieces;
 };
+
+/// Bytes `value` takes in memory (i1: one byte per element), or nothing for
+/// an element type that is not laid out byte for byte.
+std::optional<uint64_t> weightMemoryBytes(ElementsAttr value);
 
 /// Reads the `kiln.weights` module attribute (`{offsets = array<i64: ...>,
 /// size = N : i64, values = [...]}`), checking that every value is a

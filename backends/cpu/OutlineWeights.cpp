@@ -6,6 +6,7 @@
 // writer, which writes each one from where it already is in memory.
 //
 //===----------------------------------------------------------------------===//
+#include "backends/common/WeightsSection.h"
 #include "backends/cpu/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -32,17 +33,6 @@ struct OutlinedGlobal {
   uint64_t offset = 0;
   SmallVector<memref::GetGlobalOp> uses;
 };
-
-/// Bytes the constant takes in memory, or nothing if it is not a kind of
-/// constant this pass knows how to lay out byte for byte.
-std::optional<uint64_t> memoryBytes(ElementsAttr value) {
-  Type element = value.getShapedType().getElementType();
-  unsigned bits = element.isIntOrFloat() ? element.getIntOrFloatBitWidth() : 0;
-  if (bits != 1 && bits % 8 != 0)
-    return std::nullopt;
-  uint64_t elementBytes = bits == 1 ? 1 : bits / 8;
-  return uint64_t(value.getNumElements()) * elementBytes;
-}
 
 /// Checks that the resource's data is there and has the size its type
 /// needs, so the artifact writer can take it as it is.
@@ -80,7 +70,7 @@ SmallVector<OutlinedGlobal> collectWeights(ModuleOp module, func::FuncOp func) {
         (dense && dense.isSplat()) ||
         (!dense && !isa<DenseResourceElementsAttr>(value)))
       continue;
-    std::optional<uint64_t> bytes = memoryBytes(value);
+    std::optional<uint64_t> bytes = kiln::weightMemoryBytes(value);
     if (!bytes)
       continue;
     auto globalUses = uses.lookup(global.getSymNameAttr());

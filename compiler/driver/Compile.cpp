@@ -280,8 +280,8 @@ int mlir::kiln::compileModel(const CompileOptions &options) {
   // `kiln inspect` (analyzeOnly) and -v print their own lines.
   Progress progress(!options.verbose && !options.analyzeOnly);
   progress.show("importing " + options.inputPath);
-  // An ONNX model's weights are checked against the memory limit before
-  // they are read; kiln IR's once parsed.
+  // The model's weights are checked against the memory limit before they
+  // are read (ONNX, .pt2), or once parsed (kiln IR).
   auto checkWeights = [&](uint64_t bytes) -> llvm::Error {
     std::string why;
     if (failed(checkWeightsFit(bytes, memoryLimit, why)))
@@ -297,11 +297,6 @@ int mlir::kiln::compileModel(const CompileOptions &options) {
   }
   OwningOpRef<ModuleOp> module = std::move(*imported);
   timer.done("import");
-  if (failed(checkWeightsFit(weightBytes(*module), memoryLimit, error))) {
-    Progress::clear();
-    llvm::errs() << "error: " << error << "\n";
-    return 1;
-  }
   KILN_LOG("import", Info) << "imported " << options.inputPath << " (opset "
                            << (*module)->getAttr("kiln.opset") << ")\n";
   if (logs::artifactEnabled("graph"))

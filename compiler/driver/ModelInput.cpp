@@ -1,6 +1,7 @@
 //===- ModelInput.cpp - Model files in: ONNX or kiln IR, by content -------===//
 #include "compiler/driver/ModelInput.h"
 
+#include "compiler/driver/CompileMemory.h"
 #include "compiler/import/onnx/OnnxImporter.h"
 #include "compiler/import/pt2/Pt2Importer.h"
 
@@ -108,5 +109,8 @@ llvm::Expected<OwningOpRef<ModuleOp>> mlir::kiln::loadModel(
     return fail("'" + path +
                 "' has no entry function: kiln IR needs a 'func.func @main' "
                 "with the model's inputs and outputs");
+  if (checkWeights)
+    if (llvm::Error error = checkWeights(weightBytes(*module)))
+      return std::move(error);
   return module;
 }

@@ -37,8 +37,9 @@ llvm::Expected<ModelFormat> detectModelFormat(llvm::StringRef path);
 /// or of kiln IR (parsed and verified; it must have the entry
 /// `func.func @main`). Parse errors are reported through the context's
 /// diagnostics; the returned error says what failed. `checkWeights`, if
-/// given, sees an ONNX model's initializer bytes before any is converted
-/// (the compile's memory limit) and may stop the import.
+/// given, sees the model's weight bytes (an ONNX or .pt2 model's before any
+/// is read, kiln IR's once parsed: the compile's memory limit) and may stop
+/// the import.
 llvm::Expected<OwningOpRef<ModuleOp>> loadModel(
     MLIRContext &context, llvm::StringRef path,
     const std::map<std::string, std::vector<int64_t>> &inputShapes,

@@ -74,6 +74,13 @@ public:
   /// `dflt`, negatives count from the end, clamped to [0, extent]).
   FailureOr<int64_t> sliceBound(llvm::StringRef name, int64_t dflt,
                                 int64_t extent);
+  /// A reshape to `shape`; a dynamic entry keeps the input's dynamic dim
+  /// at the same position (a kiln.dynamic_reshape copying it, the static
+  /// dims kept in the result type). Fails (recorded) if it would move one.
+  FailureOr<Value> reshape(Value x, llvm::ArrayRef<int64_t> shape);
+  /// x[start:end:step] along `dim`, whole along the others.
+  FailureOr<Value> slice(Value x, int64_t dim, int64_t start, int64_t end,
+                         int64_t step = 1);
   /// A constant of `shape` and element `type` filled with `value`.
   Value filled(llvm::ArrayRef<int64_t> shape, mlir::Type type, double value);
 

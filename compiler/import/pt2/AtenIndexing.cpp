@@ -12,21 +12,6 @@ using namespace mlir::kiln;
 using namespace mlir::kiln::pt2;
 
 namespace {
-FailureOr<Value> reshape(AtenContext &c, Value x, ArrayRef<int64_t> shape) {
-  return c.make<ReshapeOp>({x}, {c.named("shape", c.i64s(shape))});
-}
-
-FailureOr<Value> sliceDim(AtenContext &c, Value x, int64_t dim, int64_t start,
-                          int64_t end) {
-  ArrayRef<int64_t> shape = c.type(x).getShape();
-  SmallVector<int64_t> starts(shape.size(), 0), ends(shape),
-      steps(shape.size(), 1);
-  starts[dim] = start, ends[dim] = end;
-  return c.make<SliceOp>({x}, {c.named("starts", c.i64s(starts)),
-                               c.named("ends", c.i64s(ends)),
-                               c.named("steps", c.i64s(steps))});
-}
-
 Results clampOp(AtenContext &c) {
   FailureOr<Value> x = c.tensor("self");
   if (failed(x))
@@ -65,9 +50,9 @@ Results selectInt(AtenContext &c) {
     return c.fail("index " + llvm::Twine(*index) + " is out of range for dim " +
                   llvm::Twine(*dim) + " of size " + llvm::Twine(shape[*dim])),
            failure();
-  FailureOr<Value> s = sliceDim(c, *x, *dim, i, i + 1);
+  FailureOr<Value> s = c.slice(*x, *dim, i, i + 1);
   shape.erase(shape.begin() + *dim);
-  return one(failed(s) ? s : reshape(c, *s, shape));
+  return one(failed(s) ? s : c.reshape(*s, shape));
 }
 
 Results squeezeDims(AtenContext &c) {
@@ -87,7 +72,7 @@ Results squeezeDims(AtenContext &c) {
   for (size_t d = 0; d < in.size(); ++d)
     if (!drop[d])
       shape.push_back(in[d]);
-  return one(reshape(c, *x, shape));
+  return one(c.reshape(*x, shape));
 }
 
 Results unflatten(AtenContext &c) {
@@ -109,7 +94,7 @@ Results unflatten(AtenContext &c) {
   SmallVector<int64_t> shape(in.begin(), in.begin() + *dim);
   shape.append(parts);
   shape.append(in.begin() + *dim + 1, in.end());
-  return one(reshape(c, *x, shape));
+  return one(c.reshape(*x, shape));
 }
 
 /// constant_pad_nd / pad: torch lists (begin, end) pairs from the last dim
@@ -151,8 +136,8 @@ Results pad(AtenContext &c, bool generic) {
             end = (*given)[2 * i + 1];
     if (begin < 0 || end < 0) { // crop first
       int64_t extent = c.type(v).getDimSize(d);
-      FailureOr<Value> s = sliceDim(c, v, d, std::max<int64_t>(0, -begin),
-                                    extent - std::max<int64_t>(0, -end));
+      FailureOr<Value> s = c.slice(v, d, std::max<int64_t>(0, -begin),
+                                   extent - std::max<int64_t>(0, -end));
       if (failed(s))
         return failure();
       v = *s;
@@ -175,7 +160,7 @@ Results roll(AtenContext &c) {
   Value v = *x;
   if (dims->empty()) { // roll the flattened tensor
     RankedTensorType type = c.type(v);
-    FailureOr<Value> flat = reshape(c, v, {type.getNumElements()});
+    FailureOr<Value> flat = c.reshape(v, {type.getNumElements()});
     if (failed(flat))
       return failure();
     v = *flat;
@@ -193,8 +178,8 @@ Results roll(AtenContext &c) {
     int64_t s = n ? ((shift % n) + n) % n : 0;
     if (!s)
       continue;
-    FailureOr<Value> tail = sliceDim(c, v, *dim, n - s, n),
-                     head = sliceDim(c, v, *dim, 0, n - s);
+    FailureOr<Value> tail = c.slice(v, *dim, n - s, n),
+                     head = c.slice(v, *dim, 0, n - s);
     if (failed(tail) || failed(head))
       return failure();
     FailureOr<Value> r = c.make<ConcatOp>(
@@ -204,7 +189,7 @@ Results roll(AtenContext &c) {
     v = *r;
   }
   if (v.getType() != x->getType())
-    return one(reshape(c, v, c.type(*x).getShape()));
+    return one(c.reshape(v, c.type(*x).getShape()));
   return SmallVector<Value>{v};
 }
 
@@ -292,7 +277,7 @@ Results asStrided(AtenContext &c) {
                   llvm::Twine(total) + "-element input"),
            failure();
   if (contiguous && count == total)
-    return one(reshape(c, *x, *size));
+    return one(c.reshape(*x, *size));
   if (count > (1 << 24))
     return c.fail("as_strided gathers too many elements"), failure();
   SmallVector<int64_t> offsets, index(size->size(), 0);
@@ -307,7 +292,7 @@ Results asStrided(AtenContext &c) {
   auto indexType = RankedTensorType::get(*size, c.b.getI64Type());
   Value indices = c.constant(cast<ElementsAttr>(
       DenseElementsAttr::get(indexType, ArrayRef<int64_t>(offsets))));
-  FailureOr<Value> flat = reshape(c, *x, {total});
+  FailureOr<Value> flat = c.reshape(*x, {total});
   return one(failed(flat) ? flat : gather(c, *flat, indices, 0));
 }
 
@@ -332,14 +317,14 @@ Results sliceScatter(AtenContext &c) {
     return failure();
   SmallVector<Value> parts;
   if (*start > 0) {
-    FailureOr<Value> before = sliceDim(c, *x, *dim, 0, *start);
+    FailureOr<Value> before = c.slice(*x, *dim, 0, *start);
     if (failed(before))
       return failure();
     parts.push_back(*before);
   }
   parts.push_back(*src);
   if (*end < n) {
-    FailureOr<Value> after = sliceDim(c, *x, *dim, *end, n);
+    FailureOr<Value> after = c.slice(*x, *dim, *end, n);
     if (failed(after))
       return failure();
     parts.push_back(*after);

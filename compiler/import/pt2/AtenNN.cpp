@@ -271,12 +271,11 @@ FailureOr<Value> repeatHeads(AtenContext &c, Value v, int64_t heads) {
   expanded = grouped;
   expanded[rank - 2] = heads / kv;
   merged[rank - 3] = heads;
-  FailureOr<Value> r =
-      c.make<ReshapeOp>({v}, {c.named("shape", c.i64s(grouped))});
+  FailureOr<Value> r = c.reshape(v, grouped);
   if (succeeded(r))
     r = c.make<ExpandOp>({*r}, {c.named("shape", c.i64s(expanded))});
   if (succeeded(r))
-    r = c.make<ReshapeOp>({*r}, {c.named("shape", c.i64s(merged))});
+    r = c.reshape(*r, merged);
   return r;
 }
 

@@ -381,6 +381,37 @@ Value AtenContext::filled(ArrayRef<int64_t> shape, Type type, double value) {
       cast<ElementsAttr>(DenseElementsAttr::get(tensorType, scalar)));
 }
 
+FailureOr<Value> AtenContext::reshape(Value x, ArrayRef<int64_t> shape) {
+  if (llvm::none_of(shape, ShapedType::isDynamic))
+    return make<ReshapeOp>({x}, {named("shape", i64s(shape))});
+  RankedTensorType in = type(x);
+  SmallVector<int64_t> values, known;
+  for (auto [i, d] : llvm::enumerate(shape)) {
+    bool copied = ShapedType::isDynamic(d);
+    if (copied && ((int64_t)i >= in.getRank() || !in.isDynamicDim(i)))
+      return fail("a symbolic size moves to another dim");
+    values.push_back(copied ? 0 : d);
+    known.push_back(copied ? -1 : d);
+  }
+  auto shapeType =
+      RankedTensorType::get({(int64_t)values.size()}, b.getI64Type());
+  Value shapeValue = constant(cast<ElementsAttr>(
+      DenseElementsAttr::get(shapeType, ArrayRef<int64_t>(values))));
+  return make<DynamicReshapeOp>({x, shapeValue},
+                                {named("static_shape", i64s(known))});
+}
+
+FailureOr<Value> AtenContext::slice(Value x, int64_t dim, int64_t start,
+                                    int64_t end, int64_t step) {
+  ArrayRef<int64_t> shape = type(x).getShape();
+  SmallVector<int64_t> starts(shape.size(), 0), ends(shape),
+      steps(shape.size(), 1);
+  starts[dim] = start, ends[dim] = end, steps[dim] = step;
+  return make<SliceOp>({x}, {named("starts", i64s(starts)),
+                             named("ends", i64s(ends)),
+                             named("steps", i64s(steps))});
+}
+
 FailureOr<int64_t> AtenContext::sliceBound(StringRef name, int64_t dflt,
                                            int64_t extent) {
   if (isNone(name))

@@ -187,29 +187,6 @@ Results anyDim(AtenContext &c) {
   return one(v);
 }
 
-/// A reshape; a dynamic entry of `shape` keeps the input's dynamic dim at
-/// the same position (a kiln.dynamic_reshape copying it, the static dims
-/// kept in the result type).
-FailureOr<Value> reshape(AtenContext &c, Value x, ArrayRef<int64_t> shape) {
-  if (llvm::none_of(shape, ShapedType::isDynamic))
-    return c.make<ReshapeOp>({x}, {c.named("shape", c.i64s(shape))});
-  RankedTensorType in = c.type(x);
-  SmallVector<int64_t> values, known;
-  for (auto [i, d] : llvm::enumerate(shape)) {
-    bool copied = ShapedType::isDynamic(d);
-    if (copied && ((int64_t)i >= in.getRank() || !in.isDynamicDim(i)))
-      return c.fail("a symbolic size moves to another dim"), failure();
-    values.push_back(copied ? 0 : d);
-    known.push_back(copied ? -1 : d);
-  }
-  auto shapeType =
-      RankedTensorType::get({(int64_t)values.size()}, c.b.getI64Type());
-  Value shapeValue = c.constant(cast<ElementsAttr>(
-      DenseElementsAttr::get(shapeType, ArrayRef<int64_t>(values))));
-  return c.make<DynamicReshapeOp>({x, shapeValue},
-                                  {c.named("static_shape", c.i64s(known))});
-}
-
 /// view/reshape to `size`, one entry of which may be -1.
 Results view(AtenContext &c, StringRef name) {
   FailureOr<Value> x = c.tensor("self");
@@ -228,7 +205,7 @@ Results view(AtenContext &c, StringRef name) {
   }
   if (infer >= 0)
     shape[infer] = known ? total / known : 0;
-  return one(reshape(c, *x, shape));
+  return one(c.reshape(*x, shape));
 }
 
 Results flatten(AtenContext &c) {
@@ -253,7 +230,7 @@ Results flatten(AtenContext &c) {
   shape.push_back(rank ? merged : 1);
   if (rank)
     shape.append(in.begin() + *e + 1, in.end());
-  return one(reshape(c, *x, shape));
+  return one(c.reshape(*x, shape));
 }
 
 Results permute(AtenContext &c) {
@@ -295,7 +272,7 @@ Results unsqueeze(AtenContext &c) {
   if (failed(at))
     return failure();
   shape.insert(shape.begin() + *at, 1);
-  return one(reshape(c, *x, shape));
+  return one(c.reshape(*x, shape));
 }
 
 Results squeeze(AtenContext &c) {
@@ -310,7 +287,7 @@ Results squeeze(AtenContext &c) {
   if (shape.empty() || shape[*at] != 1)
     return SmallVector<Value>{*x};
   shape.erase(shape.begin() + *at);
-  return one(reshape(c, *x, shape));
+  return one(c.reshape(*x, shape));
 }
 
 Results expand(AtenContext &c) {
@@ -343,17 +320,6 @@ Results cat(AtenContext &c) {
       c.make<ConcatOp>(*xs, {c.named("axis", c.b.getI64IntegerAttr(*axis))}));
 }
 
-FailureOr<Value> slice(AtenContext &c, Value x, int64_t dim, int64_t start,
-                       int64_t end, int64_t step) {
-  ArrayRef<int64_t> shape = c.type(x).getShape();
-  SmallVector<int64_t> starts(shape.size(), 0), ends(shape),
-      steps(shape.size(), 1);
-  starts[dim] = start, ends[dim] = end, steps[dim] = step;
-  return c.make<SliceOp>({x}, {c.named("starts", c.i64s(starts)),
-                               c.named("ends", c.i64s(ends)),
-                               c.named("steps", c.i64s(steps))});
-}
-
 /// split.Tensor (one size, the last piece smaller) and split_with_sizes.
 Results split(AtenContext &c, bool sizes) {
   FailureOr<Value> x = c.tensor("self");
@@ -379,7 +345,7 @@ Results split(AtenContext &c, bool sizes) {
   SmallVector<Value> results;
   int64_t at = 0;
   for (int64_t size : pieces) {
-    FailureOr<Value> s = slice(c, *x, *axis, at, at + size, 1);
+    FailureOr<Value> s = c.slice(*x, *axis, at, at + size, 1);
     if (failed(s))
       return failure();
     results.push_back(*s);
@@ -407,7 +373,7 @@ Results sliceTensor(AtenContext &c) {
                      end = c.sliceBound("end", extent, extent);
   if (failed(start) || failed(end))
     return failure();
-  return one(slice(c, *x, *axis, *start, std::max(*start, *end), *step));
+  return one(c.slice(*x, *axis, *start, std::max(*start, *end), *step));
 }
 
 Results fullLike(AtenContext &c) {
