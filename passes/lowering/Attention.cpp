@@ -7,16 +7,24 @@
 // an unnormalized output acc; each block rescales l and acc by
 // exp(m_old - m_new). One division by l at the end (FlashAttention-2).
 //
-// Only [Bq, Bk] score tiles and [Bq, Dv] accumulators exist, so memory is
+// Only [Bk, Bq] score tiles and [Bq, Dv] accumulators exist, so memory is
 // linear in the sequence length. Causal attention stops the key loop at the
 // diagonal block. Block sizes are static; a sequence that is not a multiple
-// of the block gets one peeled tail block of static size, so every linalg op
-// has static shapes for the CPU backend.
+// of the block gets one tail block of static size (run-time sizes: one
+// zero-padded block), so every linalg op has static shapes for the CPU
+// backend.
+//
+// The scale is folded into a transposed copy of the query block, qT [D, Bq],
+// made once per block; the scores are computed transposed, sT = k qT, with
+// the query rows innermost. Both products are then plain contractions
+// (N = queries, then N = Dv) that the CPU backend register-tiles, and the
+// row max and sum reduce over the outer dim of sT, so every softmax pass
+// over the tile is a vector loop over query lanes, not a scalar reduction.
 //
 // Every loop-carried tensor is updated in destination-passing style (the
 // iter_arg is the `outs` of the op that updates it), so one-shot
-// bufferization keeps m, l and acc in place. The batch indices (batch x
-// heads) are one scf.forall: the runtime's thread pool runs them in
+// bufferization keeps m, l and acc in place. The (batch index, query block)
+// pairs are one scf.forall: the runtime's thread pool runs them in
 // parallel, and the per-iteration scratch (score tile, m, l, acc) becomes
 // per-thread stack buffers in the backend (kiln-privatize-parallel-allocs).
 //
@@ -104,22 +112,11 @@ public:
       dynamicSizes.push_back(sqValue);
     Value out = createEmptyTensor(b, loc, RankedTensorType::get(shape, element),
                                   dynamicSizes);
-    int64_t batches = 1;
-    for (int64_t d : batch)
-      batches = ShapedType::isDynamic(d) ? 2 : batches * d;
-    if (batches == 1) {
-      SmallVector<Value> index(batch.size(), this->index(0));
-      outIndex = index;
-      return queryBlocks(out, index);
-    }
-    return batchLoop(out);
+    return blockLoop(out);
   }
 
 private:
   Value index(int64_t i) { return arith::ConstantIndexOp::create(b, loc, i); }
-  /// Batch indices of the result tile being written (zeros: the result
-  /// is the iteration's own slice).
-  SmallVector<Value> outIndex;
   TypedAttr floatAttr(double x) { return b.getFloatAttr(accType, x); }
   Value floatConst(double x) {
     return arith::ConstantOp::create(b, loc, floatAttr(x));
@@ -160,90 +157,80 @@ private:
                                           strides);
   }
 
-  /// One scf.forall over every batch index (the runtime's thread pool runs
-  /// the (batch, head) pairs in parallel); each iteration computes its
-  /// [Sq, Dv] slice of the result and inserts it in parallel.
-  Value batchLoop(Value out) {
+  /// One scf.forall over every (batch index, query block): the runtime's
+  /// thread pool runs them in parallel, so even one head keeps every thread
+  /// busy. Each iteration computes its [rows, Dv] tile of the result and
+  /// inserts it in parallel. Causal blocks get cheaper towards the top, so
+  /// iterations 2a and 2a + 1 take blocks a and n - 1 - a: every run of
+  /// consecutive iterations the pool hands a thread has about equal work.
+  Value blockLoop(Value out) {
+    int64_t bq = runTime ? kQueryBlock : std::min(kQueryBlock, sq);
+    // Full blocks, then (static) a tail of sq % bq rows or (run-time) the
+    // rest zero-padded to bq rows.
+    Value blocks =
+        runTime ? Value(arith::CeilDivUIOp::create(b, loc, sqValue, index(bq)))
+                : index(llvm::divideCeil(sq, bq));
     SmallVector<OpFoldResult> bounds(batchSizes);
+    bounds.push_back(blocks);
     auto loop =
         scf::ForallOp::create(b, loc, bounds, ValueRange{out}, std::nullopt);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
     SmallVector<Value> batchIndex(loop.getInductionVars());
-    // The iteration's slice of the result, rank kept (unit batch dims).
-    SmallVector<OpFoldResult> offsets(batchIndex.begin(), batchIndex.end());
-    offsets.append({b.getIndexAttr(0), b.getIndexAttr(0)});
-    SmallVector<OpFoldResult> sizes(batch.size(), b.getIndexAttr(1));
-    sizes.append({ShapedType::isDynamic(sq) ? OpFoldResult(sqValue)
-                                            : OpFoldResult(b.getIndexAttr(sq)),
-                  b.getIndexAttr(valueDim)});
-    SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
-    SmallVector<int64_t> sliceShape(batch.size(), 1);
-    sliceShape.append({sq, valueDim});
-    Value shared = loop.getRegionOutArgs()[0];
-    Value slice = tensor::ExtractSliceOp::create(
-        b, loc, RankedTensorType::get(sliceShape, element), shared, offsets,
-        sizes, strides);
-    outIndex.assign(batch.size(), index(0));
-    Value result = queryBlocks(slice, batchIndex);
+    Value block = batchIndex.pop_back_val();
+    if (causal) {
+      Value half = arith::DivUIOp::create(b, loc, block, index(2));
+      Value odd = arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::ne,
+          arith::RemUIOp::create(b, loc, block, index(2)), index(0));
+      Value mirrored = arith::SubIOp::create(
+          b, loc, arith::SubIOp::create(b, loc, blocks, index(1)), half);
+      block = arith::SelectOp::create(b, loc, odd, mirrored, half);
+    }
+    Value row0 = arith::MulIOp::create(b, loc, block, index(bq));
+    Value result;
+    OpFoldResult rows;
+    int64_t tail = runTime ? 0 : sq % bq;
+    if (!runTime && !tail) {
+      result = queryBlock(batchIndex, row0, bq);
+      rows = b.getIndexAttr(bq);
+    } else {
+      // The last block is short: its own static tile, or padded.
+      Value rest = arith::MinUIOp::create(
+          b, loc, arith::SubIOp::create(b, loc, sqValue, row0), index(bq));
+      Value whole = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                          rest, index(bq));
+      auto dynamicTile =
+          RankedTensorType::get({ShapedType::kDynamic, valueDim}, element);
+      auto branch = [&](OpBuilder &nb, function_ref<Value()> body) {
+        OpBuilder::InsertionGuard inner(b);
+        b.restoreInsertionPoint(nb.saveInsertionPoint());
+        Value tile = tensor::CastOp::create(b, loc, dynamicTile, body());
+        scf::YieldOp::create(b, loc, tile);
+      };
+      auto ifOp = scf::IfOp::create(
+          b, loc, whole,
+          [&](OpBuilder &nb, Location) {
+            branch(nb, [&] { return queryBlock(batchIndex, row0, bq); });
+          },
+          [&](OpBuilder &nb, Location) {
+            branch(nb, [&] {
+              return tail ? queryBlock(batchIndex, row0, tail)
+                          : queryBlock(batchIndex, row0, bq, rest);
+            });
+          });
+      result = ifOp.getResult(0);
+      rows = rest;
+    }
     b.setInsertionPointToEnd(loop.getTerminator().getBody());
-    tensor::ParallelInsertSliceOp::create(b, loc, result, shared, offsets,
-                                          sizes, strides);
+    SmallVector<OpFoldResult> offsets(batchIndex.begin(), batchIndex.end());
+    offsets.append({row0, b.getIndexAttr(0)});
+    SmallVector<OpFoldResult> sizes(batch.size(), b.getIndexAttr(1));
+    sizes.append({rows, b.getIndexAttr(valueDim)});
+    SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
+    tensor::ParallelInsertSliceOp::create(
+        b, loc, result, loop.getRegionOutArgs()[0], offsets, sizes, strides);
     return loop.getResult(0);
-  }
-
-  Value queryBlocks(Value out, ArrayRef<Value> batchIndex) {
-    if (runTime)
-      return queryBlocksRunTime(out, batchIndex);
-    int64_t bq = std::min(kQueryBlock, sq);
-    int64_t full = bq ? sq / bq : 0, tail = bq ? sq % bq : 0;
-    if (full > 1) {
-      auto loop = scf::ForOp::create(b, loc, index(0), index(full * bq),
-                                     index(bq), ValueRange{out});
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(loop.getBody());
-      Value next = queryBlock(loop.getRegionIterArgs()[0], batchIndex,
-                              loop.getInductionVar(), bq);
-      scf::YieldOp::create(b, loc, next);
-      out = loop.getResult(0);
-    } else if (full == 1) {
-      out = queryBlock(out, batchIndex, index(0), bq);
-    }
-    if (tail)
-      out = queryBlock(out, batchIndex, index(full * bq), tail);
-    return out;
-  }
-
-  /// Run-time Sq: full blocks of kQueryBlock rows in a loop, then the rest
-  /// as one block zero-padded to kQueryBlock rows (its extra rows are
-  /// computed and dropped).
-  Value queryBlocksRunTime(Value out, ArrayRef<Value> batchIndex) {
-    int64_t bq = kQueryBlock;
-    Value full = arith::MulIOp::create(
-        b, loc, arith::DivUIOp::create(b, loc, sqValue, index(bq)), index(bq));
-    auto loop =
-        scf::ForOp::create(b, loc, index(0), full, index(bq), ValueRange{out});
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(loop.getBody());
-      Value next = queryBlock(loop.getRegionIterArgs()[0], batchIndex,
-                              loop.getInductionVar(), bq);
-      scf::YieldOp::create(b, loc, next);
-    }
-    out = loop.getResult(0);
-    Value rest = arith::SubIOp::create(b, loc, sqValue, full);
-    Value any = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, rest,
-                                      index(0));
-    auto ifOp = scf::IfOp::create(
-        b, loc, any,
-        [&](OpBuilder &nb, Location) {
-          OpBuilder::InsertionGuard guard(b);
-          b.restoreInsertionPoint(nb.saveInsertionPoint());
-          Value next = queryBlock(out, batchIndex, full, bq, rest);
-          scf::YieldOp::create(b, loc, next);
-        },
-        [&](OpBuilder &nb, Location) { scf::YieldOp::create(nb, loc, out); });
-    return ifOp.getResult(0);
   }
 
   /// Rows [row0, row0 + rows) of `source` at `batchIndex`, zero-padded to
@@ -272,10 +259,11 @@ private:
         b, loc, RankedTensorType::get({staticRows, cols}, elementType), pad);
   }
 
-  /// Attention for rows [row0, row0 + bq), written into `out`; with
-  /// `validRows`, only that many rows exist (the tile is padded).
-  Value queryBlock(Value out, ArrayRef<Value> batchIndex, Value row0,
-                   int64_t bq, Value validRows = {}) {
+  /// Attention for rows [row0, row0 + bq) as a [bq, Dv] tile; with
+  /// `validRows`, only that many rows exist (the tile is padded, and the
+  /// result is its first `validRows` rows).
+  Value queryBlock(ArrayRef<Value> batchIndex, Value row0, int64_t bq,
+                   Value validRows = {}) {
     Value qTile = validRows
                       ? paddedTile(q, batchIndex, row0, validRows, bq, headDim)
                       : tile(q, batchIndex, row0, bq, headDim);
@@ -285,13 +273,11 @@ private:
                            floatAttr(-std::numeric_limits<double>::infinity())),
         createFilledTensor(b, loc, {bq}, floatAttr(0.0)),
         createFilledTensor(b, loc, {bq, valueDim}, floatAttr(0.0))};
-    state = keyBlocks(qTile, batchIndex, row0, bq, state);
+    state = keyBlocks(scaledTranspose(qTile, bq), batchIndex, row0, bq, state);
 
-    // out[rows] = acc / l, in the result's element type.
-    Value outTile = validRows
-                        ? Value(tensor::EmptyOp::create(
-                              b, loc, ArrayRef<int64_t>{bq, valueDim}, element))
-                        : tile(out, outIndex, row0, bq, valueDim);
+    // out = acc / l, in the result's element type.
+    Value outTile = tensor::EmptyOp::create(
+        b, loc, ArrayRef<int64_t>{bq, valueDim}, element);
     auto normalize = linalg::GenericOp::create(
         b, loc, outTile.getType(), ValueRange{state.acc, state.sum}, outTile,
         ArrayRef<AffineMap>{map(2, {0, 1}), map(2, {0}), map(2, {0, 1})},
@@ -301,28 +287,20 @@ private:
             o = arith::TruncFOp::create(nb, nl, element, o);
           linalg::YieldOp::create(nb, nl, o);
         });
-    SmallVector<OpFoldResult> offsets(outIndex.begin(), outIndex.end());
-    offsets.append({row0, b.getIndexAttr(0)});
-    SmallVector<OpFoldResult> sizes(outIndex.size(), b.getIndexAttr(1));
-    sizes.append(
-        {validRows ? OpFoldResult(validRows) : OpFoldResult(b.getIndexAttr(bq)),
-         b.getIndexAttr(valueDim)});
-    SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
     Value result = normalize.getResult(0);
-    if (validRows) // the rows that exist
-      result = tensor::ExtractSliceOp::create(
-          b, loc, result,
-          ArrayRef<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(0)},
-          ArrayRef<OpFoldResult>{validRows, b.getIndexAttr(valueDim)},
-          ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1)});
-    return tensor::InsertSliceOp::create(b, loc, result, out, offsets, sizes,
-                                         strides);
+    if (!validRows)
+      return result;
+    return tensor::ExtractSliceOp::create(
+        b, loc, result,
+        ArrayRef<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(0)},
+        ArrayRef<OpFoldResult>{validRows, b.getIndexAttr(valueDim)},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1)});
   }
 
   /// Run-time Sk: full blocks of kKeyBlock keys in a loop (stopping at the
   /// diagonal when causal), then the rest as one block zero-padded to
   /// kKeyBlock keys whose padding is masked out.
-  RowState keyBlocksRunTime(Value qTile, ArrayRef<Value> batchIndex, Value row0,
+  RowState keyBlocksRunTime(Value qT, ArrayRef<Value> batchIndex, Value row0,
                             int64_t bq, RowState state) {
     int64_t bk = kKeyBlock;
     Value full = arith::MulIOp::create(
@@ -340,9 +318,8 @@ private:
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(loop.getBody());
       ValueRange args = loop.getRegionIterArgs();
-      RowState next =
-          keyBlock(qTile, batchIndex, row0, bq, loop.getInductionVar(), bk,
-                   {args[0], args[1], args[2]});
+      RowState next = keyBlock(qT, batchIndex, row0, bq, loop.getInductionVar(),
+                               bk, {args[0], args[1], args[2]});
       scf::YieldOp::create(b, loc, ValueRange{next.max, next.sum, next.acc});
     }
     state = {loop.getResult(0), loop.getResult(1), loop.getResult(2)};
@@ -363,7 +340,7 @@ private:
           OpBuilder::InsertionGuard guard(b);
           b.restoreInsertionPoint(nb.saveInsertionPoint());
           RowState next =
-              keyBlock(qTile, batchIndex, row0, bq, full, bk, state, rest);
+              keyBlock(qT, batchIndex, row0, bq, full, bk, state, rest);
           scf::YieldOp::create(b, loc,
                                ValueRange{next.max, next.sum, next.acc});
         },
@@ -374,10 +351,10 @@ private:
     return {ifOp.getResult(0), ifOp.getResult(1), ifOp.getResult(2)};
   }
 
-  RowState keyBlocks(Value qTile, ArrayRef<Value> batchIndex, Value row0,
+  RowState keyBlocks(Value qT, ArrayRef<Value> batchIndex, Value row0,
                      int64_t bq, RowState state) {
     if (runTime)
-      return keyBlocksRunTime(qTile, batchIndex, row0, bq, state);
+      return keyBlocksRunTime(qT, batchIndex, row0, bq, state);
     int64_t bk = std::min(kKeyBlock, sk);
     int64_t full = sk / bk, tail = sk % bk;
     Value end = index(full * bk);
@@ -396,9 +373,8 @@ private:
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(loop.getBody());
       ValueRange args = loop.getRegionIterArgs();
-      RowState next =
-          keyBlock(qTile, batchIndex, row0, bq, loop.getInductionVar(), bk,
-                   {args[0], args[1], args[2]});
+      RowState next = keyBlock(qT, batchIndex, row0, bq, loop.getInductionVar(),
+                               bk, {args[0], args[1], args[2]});
       scf::YieldOp::create(b, loc, ValueRange{next.max, next.sum, next.acc});
       state = {loop.getResult(0), loop.getResult(1), loop.getResult(2)};
     }
@@ -406,7 +382,7 @@ private:
       return state;
     Value col0 = index(full * bk);
     if (!causal)
-      return keyBlock(qTile, batchIndex, row0, bq, col0, tail, state);
+      return keyBlock(qT, batchIndex, row0, bq, col0, tail, state);
     // The tail block matters only if some row of this block reaches it.
     Value lastRow = arith::AddIOp::create(b, loc, row0, index(bq - 1));
     Value reaches =
@@ -416,8 +392,7 @@ private:
         [&](OpBuilder &nb, Location) {
           OpBuilder::InsertionGuard guard(b);
           b.restoreInsertionPoint(nb.saveInsertionPoint());
-          RowState next =
-              keyBlock(qTile, batchIndex, row0, bq, col0, tail, state);
+          RowState next = keyBlock(qT, batchIndex, row0, bq, col0, tail, state);
           scf::YieldOp::create(b, loc,
                                ValueRange{next.max, next.sum, next.acc});
         },
@@ -479,8 +454,12 @@ private:
         b, loc, RankedTensorType::get(staticShape, elementType), pad);
   }
 
-  /// One step of the recurrence over keys [col0, col0 + bk).
-  RowState keyBlock(Value qTile, ArrayRef<Value> batchIndex, Value row0,
+  /// One step of the recurrence over keys [col0, col0 + bk). The score
+  /// tile is kept transposed, [bk, bq] with the query rows innermost: the
+  /// row statistics (max, sum) reduce over the outer dim, so every pass over
+  /// the tile is a loop over contiguous query lanes that vectorizes without
+  /// reassociating a reduction.
+  RowState keyBlock(Value qT, ArrayRef<Value> batchIndex, Value row0,
                     int64_t bq, Value col0, int64_t bk, RowState state,
                     Value validKeys = {}) {
     Value kTile = validKeys
@@ -491,78 +470,74 @@ private:
                       : tile(v, batchIndex, col0, bk, valueDim);
     auto red = IteratorType::reduction, par = IteratorType::parallel;
 
-    // s = q_tile k_tile^T over (i, j, c), k_tile transposed to [c, j] first
-    // so that every operand is read along j or not at all: the backend then
-    // puts j innermost (kiln-interchange-contractions) and the loop
-    // vectorizes over keys instead of reducing a dot product per score.
-    auto kType = cast<RankedTensorType>(kTile.getType());
-    Value kT = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{headDim, bk},
-                                       kType.getElementType());
-    kT = linalg::TransposeOp::create(b, loc, kTile, kT, ArrayRef<int64_t>{1, 0})
-             .getResult()[0];
-    Value scores = createFilledTensor(b, loc, {bq, bk}, floatAttr(0.0));
+    // sT[j, i] = sum_c k[j, c] qT[c, i] over (j, i, c): a contraction with
+    // the queries as its N dim (read along rows of qT), which the CPU
+    // backend register-tiles.
+    Value scores = createFilledTensor(b, loc, {bk, bq}, floatAttr(0.0));
     scores =
         linalg::GenericOp::create(
-            b, loc, scores.getType(), ValueRange{qTile, kT}, scores,
+            b, loc, scores.getType(), ValueRange{kTile, qT}, scores,
             ArrayRef<AffineMap>{map(3, {0, 2}), map(3, {2, 1}), map(3, {0, 1})},
             ArrayRef<IteratorType>{par, par, red},
             [&](OpBuilder &nb, Location nl, ValueRange args) {
-              Value prod = arith::MulFOp::create(nb, nl, extend(nb, args[0]),
-                                                 extend(nb, args[1]));
+              Value prod =
+                  arith::MulFOp::create(nb, nl, extend(nb, args[0]), args[1]);
               linalg::YieldOp::create(
                   nb, nl, Value(arith::AddFOp::create(nb, nl, args[2], prod)));
             })
             .getResult(0);
 
-    // s = s * scale + mask, -inf above the diagonal when causal.
-    SmallVector<Value> maskInputs;
-    SmallVector<AffineMap> maskMaps;
-    if (mask) {
-      SmallVector<int64_t> dims;
-      maskInputs.push_back(
-          maskTile(batchIndex, row0, bq, col0, bk, dims, validKeys));
-      maskMaps.push_back(map(2, dims));
+    // s += mask, -inf above the diagonal when causal and for the padding
+    // keys of a padded block (the scale is already in qT).
+    if (mask || causal || validKeys) {
+      SmallVector<Value> maskInputs;
+      SmallVector<AffineMap> maskMaps;
+      if (mask) {
+        SmallVector<int64_t> dims; // 0 = query row, 1 = key: loops 1 and 0
+        maskInputs.push_back(
+            maskTile(batchIndex, row0, bq, col0, bk, dims, validKeys));
+        for (int64_t &d : dims)
+          d = 1 - d;
+        maskMaps.push_back(map(2, dims));
+      }
+      maskMaps.push_back(map(2, {0, 1}));
+      scores =
+          linalg::GenericOp::create(
+              b, loc, scores.getType(), maskInputs, scores, maskMaps,
+              parallelIterators(2),
+              [&](OpBuilder &nb, Location nl, ValueRange args) {
+                Value s = args.back();
+                if (mask)
+                  s = arith::AddFOp::create(nb, nl, s, extend(nb, args[0]));
+                Value negInf = arith::ConstantOp::create(
+                    nb, nl,
+                    nb.getFloatAttr(accType,
+                                    -std::numeric_limits<double>::infinity()));
+                if (causal) {
+                  Value row = arith::AddIOp::create(
+                      nb, nl, row0, linalg::IndexOp::create(nb, nl, 1));
+                  Value col = arith::AddIOp::create(
+                      nb, nl, col0, linalg::IndexOp::create(nb, nl, 0));
+                  Value future = arith::CmpIOp::create(
+                      nb, nl, arith::CmpIPredicate::ugt, col, row);
+                  s = arith::SelectOp::create(nb, nl, future, negInf, s);
+                }
+                if (validKeys) { // padding keys of the last block
+                  Value padding = arith::CmpIOp::create(
+                      nb, nl, arith::CmpIPredicate::uge,
+                      linalg::IndexOp::create(nb, nl, 0), validKeys);
+                  s = arith::SelectOp::create(nb, nl, padding, negInf, s);
+                }
+                linalg::YieldOp::create(nb, nl, s);
+              })
+              .getResult(0);
     }
-    maskMaps.push_back(map(2, {0, 1}));
-    scores = linalg::GenericOp::create(
-                 b, loc, scores.getType(), maskInputs, scores, maskMaps,
-                 parallelIterators(2),
-                 [&](OpBuilder &nb, Location nl, ValueRange args) {
-                   Value s = arith::MulFOp::create(
-                       nb, nl, args.back(),
-                       arith::ConstantOp::create(
-                           nb, nl, nb.getFloatAttr(accType, scale)));
-                   if (mask)
-                     s = arith::AddFOp::create(nb, nl, s, extend(nb, args[0]));
-                   Value negInf = arith::ConstantOp::create(
-                       nb, nl,
-                       nb.getFloatAttr(
-                           accType, -std::numeric_limits<double>::infinity()));
-                   if (causal) {
-                     Value row = arith::AddIOp::create(
-                         nb, nl, row0, linalg::IndexOp::create(nb, nl, 0));
-                     Value col = arith::AddIOp::create(
-                         nb, nl, col0, linalg::IndexOp::create(nb, nl, 1));
-                     Value future = arith::CmpIOp::create(
-                         nb, nl, arith::CmpIPredicate::ugt, col, row);
-                     s = arith::SelectOp::create(nb, nl, future, negInf, s);
-                   }
-                   if (validKeys) { // padding keys of the last block
-                     Value padding = arith::CmpIOp::create(
-                         nb, nl, arith::CmpIPredicate::uge,
-                         linalg::IndexOp::create(nb, nl, 1), validKeys);
-                     s = arith::SelectOp::create(nb, nl, padding, negInf, s);
-                   }
-                   linalg::YieldOp::create(nb, nl, s);
-                 })
-                 .getResult(0);
 
     // Block row max, then alpha = exp(m_old - m_new) and m = m_new.
     Value blockMax = createFilledTensor(
         b, loc, {bq}, floatAttr(-std::numeric_limits<double>::infinity()));
-    blockMax = createReductionGeneric(
-        b, loc, {{scores, map(2, {0, 1})}}, blockMax, {1},
-        [&](OpBuilder &nb, Location nl, ValueRange args) {
+    blockMax = reduceKeys(
+        scores, blockMax, [&](OpBuilder &nb, Location nl, ValueRange args) {
           return arith::MaximumFOp::create(nb, nl, args[0], args[1]);
         });
     Value alpha = createEmptyTensor(b, loc, {bq}, accType);
@@ -586,7 +561,7 @@ private:
                 });
 
     // p = exp(s - m_new), in the score tile.
-    Value probs = inPlace(scores, {newMax}, {map(2, {0})}, 2,
+    Value probs = inPlace(scores, {newMax}, {map(2, {1})}, 2,
                           [&](OpBuilder &nb, Location nl, ValueRange args) {
                             Value diff = arith::SubFOp::create(
                                 nb, nl, args[1], finiteMax(nb, args[0]));
@@ -599,13 +574,12 @@ private:
                 [&](OpBuilder &nb, Location nl, ValueRange args) {
                   return arith::MulFOp::create(nb, nl, args[1], args[0]);
                 });
-    sum = createReductionGeneric(
-        b, loc, {{probs, map(2, {0, 1})}}, sum, {1},
-        [&](OpBuilder &nb, Location nl, ValueRange args) {
-          return arith::AddFOp::create(nb, nl, args[1], args[0]);
-        });
+    sum = reduceKeys(probs, sum,
+                     [&](OpBuilder &nb, Location nl, ValueRange args) {
+                       return arith::AddFOp::create(nb, nl, args[1], args[0]);
+                     });
 
-    // acc = acc * alpha + p v_tile over (i, c, j).
+    // acc = acc * alpha + p v_tile over (i, c, j), p read as pT[j, i].
     Value acc =
         inPlace(state.acc, {alpha}, {map(2, {0})}, 2,
                 [&](OpBuilder &nb, Location nl, ValueRange args) {
@@ -614,7 +588,7 @@ private:
     acc =
         linalg::GenericOp::create(
             b, loc, acc.getType(), ValueRange{probs, vTile}, acc,
-            ArrayRef<AffineMap>{map(3, {0, 2}), map(3, {2, 1}), map(3, {0, 1})},
+            ArrayRef<AffineMap>{map(3, {2, 0}), map(3, {2, 1}), map(3, {0, 1})},
             ArrayRef<IteratorType>{par, par, red},
             [&](OpBuilder &nb, Location nl, ValueRange args) {
               Value prod =
@@ -624,6 +598,39 @@ private:
             })
             .getResult(0);
     return {newMax, sum, acc};
+  }
+
+  /// Reduces a transposed [bk, bq] tile over its keys into `init` [bq]:
+  /// the key loop outside, the query lanes inside. The body gets the tile's
+  /// element, then the running value.
+  Value reduceKeys(Value tile, Value init, ScalarBuilder body) {
+    return linalg::GenericOp::create(
+               b, loc, init.getType(), ValueRange{tile}, init,
+               ArrayRef<AffineMap>{map(2, {0, 1}), map(2, {1})},
+               ArrayRef<IteratorType>{IteratorType::reduction,
+                                      IteratorType::parallel},
+               [&](OpBuilder &nb, Location nl, ValueRange args) {
+                 linalg::YieldOp::create(nb, nl, body(nb, nl, args));
+               })
+        .getResult(0);
+  }
+
+  /// qT[c, i] = q[row0 + i, c] * scale in the accumulator type: the score
+  /// contraction's B operand, built once per query block.
+  Value scaledTranspose(Value qTile, int64_t bq) {
+    Value qT = createEmptyTensor(b, loc, {headDim, bq}, accType);
+    return linalg::GenericOp::create(
+               b, loc, qT.getType(), ValueRange{qTile}, qT,
+               ArrayRef<AffineMap>{map(2, {1, 0}), map(2, {0, 1})},
+               parallelIterators(2),
+               [&](OpBuilder &nb, Location nl, ValueRange args) {
+                 Value scaled = arith::MulFOp::create(
+                     nb, nl, extend(nb, args[0]),
+                     arith::ConstantOp::create(
+                         nb, nl, nb.getFloatAttr(accType, scale)));
+                 linalg::YieldOp::create(nb, nl, scaled);
+               })
+        .getResult(0);
   }
 
   /// An all-parallel generic updating `target` in place from `inputs`; the
