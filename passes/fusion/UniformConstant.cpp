@@ -58,7 +58,7 @@ std::optional<double> mlir::kiln::uniformConstant(Value v, int depth) {
       return -*x;
     return x; // casts of shape arithmetic to float are exact here
   }
-  if (isa<MulOp, DivOp, AddOp, SubOp>(op)) {
+  if (isa<MulOp, DivOp, AddOp, SubOp, PowOp>(op)) {
     std::optional<double> a = operand(0), b = operand(1);
     if (!a || !b)
       return std::nullopt;
@@ -68,6 +68,8 @@ std::optional<double> mlir::kiln::uniformConstant(Value v, int depth) {
       return *a + *b;
     if (isa<SubOp>(op))
       return *a - *b;
+    if (isa<PowOp>(op)) // torch's `d ** 0.5`
+      return std::pow(*a, *b);
     return *a / *b;
   }
   return std::nullopt;

@@ -154,6 +154,23 @@ func.func @sdpa_prescaled_bool_mask(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x8x1
 
 // -----
 
+// torch's `d ** 0.5` of a constant head size exports as Pow of two constants.
+// CHECK-LABEL: func.func @pow_scale
+// CHECK: kiln.attention %arg0, %arg1, %arg2 {scale = 1.250000e-01 : f64}
+func.func @pow_scale(%q: tensor<1x2x8x64xf32>, %k: tensor<1x2x8x64xf32>, %v: tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32> {
+  %d = kiln.constant dense<64.0> : tensor<f32>
+  %half = kiln.constant dense<0.5> : tensor<f32>
+  %r = kiln.pow %d, %half : (tensor<f32>, tensor<f32>) -> tensor<f32>
+  %kt = kiln.transpose %k {perm = array<i64: 0, 1, 3, 2>} : (tensor<1x2x8x64xf32>) -> tensor<1x2x64x8xf32>
+  %s = kiln.matmul %q, %kt : (tensor<1x2x8x64xf32>, tensor<1x2x64x8xf32>) -> tensor<1x2x8x8xf32>
+  %w = kiln.div %s, %r : (tensor<1x2x8x8xf32>, tensor<f32>) -> tensor<1x2x8x8xf32>
+  %p = kiln.softmax %w {axis = 3 : i64} : (tensor<1x2x8x8xf32>) -> tensor<1x2x8x8xf32>
+  %o = kiln.matmul %p, %v : (tensor<1x2x8x8xf32>, tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32>
+  return %o : tensor<1x2x8x16xf32>
+}
+
+// -----
+
 // MultiheadAttention's bmm form: q pre-scaled, k^T by [0,2,1], a masked_fill
 // with the lowest float on a runtime mask (true = masked out).
 // CHECK-LABEL: func.func @bmm_masked_fill
