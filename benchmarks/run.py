@@ -54,6 +54,12 @@ WORKLOADS = {
     "bert4": ("BERT-base-style encoder, 4 layers, seq 128", 0.8),
     "gpt2_4": ("GPT-2-small blocks, 4 layers, seq 256", 0.8),
     "vit_b_16": ("ViT-B/16, batch 1", 0.9),
+    # --precision=bf16 (bf16 matmul weights and products, fp32 sums) against
+    # onnxruntime's fp32 run of the same model.
+    "bert4_bf16": ("BERT-base-style encoder, 4 layers, seq 128, kiln "
+                   "--precision=bf16", 0.6),
+    "gpt2_4_bf16": ("GPT-2-small blocks, 4 layers, seq 256, kiln "
+                    "--precision=bf16", 0.6),
 }
 
 
@@ -212,6 +218,7 @@ def export_gpt2(path, layers=4, seq=256, d=768, heads=12):
 
 
 def export(name, path):
+    name = name.removesuffix("_bf16")  # the same model, compiled differently
     if name == "matmul2048":
         export_matmul(path)
     elif name == "resnet18":
@@ -445,6 +452,8 @@ def main():
             flags = ["-O3", "--autotune", "--autotune-threads", str(args.threads),
                      "--autotune-cache", os.path.join(args.work, "autotune.json")] \
                 if args.autotune else []
+            if name.endswith("_bf16"):
+                flags.append("--precision=bf16")
             r = run([args.kiln, "compile", path, "-o", so, "-v"] + flags)
             if r.returncode != 0:
                 raise RuntimeError("kiln compile: " + r.stderr.strip().splitlines()[-1])

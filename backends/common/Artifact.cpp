@@ -199,7 +199,7 @@ LogicalResult mlir::kiln::writeArtifact(ModuleOp llvmDialectModule,
     return failure();
   }
   ArtifactContents glue{contents->arenaSize, contents->weights.size,
-                        contents->gpu};
+                        contents->gpu, target.bf16Weights ? "bf16" : ""};
   if (failed(addArtifactInterface(*module, spec, target.host, glue, error)))
     return failure();
 

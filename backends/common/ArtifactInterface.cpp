@@ -339,6 +339,8 @@ LogicalResult mlir::kiln::addArtifactInterface(llvm::Module &module,
       "kiln-manifest 1\nabi=" + std::to_string(KILN_ABI_VERSION) +
       "\ntriple=" + target.triple + "\ncpu=" + target.cpu +
       "\nmodel=" + spec.modelName + "\n";
+  if (!contents.precision.empty())
+    manifest += "precision=" + contents.precision + "\n";
   if (isGpu)
     manifest += "gpu=" + std::to_string(contents.gpu->platform) +
                 "\narchs=" + contents.gpu->archs +

@@ -29,6 +29,8 @@ struct ArtifactContents {
   uint64_t arenaSize = 0;
   uint64_t weightsSize = 0; ///< Bytes the writer puts in .kiln.weights.
   std::optional<GpuContents> gpu;
+  /// The CPU math precision when not fp32 ("bf16"), for the manifest.
+  std::string precision;
 };
 
 /// Adds to `module` (which defines `main(ptr...)` as the backend pipeline

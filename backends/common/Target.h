@@ -53,6 +53,9 @@ struct Target {
   /// itself, for a GPU target the machine that launches the kernels.
   CpuTarget host;
   GpuTarget gpu; ///< Meaningful only when isGpu().
+  /// CPU targets, --precision=bf16: matmul weights stored in bf16 and
+  /// multiplied in bf16 (AVX512-BF16) or extended to f32 as loaded.
+  bool bf16Weights = false;
 
   bool isGpu() const { return kind != TargetKind::Cpu; }
   /// "cpu", "cuda" or "hip".

@@ -33,26 +33,36 @@ constexpr llvm::StringLiteral kTileSizesAttr = "kiln.tile_sizes";
 /// every convolution and contraction rewrite of the CPU backend needs.
 bool hasStaticF32Operands(Operation *op);
 
+/// With `pair` (bf16 k-pairs, see WeightPacking), `k` walks pairs of the
+/// reduction and `pair` (extent 2) the two elements of each.
 struct ContractionLoops {
   SmallVector<unsigned> batch;
   unsigned m, n, k;
   std::optional<unsigned> nOuter;
+  std::optional<unsigned> pair = std::nullopt;
 };
 
 /// A contraction on static f32 tensors with one M, N and K loop whose N loop
 /// is the innermost dimension of the result and of B.
 std::optional<ContractionLoops> matchContraction(linalg::LinalgOp op);
 
+/// How packConstantRhs stores the weights: f32 panels [ceil(N/nr)][K][nr];
+/// the same panels in bf16 (converted to f32 as the micro-kernel loads them);
+/// or bf16 k-pairs [ceil(N/nr)][K/2][nr][2] (element (k, lane) at
+/// [k/2][lane][k%2]) for vdpbf16ps, A then converted to a bf16 [M, K]
+/// first (K must be even).
+enum class WeightPacking { F32, Bf16, Bf16Pairs };
 /// Rewrites `op` (matched, B a constant [K, N]) into the packed form with B
-/// packed into [ceil(N/nr)][K][nr] at compile time; returns the new
-/// contraction and its loops. With `releaseWeights`, the unpacked constant,
-/// once unused, is erased and its data freed if nothing else in the function
-/// refers to it (releaseIfUnreferenced: the function must be the only IR of
-/// its context), so packing does not double the weights in memory.
+/// packed at compile time as `packing` says; returns the new contraction and
+/// its loops. With `releaseWeights`, the unpacked constant, once unused, is
+/// erased and its data freed if nothing else in the function refers to it
+/// (releaseIfUnreferenced: the function must be the only IR of its context),
+/// so packing does not double the weights in memory.
 FailureOr<std::pair<linalg::GenericOp, ContractionLoops>>
 packConstantRhs(RewriterBase &rewriter, linalg::LinalgOp op,
                 const ContractionLoops &loops, int64_t nr,
-                bool releaseWeights = false);
+                bool releaseWeights = false,
+                WeightPacking packing = WeightPacking::F32);
 
 /// A convolution as an im2col into panels and a packed contraction.
 struct PackedConvolution {

@@ -9,7 +9,10 @@
 // nr does not divide N).
 //
 //   * constant B (weights): packed at compile time, the artifact holds the
-//     panels;
+//     panels; with --precision=bf16 in bf16, either [N/nr][K][nr] (converted
+//     to f32 as loaded) or, for CPUs with AVX512-BF16, as k-pairs
+//     [N/nr][K/2][nr][2] that vdpbf16ps multiplies with pairs of A (A is then
+//     converted to a bf16 [M, K] first);
 //   * convolutions: an im2col that writes panels directly (the column matrix
 //     is B, the filter A), so NCHW results come out row-major per channel;
 //     1x1 stride-1 convolutions read their input in place instead (its rows
@@ -104,7 +107,8 @@ Value fromPanels(OpBuilder &b, Location loc, Value panels,
                                         sizes, strides);
 }
 
-/// acc += lhs * rhs over the given maps (f32).
+/// acc += lhs * rhs over the given maps (f32 accumulator; bf16 operands are
+/// extended).
 linalg::GenericOp buildPackedGeneric(OpBuilder &b, Location loc, Value lhs,
                                      Value rhs, Value acc,
                                      ArrayRef<AffineMap> maps,
@@ -112,18 +116,63 @@ linalg::GenericOp buildPackedGeneric(OpBuilder &b, Location loc, Value lhs,
   return linalg::GenericOp::create(
       b, loc, acc.getType(), ValueRange{lhs, rhs}, ValueRange{acc}, maps,
       iterators, [](OpBuilder &b, Location loc, ValueRange args) {
-        Value product = arith::MulFOp::create(b, loc, args[0], args[1]);
+        auto f32 = [&](Value x) {
+          return x.getType().isF32()
+                     ? x
+                     : arith::ExtFOp::create(b, loc, b.getF32Type(), x)
+                           .getResult();
+        };
+        Value product =
+            arith::MulFOp::create(b, loc, f32(args[0]), f32(args[1]));
         linalg::YieldOp::create(
             b, loc,
             ValueRange{arith::AddFOp::create(b, loc, args[2], product)});
       });
+}
+/// f32 -> bf16, rounding to nearest even (NaN stays a quiet NaN).
+uint16_t toBf16(float x) {
+  uint32_t bits;
+  std::memcpy(&bits, &x, sizeof bits);
+  if ((bits & 0x7fffffffu) > 0x7f800000u)
+    return uint16_t((bits >> 16) | 0x40);
+  bits += 0x7fffu + ((bits >> 16) & 1u);
+  return uint16_t(bits >> 16);
+}
+
+/// `a` [M, K] or [K, M] (`map` says which, over loops (m, .., k)) as a bf16
+/// [M, K]: the A operand of the k-pair contraction, whose pairs are then
+/// adjacent.
+Value bf16Rows(OpBuilder &b, Location loc, Value a, AffineMap map,
+               unsigned mLoop) {
+  auto type = cast<RankedTensorType>(a.getType());
+  bool transposed = map.getResult(0) != getAffineDimExpr(mLoop, b.getContext());
+  SmallVector<int64_t> shape(type.getShape());
+  if (transposed)
+    std::swap(shape[0], shape[1]);
+  Value empty = tensor::EmptyOp::create(b, loc, shape, b.getBF16Type());
+  MLIRContext *ctx = b.getContext();
+  AffineMap id = AffineMap::getMultiDimIdentityMap(2, ctx);
+  AffineMap in =
+      transposed ? AffineMap::getPermutationMap(ArrayRef<unsigned>{1, 0}, ctx)
+                 : id;
+  return linalg::GenericOp::create(
+             b, loc, empty.getType(), ValueRange{a}, ValueRange{empty},
+             ArrayRef<AffineMap>{in, id},
+             ArrayRef<IteratorType>{IteratorType::parallel,
+                                    IteratorType::parallel},
+             [](OpBuilder &b, Location loc, ValueRange args) {
+               linalg::YieldOp::create(b, loc,
+                                       ValueRange{arith::TruncFOp::create(
+                                           b, loc, b.getBF16Type(), args[0])});
+             })
+      .getResult(0);
 }
 } // namespace
 
 FailureOr<std::pair<linalg::GenericOp, ContractionLoops>>
 mlir::kiln::packConstantRhs(RewriterBase &rewriter, linalg::LinalgOp op,
                             const ContractionLoops &loops, int64_t nr,
-                            bool releaseWeights) {
+                            bool releaseWeights, WeightPacking packing) {
   if (!loops.batch.empty() || loops.nOuter)
     return failure();
   MLIRContext *ctx = op.getContext();
@@ -144,8 +193,16 @@ mlir::kiln::packConstantRhs(RewriterBase &rewriter, linalg::LinalgOp op,
   auto rhsType = cast<RankedTensorType>(rhs->get().getType());
   int64_t kSize = rhsType.getShape()[0], nSize = rhsType.getShape()[1];
   int64_t panels = llvm::divideCeil(nSize, nr);
+  bool pairs = packing == WeightPacking::Bf16Pairs;
+  if (pairs && kSize % 2 != 0)
+    return failure();
   auto packedType =
-      RankedTensorType::get({panels, kSize, nr}, rewriter.getF32Type());
+      packing == WeightPacking::F32
+          ? RankedTensorType::get({panels, kSize, nr}, rewriter.getF32Type())
+      : pairs
+          ? RankedTensorType::get({panels, kSize / 2, nr, 2},
+                                  rewriter.getBF16Type())
+          : RankedTensorType::get({panels, kSize, nr}, rewriter.getBF16Type());
 
   // The same weight packed before in this function (the static row blocks
   // of a run-time row count clone one matmul per block size): its packed
@@ -170,13 +227,26 @@ mlir::kiln::packConstantRhs(RewriterBase &rewriter, linalg::LinalgOp op,
         constantBytes(cast<ElementsAttr>(constant.getValue()));
     if (!bytes)
       return failure();
-    std::vector<char> packed(panels * kSize * nr * sizeof(float), 0);
+    size_t width = packing == WeightPacking::F32 ? 4 : 2;
+    std::vector<char> packed(panels * kSize * nr * width, 0);
     const auto *src = reinterpret_cast<const float *>(bytes->data());
-    auto *dst = reinterpret_cast<float *>(packed.data());
+    auto *f32 = reinterpret_cast<float *>(packed.data());
+    auto *bf16 = reinterpret_cast<uint16_t *>(packed.data());
+    // Element (k, lane) of panel p: k-pairs interleave two rows of B.
+    auto at = [&](int64_t p, int64_t kk, int64_t lane) -> int64_t {
+      if (!pairs)
+        return (p * kSize + kk) * nr + lane;
+      return ((p * (kSize / 2) + kk / 2) * nr + lane) * 2 + kk % 2;
+    };
     for (int64_t p = 0; p < panels; ++p)
       for (int64_t kk = 0; kk < kSize; ++kk)
-        for (int64_t lane = 0; lane < nr && p * nr + lane < nSize; ++lane)
-          dst[(p * kSize + kk) * nr + lane] = src[kk * nSize + p * nr + lane];
+        for (int64_t lane = 0; lane < nr && p * nr + lane < nSize; ++lane) {
+          float x = src[kk * nSize + p * nr + lane];
+          if (width == 4)
+            f32[at(p, kk, lane)] = x;
+          else
+            bf16[at(p, kk, lane)] = toBf16(x);
+        }
     packedValue =
         cast<TypedAttr>(bytesToConstant(packedType, "packed_rhs", packed));
   }
@@ -189,19 +259,39 @@ mlir::kiln::packConstantRhs(RewriterBase &rewriter, linalg::LinalgOp op,
   Value packedRhs = packedOp;
   Value acc = panelView(rewriter, loc, op.getDpsInitOperand(0)->get(), nr);
 
-  // Loops (m, panel, k, lane).
-  AffineExpr d0, d1, d2, d3;
-  bindDims(ctx, d0, d1, d2, d3);
-  SmallVector<AffineExpr> lhsResults;
-  for (AffineExpr e : op.getMatchingIndexingMap(lhs).getResults())
-    lhsResults.push_back(e == m ? d0 : d2);
-  SmallVector<AffineMap> maps = {AffineMap::get(4, 0, lhsResults, ctx),
-                                 AffineMap::get(4, 0, {d1, d2, d3}, ctx),
-                                 AffineMap::get(4, 0, {d0, d1, d3}, ctx)};
-  linalg::GenericOp generic =
-      buildPackedGeneric(rewriter, loc, lhs->get(), packedRhs, acc, maps,
-                         {IteratorType::parallel, IteratorType::parallel,
-                          IteratorType::reduction, IteratorType::parallel});
+  linalg::GenericOp generic;
+  ContractionLoops packedLoops{{}, 0, 3, 2, 1};
+  if (!pairs) {
+    // Loops (m, panel, k, lane).
+    AffineExpr d0, d1, d2, d3;
+    bindDims(ctx, d0, d1, d2, d3);
+    SmallVector<AffineExpr> lhsResults;
+    for (AffineExpr e : op.getMatchingIndexingMap(lhs).getResults())
+      lhsResults.push_back(e == m ? d0 : d2);
+    SmallVector<AffineMap> maps = {AffineMap::get(4, 0, lhsResults, ctx),
+                                   AffineMap::get(4, 0, {d1, d2, d3}, ctx),
+                                   AffineMap::get(4, 0, {d0, d1, d3}, ctx)};
+    generic =
+        buildPackedGeneric(rewriter, loc, lhs->get(), packedRhs, acc, maps,
+                           {IteratorType::parallel, IteratorType::parallel,
+                            IteratorType::reduction, IteratorType::parallel});
+  } else {
+    // Loops (m, panel, k-pair, lane, pair element): A as bf16 [M, K],
+    // element k of a row at 2 * pair + element.
+    Value a = bf16Rows(rewriter, loc, lhs->get(),
+                       op.getMatchingIndexingMap(lhs), loops.m);
+    AffineExpr d0, d1, d2, d3, d4;
+    bindDims(ctx, d0, d1, d2, d3, d4);
+    SmallVector<AffineMap> maps = {AffineMap::get(5, 0, {d0, d2 * 2 + d4}, ctx),
+                                   AffineMap::get(5, 0, {d1, d2, d3, d4}, ctx),
+                                   AffineMap::get(5, 0, {d0, d1, d3}, ctx)};
+    generic =
+        buildPackedGeneric(rewriter, loc, a, packedRhs, acc, maps,
+                           {IteratorType::parallel, IteratorType::parallel,
+                            IteratorType::reduction, IteratorType::parallel,
+                            IteratorType::reduction});
+    packedLoops.pair = 4;
+  }
   rewriter.replaceOp(
       op, fromPanels(rewriter, loc, generic.getResult(0),
                      cast<RankedTensorType>(op->getResult(0).getType())));
@@ -210,7 +300,7 @@ mlir::kiln::packConstantRhs(RewriterBase &rewriter, linalg::LinalgOp op,
     if (resource)
       releaseIfUnreferenced(func, resource);
   }
-  return std::make_pair(generic, ContractionLoops{{}, 0, 3, 2, 1});
+  return std::make_pair(generic, packedLoops);
 }
 
 bool mlir::kiln::hasStaticF32Operands(Operation *op) {

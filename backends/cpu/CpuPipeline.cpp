@@ -115,6 +115,8 @@ void mlir::kiln::addLLVMLoweringPasses(OpPassManager &pm,
   ConvertVectorToLLVMPassOptions vectorToLLVM;
   vectorToLLVM.vectorContractLowering =
       vector::VectorContractLowering::OuterProduct;
+  // bf16 k-pair micro-kernels (x86vector.avx512.dot).
+  vectorToLLVM.x86Vector = llvm::Triple(options.target.triple).isX86();
   pm.addPass(createConvertVectorToLLVMPass(vectorToLLVM));
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());
@@ -139,6 +141,9 @@ void mlir::kiln::buildCpuCodegenPipeline(OpPassManager &pm,
   if (options.optLevel > 0) {
     TileContractionsOptions tiles = tileOptions(options.target);
     tiles.releaseWeights = options.releaseWeights;
+    tiles.bf16Weights = options.bf16Weights;
+    tiles.bf16Dot = options.bf16Weights && tiles.vectorBits == 512 &&
+                    options.target.hasFeature("avx512bf16");
     // Symbolic batch / sequence: static slices for the tilers below.
     pm.addNestedPass<func::FuncOp>(createSliceRunTimeRows());
     pm.addNestedPass<func::FuncOp>(

@@ -24,6 +24,9 @@ struct CpuCodegenOptions {
   /// Free each weight's data once packed (kiln-tile-contractions
   /// release-weights): only for a module alone in its context.
   bool releaseWeights = false;
+  /// --precision=bf16: matmul weights in bf16 (kiln-tile-contractions
+  /// bf16-weights; bf16-dot where the CPU has AVX512-BF16).
+  bool bf16Weights = false;
 };
 
 /// Appends the CPU code generation stages to `pm` (anchored on ModuleOp):

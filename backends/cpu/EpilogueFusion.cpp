@@ -388,12 +388,21 @@ Value mlir::kiln::storeTile(RewriterBase &rewriter, Location loc,
   Value last;
   if (std::optional<int64_t> k = getConstantIntValue(kExtent);
       !k || *k != epilogue->kSize) {
-    OpOperand *lhs = tile.getDpsInputOperand(0);
-    if (tile.getMatchingIndexingMap(lhs).isFunctionOfDim(loops.n))
-      lhs = tile.getDpsInputOperand(1);
-    unsigned kPos = *tile.getMatchingIndexingMap(lhs).getResultPosition(
-        getAffineDimExpr(loops.k, tile.getContext()));
-    Value kOffset = absoluteOffsets(rewriter, loc, lhs->get(), false)[kPos];
+    // An input indexed by the K loop itself (A; B for bf16 k-pairs, whose A
+    // is indexed by 2 k + pair).
+    AffineExpr kExpr = getAffineDimExpr(loops.k, tile.getContext());
+    OpOperand *input = nullptr;
+    std::optional<unsigned> kPos;
+    SmallVector<OpOperand *> inputs = tile.getDpsInputOperands();
+    if (tile.getMatchingIndexingMap(inputs[0]).isFunctionOfDim(loops.n))
+      std::swap(inputs[0], inputs[1]);
+    for (OpOperand *candidate : inputs)
+      if ((kPos = tile.getMatchingIndexingMap(candidate).getResultPosition(
+               kExpr))) {
+        input = candidate;
+        break;
+      }
+    Value kOffset = absoluteOffsets(rewriter, loc, input->get(), false)[*kPos];
     Value end = arith::AddIOp::create(rewriter, loc, kOffset, kExtent);
     Value kSize =
         arith::ConstantIndexOp::create(rewriter, loc, epilogue->kSize);

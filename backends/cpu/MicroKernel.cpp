@@ -18,6 +18,16 @@
 // past the matrix are masked (out-of-bounds transfers); rows past it read and
 // write the last valid row, computing and storing its values a second time.
 //
+// bf16 weights (--precision=bf16): panels of bf16 are extended to f32 as
+// they are loaded; k-pair panels (ContractionLoops::pair) take the AVX512-BF16
+// form, per k-pair step
+//
+//   %b_h = vector.transfer_read %B[%kp, 32 h] : vector<32xbf16>  (16 lanes)
+//   %a_r = the bf16 pair A[r, 2kp .. 2kp+1] as i32, broadcast to 16 lanes
+//   %c_rh' = x86vector.avx512.dot %c_rh, %a_r, %b_h   (vdpbf16ps)
+//
+// with each row's accumulator carried as nr/16 vector<16xf32> halves.
+//
 //===----------------------------------------------------------------------===//
 #include "backends/cpu/ContractionCodegen.h"
 
@@ -25,6 +35,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/X86Vector/X86VectorDialect.h"
 
 using namespace mlir;
 using namespace mlir::kiln;
@@ -51,6 +62,58 @@ AffineMap rowMap(linalg::LinalgOp tile, OpOperand *operand, unsigned n) {
   return AffineMap::get(map.getNumResults(), 0,
                         getAffineDimExpr(*pos, tile.getContext()));
 }
+
+/// The row of B at step `k`: a vector<nr> of f32, extended from bf16
+/// weights.
+Value readRow(OpBuilder &b, Location loc, Value rhs, ValueRange indices,
+              AffineMap map, int64_t nr, bool inBounds) {
+  Type element = cast<ShapedType>(rhs.getType()).getElementType();
+  Value padding =
+      arith::ConstantOp::create(b, loc, element, b.getZeroAttr(element));
+  Value row = vector::TransferReadOp::create(
+      b, loc, VectorType::get({nr}, element), rhs, indices, padding, map,
+      ArrayRef<bool>{inBounds});
+  if (element.isF32())
+    return row;
+  return arith::ExtFOp::create(b, loc, VectorType::get({nr}, b.getF32Type()),
+                               row);
+}
+
+/// One k-pair step of the AVX512-BF16 micro-kernel: `accs` holds nr/16
+/// halves per row; `rhs` is B's tile as [1, KC/2, 2 nr].
+SmallVector<Value> pairStep(OpBuilder &b, Location loc, Value lhs, Value rhs,
+                            ArrayRef<Value> rows, Value kp, ValueRange accs,
+                            int64_t nr) {
+  Type bf16 = b.getBF16Type();
+  Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
+  Value zero = arith::ConstantOp::create(b, loc, bf16, b.getZeroAttr(bf16));
+  auto pairsType = VectorType::get({32}, bf16);
+  Value bRow = vector::TransferReadOp::create(
+      b, loc, VectorType::get({2 * nr}, bf16), rhs, ValueRange{c0, kp, c0},
+      zero, ArrayRef<bool>{true});
+  SmallVector<Value> bHalves;
+  for (int64_t h = 0; h < nr / 16; ++h)
+    bHalves.push_back(vector::ExtractStridedSliceOp::create(
+        b, loc, bRow, ArrayRef<int64_t>{32 * h}, ArrayRef<int64_t>{32},
+        ArrayRef<int64_t>{1}));
+  Value k = arith::MulIOp::create(b, loc, kp,
+                                  arith::ConstantIndexOp::create(b, loc, 2));
+  SmallVector<Value> next;
+  for (auto [r, row] : llvm::enumerate(rows)) {
+    Value pair = vector::TransferReadOp::create(
+        b, loc, VectorType::get({2}, bf16), lhs, ValueRange{row, k}, zero,
+        ArrayRef<bool>{true});
+    Value bits = vector::BitCastOp::create(
+        b, loc, VectorType::get({1}, b.getI32Type()), pair);
+    Value splat = vector::BroadcastOp::create(
+        b, loc, VectorType::get({16}, b.getI32Type()), bits);
+    Value a = vector::BitCastOp::create(b, loc, pairsType, splat);
+    for (int64_t h = 0; h < nr / 16; ++h)
+      next.push_back(x86vector::DotBF16Op::create(
+          b, loc, accs[r * (nr / 16) + h], a, bHalves[h]));
+  }
+  return next;
+}
 } // namespace
 
 LogicalResult mlir::kiln::buildMicroKernel(RewriterBase &rewriter,
@@ -63,8 +126,11 @@ LogicalResult mlir::kiln::buildMicroKernel(RewriterBase &rewriter,
   rewriter.setInsertionPoint(tile);
   SmallVector<int64_t> extents = tile.getStaticLoopRanges();
   for (unsigned d = 0; d < extents.size(); ++d)
-    if (d != loops.m && d != loops.n && d != loops.k && extents[d] != 1)
+    if (d != loops.m && d != loops.n && d != loops.k && d != loops.pair &&
+        extents[d] != 1)
       return tile.emitError("micro-kernel tile has a non-unit loop ") << d;
+  if (loops.pair && nr % 16 != 0)
+    return tile.emitError("bf16 k-pair micro-kernel needs lanes in 16s");
   OpOperand *lhs = tile.getDpsInputOperand(0),
             *rhs = tile.getDpsInputOperand(1);
   OpOperand *acc = tile.getDpsInitOperand(0);
@@ -128,24 +194,6 @@ LogicalResult mlir::kiln::buildMicroKernel(RewriterBase &rewriter,
                 .getResults();
   }
 
-  AffineMap rhsMap = rowMap(tile, rhs, loops.n);
-  auto kLoop = scf::ForOp::create(
-      rewriter, loc, c0, kExtent, c1, inits,
-      [&](OpBuilder &b, Location loc, Value k, ValueRange accs) {
-        Value bRow = vector::TransferReadOp::create(
-            b, loc, rowType, rhs->get(),
-            indicesFor(tile, rhs, loops, c0, c0, k), zero, rhsMap,
-            ArrayRef<bool>{fullColumns});
-        SmallVector<Value> next;
-        for (auto [row, c] : llvm::zip_equal(rows, accs)) {
-          Value a = tensor::ExtractOp::create(
-              b, loc, lhs->get(), indicesFor(tile, lhs, loops, c0, row, k));
-          Value splat = vector::BroadcastOp::create(b, loc, rowType, a);
-          next.push_back(vector::FMAOp::create(b, loc, splat, bRow, c));
-        }
-        scf::YieldOp::create(b, loc, next);
-      });
-
   // Rows past the edge computed exactly what the last valid row did (same
   // A row, same C row, same order), so writing them back to that row stores
   // the same values again: no branch, and the tile stays in place.
@@ -158,6 +206,57 @@ LogicalResult mlir::kiln::buildMicroKernel(RewriterBase &rewriter,
                    .getResult();
     return result;
   };
+  if (loops.pair) {
+    // Each row as nr/16 halves of 16 lanes, the width of vdpbf16ps.
+    SmallVector<Value> halves;
+    for (Value row : inits)
+      for (int64_t h = 0; h < nr / 16; ++h)
+        halves.push_back(vector::ExtractStridedSliceOp::create(
+            rewriter, loc, row, ArrayRef<int64_t>{16 * h},
+            ArrayRef<int64_t>{16}, ArrayRef<int64_t>{1}));
+    // B's tile [1, KC/2, nr, 2] read as [1, KC/2, 2 nr]: one load per
+    // k-pair.
+    Value pairs = tensor::CollapseShapeOp::create(
+        rewriter, loc, rhs->get(),
+        SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
+    auto kLoop = scf::ForOp::create(
+        rewriter, loc, c0, kExtent, c1, halves,
+        [&](OpBuilder &b, Location loc, Value kp, ValueRange accs) {
+          scf::YieldOp::create(
+              b, loc, pairStep(b, loc, lhs->get(), pairs, rows, kp, accs, nr));
+        });
+    SmallVector<Value> accs;
+    for (int64_t r = 0; r < mr; ++r) {
+      Value row = arith::ConstantOp::create(rewriter, loc, rowType,
+                                            rewriter.getZeroAttr(rowType));
+      for (int64_t h = 0; h < nr / 16; ++h)
+        row = vector::InsertStridedSliceOp::create(
+            rewriter, loc, kLoop.getResult(r * (nr / 16) + h), row,
+            ArrayRef<int64_t>{16 * h}, ArrayRef<int64_t>{1});
+      accs.push_back(row);
+    }
+    rewriter.replaceOp(tile, storeTile(rewriter, loc, tile, loops, epilogue,
+                                       rows, accs, nr, kExtent, store));
+    return success();
+  }
+
+  AffineMap rhsMap = rowMap(tile, rhs, loops.n);
+  auto kLoop = scf::ForOp::create(
+      rewriter, loc, c0, kExtent, c1, inits,
+      [&](OpBuilder &b, Location loc, Value k, ValueRange accs) {
+        Value bRow =
+            readRow(b, loc, rhs->get(), indicesFor(tile, rhs, loops, c0, c0, k),
+                    rhsMap, nr, fullColumns);
+        SmallVector<Value> next;
+        for (auto [row, c] : llvm::zip_equal(rows, accs)) {
+          Value a = tensor::ExtractOp::create(
+              b, loc, lhs->get(), indicesFor(tile, lhs, loops, c0, row, k));
+          Value splat = vector::BroadcastOp::create(b, loc, rowType, a);
+          next.push_back(vector::FMAOp::create(b, loc, splat, bRow, c));
+        }
+        scf::YieldOp::create(b, loc, next);
+      });
+
   SmallVector<Value> accs(kLoop.getResults());
   Value result = storeTile(rewriter, loc, tile, loops, epilogue, rows, accs, nr,
                            kExtent, store);

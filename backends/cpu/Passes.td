@@ -72,6 +72,22 @@ def TileContractions : Pass<"kiln-tile-contractions", "func::FuncOp"> {
     use masked vectors. Tile sizes come from the vector width and register
     count (backends/cpu/TileSizes.h).
 
+    bf16 weights (`bf16-weights`, from `kiln compile --precision=bf16`):
+    constant B panels are stored in bf16 and extended as each row is loaded;
+    with `bf16-dot` (CPUs with AVX512-BF16) they are stored as k-pairs
+    [N/nr][K/2][nr][2], A is converted to bf16 once, and the k loop walks
+    pairs with `x86vector.avx512.dot` (vdpbf16ps, fp32 accumulation):
+
+    ```mlir
+    scf.for %kp = %c0 to %c128 step %c1 iter_args(%r0 = %acc0, ...) {
+      %b = vector.transfer_read %bp[%c0, %kp, %c0] ... : vector<64xbf16>
+      %b0 = vector.extract_strided_slice %b {offsets = [0], sizes = [32] ...}
+      %p = vector.transfer_read %a16[%m, %k2] ... : vector<2xbf16>
+      %a0 = vector.bitcast %p : vector<2xbf16> to vector<1xi32>
+      ... broadcast to vector<16xi32>, bitcast to vector<32xbf16>
+      %f0 = x86vector.avx512.dot %r0, %a, %b0 : vector<32xbf16> -> vector<16xf32>
+    ```
+
     Epilogues (`fuse-epilogues`, on by default): when the contraction's
     result, through reshapes and panel slices, has one use that is an
     all-parallel `linalg.generic` reading it through an identity map (its
@@ -141,10 +157,15 @@ def TileContractions : Pass<"kiln-tile-contractions", "func::FuncOp"> {
            "the function is the only IR of its context)">,
     Option<"fuseEpilogues", "fuse-epilogues", "bool", "true",
            "Apply a single elementwise consumer in the register tiles">,
+    Option<"bf16Weights", "bf16-weights", "bool", "false",
+           "--precision=bf16: store constant B operands (weights) in bf16">,
+    Option<"bf16Dot", "bf16-dot", "bool", "false",
+           "With bf16-weights, multiply bf16 k-pairs of A and B with "
+           "AVX512-BF16 (x86vector.avx512.dot) instead of extending B">,
   ];
   let dependentDialects = ["scf::SCFDialect", "vector::VectorDialect",
                            "affine::AffineDialect", "tensor::TensorDialect",
-                           "arith::ArithDialect"];
+                           "arith::ArithDialect", "x86vector::X86VectorDialect"];
 }
 
 def TileNhwcConvolutions : Pass<"kiln-tile-nhwc-convolutions", "func::FuncOp"> {

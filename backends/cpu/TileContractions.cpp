@@ -30,6 +30,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/X86Vector/X86VectorDialect.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -163,7 +164,8 @@ LogicalResult tileContraction(RewriterBase &rewriter, linalg::LinalgOp op,
   int64_t nc =
       loops.nOuter ? std::max<int64_t>(1, tiles.nc / tiles.nr) : tiles.nc;
   nc = std::max<int64_t>(nr, std::min(nc, nSize) / nr * nr);
-  int64_t kc = std::min(tiles.kc, kSize);
+  // bf16 k-pairs: the K loop counts pairs.
+  int64_t kc = std::min(loops.pair ? tiles.kc / 2 : tiles.kc, kSize);
 
   Builder b(op.getContext());
   SmallVector<std::pair<unsigned, int64_t>> outer = {{loops.m, mc},
@@ -310,8 +312,14 @@ struct TileContractions
     });
     for (auto &[op, loops] : plain) {
       Attribute tileSizes = op->getAttr(kTileSizesAttr);
-      auto packed =
-          packConstantRhs(rewriter, op, loops, tiles.nr, releaseWeights);
+      WeightPacking packing = !bf16Weights ? WeightPacking::F32
+                              : bf16Dot    ? WeightPacking::Bf16Pairs
+                                           : WeightPacking::Bf16;
+      auto packed = packConstantRhs(rewriter, op, loops, tiles.nr,
+                                    releaseWeights, packing);
+      if (failed(packed) && packing == WeightPacking::Bf16Pairs)
+        packed = packConstantRhs(rewriter, op, loops, tiles.nr, releaseWeights,
+                                 WeightPacking::Bf16);
       if (succeeded(packed)) {
         carryTiles(tileSizes, packed->first);
         work.push_back(*packed);
@@ -320,11 +328,17 @@ struct TileContractions
     }
     std::vector<Epilogue> fused;
     for (auto &[op, loops] : work) {
+      Type weights = op.getDpsInputOperand(1)->get().getType();
+      bool bf16 = getElementTypeOrSelf(weights).isBF16();
       KILN_LOG("codegen", Info)
           << "tiling " << op->getName() << " at " << op.getLoc() << " ("
           << tiles.mr << "x" << tiles.nr << " register tile, " << tilesOf(op).mc
           << "x" << tilesOf(op).nc << "x" << tilesOf(op).kc << " cache tile"
-          << (loops.nOuter ? ", B in panels" : "") << ")\n";
+          << (loops.nOuter ? ", B in panels" : "")
+          << (loops.pair ? ", bf16 k-pairs (vdpbf16ps)"
+              : bf16     ? ", bf16 weights"
+                         : "")
+          << ")\n";
       std::optional<Epilogue> epilogue;
       if (fuseEpilogues)
         epilogue = fuseEpilogue(rewriter, op, loops);

@@ -213,6 +213,19 @@ int mlir::kiln::compileModel(const CompileOptions &options) {
     return 1;
   }
   pipeline.target = *target;
+  if (options.precision == "bf16") {
+    if (target->isGpu()) {
+      llvm::errs() << "error: --precision is for CPU targets; --target="
+                   << target->platformName() << " takes --gpu-precision\n";
+      return 1;
+    }
+    if (options.optLevel < 1) {
+      llvm::errs() << "error: --precision=bf16 selects the tiled matmul "
+                      "kernels of -O1 and up; -O0 computes in fp32\n";
+      return 1;
+    }
+    pipeline.target.bf16Weights = true;
+  }
   // The module is the only IR of this context (the autotuner's kernels turn
   // this off for their clones).
   pipeline.releaseWeights = true;

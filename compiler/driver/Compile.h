@@ -20,6 +20,9 @@ struct CompileOptions {
   std::string gpuArchs;
   std::string gpuPrecision;
   bool gpuEmulate = false;
+  /// CPU targets: --precision, "fp32" (default) or "bf16" (matmul weights
+  /// in bf16, multiplied in bf16 with fp32 accumulation).
+  std::string precision;
   int optLevel = 2;
   std::map<std::string, std::vector<int64_t>> inputShapes;
   /// --dim NAME=MIN..MAX: the range of a symbolic dim.

@@ -109,6 +109,12 @@ CompileFlags::CompileFlags(cl::SubCommand &compile, cl::SubCommand &import)
                             "fp16"),
                    cl::value_desc("p"), cl::sub(compile),
                    cl::cat(targetOptions())),
+      precision("precision",
+                cl::desc("Math of the matmuls on a CPU: fp32 (default) or "
+                         "bf16 (weights stored in bf16, products in bf16 "
+                         "with fp32 sums: AVX512-BF16 where the CPU has it)"),
+                cl::value_desc("p"), cl::sub(compile),
+                cl::cat(targetOptions())),
       gpuEmulate("gpu-emulate",
                  cl::desc("Compile the GPU kernels for this CPU; the "
                           "runtime's emulator runs them (no GPU needed)"),
@@ -188,6 +194,9 @@ Expected<CompileOptions> CompileFlags::options(bool importOnly,
   options.gpuArchs = gpuArch;
   options.gpuPrecision = gpuPrecision;
   options.gpuEmulate = gpuEmulate;
+  options.precision = precision;
+  if (!precision.empty() && precision != "fp32" && precision != "bf16")
+    return usage("--precision takes fp32 or bf16 (got '" + precision + "')");
   if (optLevel < '0' || optLevel > '3')
     return usage("-O takes a level from 0 to 3 (got -O" + Twine(optLevel) +
                  ")");

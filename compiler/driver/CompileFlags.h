@@ -40,7 +40,7 @@ private:
   llvm::cl::opt<std::string> output;
   llvm::cl::list<std::string> inputShapes, dims;
   // Target.
-  llvm::cl::opt<std::string> target, cpu, gpuArch, gpuPrecision;
+  llvm::cl::opt<std::string> target, cpu, gpuArch, gpuPrecision, precision;
   llvm::cl::opt<bool> gpuEmulate;
   // Optimization.
   llvm::cl::opt<char> optLevel;

@@ -186,6 +186,34 @@ int inspectMlir(const std::string &path) {
   return printOptimizations(path);
 }
 
+/// The text of an artifact's `.kiln.manifest` section ("" if none).
+std::string readManifest(const llvm::object::ObjectFile &file) {
+  for (const auto &section : file.sections()) {
+    auto name = section.getName();
+    if (!name || *name != ".kiln.manifest")
+      continue;
+    if (auto contents = section.getContents())
+      return contents->rtrim('\0').str();
+  }
+  return "";
+}
+
+/// One `key=value` line of the manifest of the artifact at `path`.
+std::string manifestValue(const std::string &path, llvm::StringRef key) {
+  auto object = llvm::object::ObjectFile::createObjectFile(path);
+  if (!object) {
+    llvm::consumeError(object.takeError());
+    return "";
+  }
+  llvm::SmallVector<llvm::StringRef> lines;
+  std::string manifest = readManifest(*object->getBinary());
+  llvm::StringRef(manifest).split(lines, '\n', -1, false);
+  for (llvm::StringRef line : lines)
+    if (line.consume_front(key) && line.consume_front("="))
+      return line.str();
+  return "";
+}
+
 /// For an artifact this machine cannot load (another architecture, say):
 /// what its ELF header and `.kiln.manifest` section say.
 int inspectUnloadable(const std::string &path, const std::string &why) {
@@ -196,14 +224,7 @@ int inspectUnloadable(const std::string &path, const std::string &why) {
     return 1;
   }
   const llvm::object::ObjectFile &file = *object->getBinary();
-  std::string manifest;
-  for (const auto &section : file.sections()) {
-    auto name = section.getName();
-    if (!name || *name != ".kiln.manifest")
-      continue;
-    if (auto contents = section.getContents())
-      manifest = contents->rtrim('\0').str();
-  }
+  std::string manifest = readManifest(file);
   if (manifest.empty()) {
     fmt::print(stderr, "error: {}\n", why);
     return 1;
@@ -270,6 +291,10 @@ int inspectArtifact(const std::string &path) {
   fmt::print("producer:  {}\n", d->producer ? d->producer : "");
   fmt::print("abi:       {}\n", d->abi_version);
   fmt::print("target:    {} (cpu {})\n", d->target_triple, d->target_cpu);
+  // Only written when not fp32 (--precision=bf16).
+  if (std::string precision = manifestValue(path, "precision");
+      !precision.empty())
+    fmt::print("precision: {}\n", precision);
   if (!d->gpu)
     fmt::print("arena:     {:.2f} MB\n", d->arena_size / 1e6);
   fmt::print("weights:   {:.2f} MB\n", d->weights_size / 1e6);

@@ -77,8 +77,9 @@ void mlir::kiln::buildBackendPipeline(OpPassManager &pm,
                                       const PipelineOptions &options) {
   switch (options.target.kind) {
   case TargetKind::Cpu:
-    buildCpuCodegenPipeline(
-        pm, {options.target.host, options.optLevel, options.releaseWeights});
+    buildCpuCodegenPipeline(pm, {options.target.host, options.optLevel,
+                                 options.releaseWeights,
+                                 options.target.bf16Weights});
     return;
   case TargetKind::Cuda:
     buildCudaCodegenPipeline(pm, {options.target, options.optLevel});

@@ -34,6 +34,16 @@ foreach(example cnn transformer)
     ENVIRONMENT "${aarch64_env}" LABELS aarch64)
 endforeach()
 
+# --precision=bf16 on aarch64: bf16 weights extended to f32 as loaded
+# (within relative L2 1e-2 of onnxruntime's fp32 output).
+add_test(NAME aarch64.examples.transformer_bf16
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/run_example.sh $<TARGET_FILE:kiln>
+          ${PROJECT_SOURCE_DIR}/examples/transformer
+          ${CMAKE_CURRENT_BINARY_DIR}/work/aarch64/examples/transformer_bf16)
+set_tests_properties(aarch64.examples.transformer_bf16 PROPERTIES
+  ENVIRONMENT "KILN_COMPILE_FLAGS=--target=aarch64-linux-gnu --precision=bf16;KILN_REL_L2=1e-2;KILN_RUN=${qemu_run}"
+  LABELS aarch64)
+
 # The same CNN tuned for Neoverse V1 (SVE) on qemu's `-cpu max`.
 add_test(NAME aarch64.examples.cnn_neoverse_v1
   COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/run_example.sh $<TARGET_FILE:kiln>

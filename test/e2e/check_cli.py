@@ -36,7 +36,7 @@ EXPECTED = {
     "compile": {
         "Input options": {"--input-shape", "--dim", "-o"},
         "Target options": {"--cpu", "--gpu-arch", "--gpu-emulate",
-                           "--gpu-precision", "--target"},
+                           "--gpu-precision", "--precision", "--target"},
         "Optimization options": {"-O", "--autotune", "--autotune-cache",
                                  "--autotune-threads", "--conv-layout",
                                  "--max-memory"},
@@ -120,6 +120,16 @@ def check_errors():
     expect_error(["compile", model, "--conv-layout=nhcw"], 2,
                  r"^error: --conv-layout takes auto, nchw or nhwc "
                  r"\(got 'nhcw'\)$")
+    expect_error(["compile", model, "--precision=fp16"], 2,
+                 r"^error: --precision takes fp32 or bf16 \(got 'fp16'\)$")
+    expect_error(["compile", model, "--precision=bf16", "--target=cuda",
+                  "-o", os.path.join(WORK, "x.so")], 1,
+                 r"^error: --precision is for CPU targets; --target=cuda "
+                 r"takes --gpu-precision$")
+    expect_error(["compile", model, "--precision=bf16", "-O0",
+                  "-o", os.path.join(WORK, "x.so")], 1,
+                 r"^error: --precision=bf16 selects the tiled matmul kernels "
+                 r"of -O1 and up; -O0 computes in fp32$")
     expect_error(["compile", README, "-o", os.path.join(WORK, "x.so")], 1,
                  r"^error: '.*README.md' is neither an ONNX model nor kiln "
                  r"IR \(MLIR text starts with 'module' or 'func.func', as "

@@ -19,3 +19,16 @@ foreach(model bert_encoder bert_opset14 gpt2_blocks inception_block
     PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 900 LABELS models
     RESOURCE_LOCK graph_models.${model})
 endforeach()
+
+# --precision=bf16 (bf16 matmul weights, check_bf16.sh): natively with
+# vdpbf16ps where this CPU has AVX512-BF16, and converted to f32 for a CPU
+# without it (--cpu=x86-64-v3), each within relative L2 1e-2 of onnxruntime.
+foreach(model bert_encoder gpt2_blocks)
+  foreach(mode native converted)
+    set(work ${CMAKE_CURRENT_BINARY_DIR}/work/bf16/${model}-${mode})
+    add_test(NAME models.bf16.${model}.${mode}
+      COMMAND bash -c "python3 '${KILN_GRAPH_EXPORT}' ${model} '${work}/onnx' >/dev/null || exit $?; '${CMAKE_CURRENT_SOURCE_DIR}/check_bf16.sh' '$<TARGET_FILE:kiln>' '${work}/onnx' '${work}/run' ${mode}")
+    set_tests_properties(models.bf16.${model}.${mode} PROPERTIES
+      SKIP_RETURN_CODE 77 TIMEOUT 900 LABELS models)
+  endforeach()
+endforeach()
