@@ -183,6 +183,14 @@ def export_bert(path, layers=4, seq=128, d=768, heads=12):
     layer = nn.TransformerEncoderLayer(d, heads, 4 * d, dropout=0.0,
                                        activation="gelu", batch_first=True)
     model = nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
+    # The layers are deep copies of one: give each its own weights (the
+    # exporter would otherwise share the initializers between layers).
+    realistic_weights(model)
+    g = torch.Generator().manual_seed(1)
+    with torch.no_grad():
+        for m in model.modules():
+            if isinstance(m, nn.MultiheadAttention):
+                m.in_proj_weight.normal_(0, d ** -0.5, generator=g)
     torch_export(model, (torch.randn(1, seq, d),), path)
 
 

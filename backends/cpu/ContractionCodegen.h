@@ -50,8 +50,11 @@ std::optional<ContractionLoops> matchContraction(linalg::LinalgOp op);
 /// the same panels in bf16 (converted to f32 as the micro-kernel loads them);
 /// or bf16 k-pairs [ceil(N/nr)][K/2][nr][2] (element (k, lane) at
 /// [k/2][lane][k%2]) for vdpbf16ps, A then converted to a bf16 [M, K]
-/// first (K must be even).
-enum class WeightPacking { F32, Bf16, Bf16Pairs };
+/// first (K must be even); or, for the int8 contractions of
+/// kiln.quantized_matmul (kInt8ContractionAttr), int8 k-quads
+/// [ceil(N/nr)][K/4][nr][4] for VNNI's vpdpbusd, A read as it is (K a
+/// multiple of 4).
+enum class WeightPacking { F32, Bf16, Bf16Pairs, Int8Quads };
 /// Rewrites `op` (matched, B a constant [K, N]) into the packed form with B
 /// packed at compile time as `packing` says; returns the new contraction and
 /// its loops. With `releaseWeights`, the unpacked constant, once unused, is

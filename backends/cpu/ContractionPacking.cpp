@@ -21,6 +21,7 @@
 //===----------------------------------------------------------------------===//
 #include "backends/cpu/ContractionCodegen.h"
 
+#include "dialects/kiln/QuantizedContraction.h"
 #include "passes/graph/ConstantBytes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -108,14 +109,27 @@ Value fromPanels(OpBuilder &b, Location loc, Value panels,
 }
 
 /// acc += lhs * rhs over the given maps (f32 accumulator; bf16 operands are
-/// extended).
+/// extended; 8-bit ones multiplied in i32, `lhs` unsigned if `lhsUnsigned`).
 linalg::GenericOp buildPackedGeneric(OpBuilder &b, Location loc, Value lhs,
                                      Value rhs, Value acc,
                                      ArrayRef<AffineMap> maps,
-                                     ArrayRef<IteratorType> iterators) {
+                                     ArrayRef<IteratorType> iterators,
+                                     bool lhsUnsigned = false) {
   return linalg::GenericOp::create(
       b, loc, acc.getType(), ValueRange{lhs, rhs}, ValueRange{acc}, maps,
-      iterators, [](OpBuilder &b, Location loc, ValueRange args) {
+      iterators, [&](OpBuilder &b, Location loc, ValueRange args) {
+        if (args[1].getType().isInteger(8)) {
+          Type i32 = b.getI32Type();
+          Value x = lhsUnsigned
+                        ? Value(arith::ExtUIOp::create(b, loc, i32, args[0]))
+                        : Value(arith::ExtSIOp::create(b, loc, i32, args[0]));
+          Value w = arith::ExtSIOp::create(b, loc, i32, args[1]);
+          Value p = arith::SIToFPOp::create(
+              b, loc, b.getF32Type(), arith::MulIOp::create(b, loc, x, w));
+          linalg::YieldOp::create(
+              b, loc, ValueRange{arith::AddFOp::create(b, loc, args[2], p)});
+          return;
+        }
         auto f32 = [&](Value x) {
           return x.getType().isF32()
                      ? x
@@ -193,16 +207,19 @@ mlir::kiln::packConstantRhs(RewriterBase &rewriter, linalg::LinalgOp op,
   auto rhsType = cast<RankedTensorType>(rhs->get().getType());
   int64_t kSize = rhsType.getShape()[0], nSize = rhsType.getShape()[1];
   int64_t panels = llvm::divideCeil(nSize, nr);
-  bool pairs = packing == WeightPacking::Bf16Pairs;
-  if (pairs && kSize % 2 != 0)
+  // Groups of `group` consecutive k interleaved per lane (bf16 pairs, int8
+  // quads), or plain panels.
+  bool int8 = packing == WeightPacking::Int8Quads;
+  int64_t group = int8 ? 4 : packing == WeightPacking::Bf16Pairs ? 2 : 1;
+  bool pairs = group > 1;
+  if (kSize % group != 0 || int8 != rhsType.getElementType().isInteger(8))
     return failure();
+  Type storage = packing == WeightPacking::F32 ? rewriter.getF32Type()
+                 : int8                        ? Type(rewriter.getI8Type())
+                                               : rewriter.getBF16Type();
   auto packedType =
-      packing == WeightPacking::F32
-          ? RankedTensorType::get({panels, kSize, nr}, rewriter.getF32Type())
-      : pairs
-          ? RankedTensorType::get({panels, kSize / 2, nr, 2},
-                                  rewriter.getBF16Type())
-          : RankedTensorType::get({panels, kSize, nr}, rewriter.getBF16Type());
+      pairs ? RankedTensorType::get({panels, kSize / group, nr, group}, storage)
+            : RankedTensorType::get({panels, kSize, nr}, storage);
 
   // The same weight packed before in this function (the static row blocks
   // of a run-time row count clone one matmul per block size): its packed
@@ -227,25 +244,26 @@ mlir::kiln::packConstantRhs(RewriterBase &rewriter, linalg::LinalgOp op,
         constantBytes(cast<ElementsAttr>(constant.getValue()));
     if (!bytes)
       return failure();
-    size_t width = packing == WeightPacking::F32 ? 4 : 2;
+    size_t width = storage.getIntOrFloatBitWidth() / 8;
     std::vector<char> packed(panels * kSize * nr * width, 0);
     const auto *src = reinterpret_cast<const float *>(bytes->data());
     auto *f32 = reinterpret_cast<float *>(packed.data());
     auto *bf16 = reinterpret_cast<uint16_t *>(packed.data());
-    // Element (k, lane) of panel p: k-pairs interleave two rows of B.
+    // Element (k, lane) of panel p: groups of k interleave `group` rows of B.
     auto at = [&](int64_t p, int64_t kk, int64_t lane) -> int64_t {
-      if (!pairs)
-        return (p * kSize + kk) * nr + lane;
-      return ((p * (kSize / 2) + kk / 2) * nr + lane) * 2 + kk % 2;
+      return ((p * (kSize / group) + kk / group) * nr + lane) * group +
+             kk % group;
     };
     for (int64_t p = 0; p < panels; ++p)
       for (int64_t kk = 0; kk < kSize; ++kk)
         for (int64_t lane = 0; lane < nr && p * nr + lane < nSize; ++lane) {
-          float x = src[kk * nSize + p * nr + lane];
-          if (width == 4)
-            f32[at(p, kk, lane)] = x;
+          int64_t from = kk * nSize + p * nr + lane;
+          if (int8)
+            packed[at(p, kk, lane)] = (*bytes)[from];
+          else if (width == 4)
+            f32[at(p, kk, lane)] = src[from];
           else
-            bf16[at(p, kk, lane)] = toBf16(x);
+            bf16[at(p, kk, lane)] = toBf16(src[from]);
         }
     packedValue =
         cast<TypedAttr>(bytesToConstant(packedType, "packed_rhs", packed));
@@ -276,20 +294,28 @@ mlir::kiln::packConstantRhs(RewriterBase &rewriter, linalg::LinalgOp op,
                            {IteratorType::parallel, IteratorType::parallel,
                             IteratorType::reduction, IteratorType::parallel});
   } else {
-    // Loops (m, panel, k-pair, lane, pair element): A as bf16 [M, K],
-    // element k of a row at 2 * pair + element.
-    Value a = bf16Rows(rewriter, loc, lhs->get(),
-                       op.getMatchingIndexingMap(lhs), loops.m);
+    // Loops (m, panel, k-group, lane, group element): A as [M, K] (bf16:
+    // converted; int8: as it is, row-major), element k of a row at
+    // group * (k-group) + element.
+    AffineMap lhsMap = op.getMatchingIndexingMap(lhs);
+    Value a = lhs->get();
+    if (!int8)
+      a = bf16Rows(rewriter, loc, a, lhsMap, loops.m);
+    else if (lhsMap.getResult(0) != m)
+      return failure();
     AffineExpr d0, d1, d2, d3, d4;
     bindDims(ctx, d0, d1, d2, d3, d4);
-    SmallVector<AffineMap> maps = {AffineMap::get(5, 0, {d0, d2 * 2 + d4}, ctx),
-                                   AffineMap::get(5, 0, {d1, d2, d3, d4}, ctx),
-                                   AffineMap::get(5, 0, {d0, d1, d3}, ctx)};
+    SmallVector<AffineMap> maps = {
+        AffineMap::get(5, 0, {d0, d2 * group + d4}, ctx),
+        AffineMap::get(5, 0, {d1, d2, d3, d4}, ctx),
+        AffineMap::get(5, 0, {d0, d1, d3}, ctx)};
+    auto unsignedLhs = op->getAttrOfType<BoolAttr>(kInt8ContractionAttr);
     generic =
         buildPackedGeneric(rewriter, loc, a, packedRhs, acc, maps,
                            {IteratorType::parallel, IteratorType::parallel,
                             IteratorType::reduction, IteratorType::parallel,
-                            IteratorType::reduction});
+                            IteratorType::reduction},
+                           unsignedLhs && unsignedLhs.getValue());
     packedLoops.pair = 4;
   }
   rewriter.replaceOp(

@@ -144,6 +144,8 @@ void mlir::kiln::buildCpuCodegenPipeline(OpPassManager &pm,
     tiles.bf16Weights = options.bf16Weights;
     tiles.bf16Dot = options.bf16Weights && tiles.vectorBits == 512 &&
                     options.target.hasFeature("avx512bf16");
+    tiles.int8Dot =
+        tiles.vectorBits == 512 && options.target.hasFeature("avx512vnni");
     // Symbolic batch / sequence: static slices for the tilers below.
     pm.addNestedPass<func::FuncOp>(createSliceRunTimeRows());
     pm.addNestedPass<func::FuncOp>(

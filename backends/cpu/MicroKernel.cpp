@@ -32,6 +32,7 @@
 #include "backends/cpu/ContractionCodegen.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -79,38 +80,53 @@ Value readRow(OpBuilder &b, Location loc, Value rhs, ValueRange indices,
                                row);
 }
 
-/// One k-pair step of the AVX512-BF16 micro-kernel: `accs` holds nr/16
-/// halves per row; `rhs` is B's tile as [1, KC/2, 2 nr].
-SmallVector<Value> pairStep(OpBuilder &b, Location loc, Value lhs, Value rhs,
-                            ArrayRef<Value> rows, Value kp, ValueRange accs,
-                            int64_t nr) {
-  Type bf16 = b.getBF16Type();
+/// One k-group step of the dot-product micro-kernels: bf16 pairs with
+/// vdpbf16ps (f32 sums) or int8 quads with vpdpbusd (uint8 A, int8 B, i32
+/// sums). `accs` holds nr/16 halves per row; `rhs` is B's tile as
+/// [1, KC/group, group * nr] and `lhs` A's [.., K] rows.
+SmallVector<Value> groupStep(OpBuilder &b, Location loc, Value lhs, Value rhs,
+                             ArrayRef<Value> rows, Value kg, ValueRange accs,
+                             int64_t nr) {
+  Type element = cast<ShapedType>(rhs.getType()).getElementType();
+  bool int8 = element.isInteger(8);
+  int64_t group = int8 ? 4 : 2, width = 16 * group; // one zmm of B
   Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
-  Value zero = arith::ConstantOp::create(b, loc, bf16, b.getZeroAttr(bf16));
-  auto pairsType = VectorType::get({32}, bf16);
+  Value zero =
+      arith::ConstantOp::create(b, loc, element, b.getZeroAttr(element));
+  auto groupsType = VectorType::get({width}, element);
   Value bRow = vector::TransferReadOp::create(
-      b, loc, VectorType::get({2 * nr}, bf16), rhs, ValueRange{c0, kp, c0},
-      zero, ArrayRef<bool>{true});
+      b, loc, VectorType::get({group * nr}, element), rhs,
+      ValueRange{c0, kg, c0}, zero, ArrayRef<bool>{true});
   SmallVector<Value> bHalves;
   for (int64_t h = 0; h < nr / 16; ++h)
     bHalves.push_back(vector::ExtractStridedSliceOp::create(
-        b, loc, bRow, ArrayRef<int64_t>{32 * h}, ArrayRef<int64_t>{32},
+        b, loc, bRow, ArrayRef<int64_t>{width * h}, ArrayRef<int64_t>{width},
         ArrayRef<int64_t>{1}));
-  Value k = arith::MulIOp::create(b, loc, kp,
-                                  arith::ConstantIndexOp::create(b, loc, 2));
+  Value k = arith::MulIOp::create(
+      b, loc, kg, arith::ConstantIndexOp::create(b, loc, group));
+  auto i32x16 = VectorType::get({16}, b.getI32Type());
   SmallVector<Value> next;
   for (auto [r, row] : llvm::enumerate(rows)) {
-    Value pair = vector::TransferReadOp::create(
-        b, loc, VectorType::get({2}, bf16), lhs, ValueRange{row, k}, zero,
-        ArrayRef<bool>{true});
+    // The row's `group` elements at k as one i32, in every lane.
+    Value elements = vector::TransferReadOp::create(
+        b, loc, VectorType::get({group}, element), lhs, ValueRange{row, k},
+        zero, ArrayRef<bool>{true});
     Value bits = vector::BitCastOp::create(
-        b, loc, VectorType::get({1}, b.getI32Type()), pair);
-    Value splat = vector::BroadcastOp::create(
-        b, loc, VectorType::get({16}, b.getI32Type()), bits);
-    Value a = vector::BitCastOp::create(b, loc, pairsType, splat);
-    for (int64_t h = 0; h < nr / 16; ++h)
-      next.push_back(x86vector::DotBF16Op::create(
-          b, loc, accs[r * (nr / 16) + h], a, bHalves[h]));
+        b, loc, VectorType::get({1}, b.getI32Type()), elements);
+    Value splat = vector::BroadcastOp::create(b, loc, i32x16, bits);
+    Value a = vector::BitCastOp::create(b, loc, groupsType, splat);
+    for (int64_t h = 0; h < nr / 16; ++h) {
+      Value acc = accs[r * (nr / 16) + h];
+      if (int8)
+        next.push_back(LLVM::CallIntrinsicOp::create(
+                           b, loc, i32x16,
+                           b.getStringAttr("llvm.x86.avx512.vpdpbusd.512"),
+                           ValueRange{acc, a, bHalves[h]})
+                           ->getResult(0));
+      else
+        next.push_back(
+            x86vector::DotBF16Op::create(b, loc, acc, a, bHalves[h]));
+    }
   }
   return next;
 }
@@ -207,32 +223,56 @@ LogicalResult mlir::kiln::buildMicroKernel(RewriterBase &rewriter,
     return result;
   };
   if (loops.pair) {
-    // Each row as nr/16 halves of 16 lanes, the width of vdpbf16ps.
+    // Each row as nr/16 halves of 16 lanes, the width of vdpbf16ps and
+    // vpdpbusd: bf16 pairs accumulate onto the f32 rows; int8 quads sum in
+    // i32 from zero, added to the f32 rows after the K block.
+    bool int8 =
+        cast<ShapedType>(rhs->get().getType()).getElementType().isInteger(8);
+    auto i32x16 = VectorType::get({16}, rewriter.getI32Type());
+    Value zeros = arith::ConstantOp::create(rewriter, loc, i32x16,
+                                            rewriter.getZeroAttr(i32x16));
     SmallVector<Value> halves;
     for (Value row : inits)
       for (int64_t h = 0; h < nr / 16; ++h)
-        halves.push_back(vector::ExtractStridedSliceOp::create(
-            rewriter, loc, row, ArrayRef<int64_t>{16 * h},
-            ArrayRef<int64_t>{16}, ArrayRef<int64_t>{1}));
-    // B's tile [1, KC/2, nr, 2] read as [1, KC/2, 2 nr]: one load per
-    // k-pair.
-    Value pairs = tensor::CollapseShapeOp::create(
+        halves.push_back(int8 ? zeros
+                              : vector::ExtractStridedSliceOp::create(
+                                    rewriter, loc, row,
+                                    ArrayRef<int64_t>{16 * h},
+                                    ArrayRef<int64_t>{16}, ArrayRef<int64_t>{1})
+                                    .getResult());
+    // B's tile [1, KC/g, nr, g] read as [1, KC/g, g nr]: one load per group.
+    Value groups = tensor::CollapseShapeOp::create(
         rewriter, loc, rhs->get(),
         SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
     auto kLoop = scf::ForOp::create(
         rewriter, loc, c0, kExtent, c1, halves,
-        [&](OpBuilder &b, Location loc, Value kp, ValueRange accs) {
+        [&](OpBuilder &b, Location loc, Value kg, ValueRange accs) {
           scf::YieldOp::create(
-              b, loc, pairStep(b, loc, lhs->get(), pairs, rows, kp, accs, nr));
+              b, loc,
+              groupStep(b, loc, lhs->get(), groups, rows, kg, accs, nr));
         });
     SmallVector<Value> accs;
+    auto f32x16 = VectorType::get({16}, rewriter.getF32Type());
     for (int64_t r = 0; r < mr; ++r) {
-      Value row = arith::ConstantOp::create(rewriter, loc, rowType,
-                                            rewriter.getZeroAttr(rowType));
-      for (int64_t h = 0; h < nr / 16; ++h)
-        row = vector::InsertStridedSliceOp::create(
-            rewriter, loc, kLoop.getResult(r * (nr / 16) + h), row,
-            ArrayRef<int64_t>{16 * h}, ArrayRef<int64_t>{1});
+      Value row = int8
+                      ? inits[r]
+                      : arith::ConstantOp::create(rewriter, loc, rowType,
+                                                  rewriter.getZeroAttr(rowType))
+                            .getResult();
+      for (int64_t h = 0; h < nr / 16; ++h) {
+        Value half = kLoop.getResult(r * (nr / 16) + h);
+        if (int8) {
+          Value before = vector::ExtractStridedSliceOp::create(
+              rewriter, loc, row, ArrayRef<int64_t>{16 * h},
+              ArrayRef<int64_t>{16}, ArrayRef<int64_t>{1});
+          half = arith::AddFOp::create(
+              rewriter, loc, before,
+              arith::SIToFPOp::create(rewriter, loc, f32x16, half));
+        }
+        row = vector::InsertStridedSliceOp::create(rewriter, loc, half, row,
+                                                   ArrayRef<int64_t>{16 * h},
+                                                   ArrayRef<int64_t>{1});
+      }
       accs.push_back(row);
     }
     rewriter.replaceOp(tile, storeTile(rewriter, loc, tile, loops, epilogue,

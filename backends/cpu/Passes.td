@@ -88,6 +88,19 @@ def TileContractions : Pass<"kiln-tile-contractions", "func::FuncOp"> {
       %f0 = x86vector.avx512.dot %r0, %a, %b0 : vector<32xbf16> -> vector<16xf32>
     ```
 
+    int8 (`int8-dot`, x86 with AVX512-VNNI): the generics that
+    kiln.quantized_matmul lowers to (marked `kiln.int8_contraction`) get
+    their constant int8 B packed as k-quads [N/nr][K/4][nr][4]; the k loop
+    walks quads with `vpdpbusd` (uint8 A x int8 B, i32 sums), and each K
+    block's i32 sums are converted and added to the f32 accumulator:
+
+    ```mlir
+    %q = vector.transfer_read %a[%m, %k4] ... : vector<4xi8>   (A's 4 bytes)
+    ... bitcast to i32, broadcast to vector<16xi32>, bitcast to vector<64xi8>
+    %s0 = llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"(%r0, %a, %b0)
+        : (vector<16xi32>, vector<64xi8>, vector<64xi8>) -> vector<16xi32>
+    ```
+
     Epilogues (`fuse-epilogues`, on by default): when the contraction's
     result, through reshapes and panel slices, has one use that is an
     all-parallel `linalg.generic` reading it through an identity map (its
@@ -162,10 +175,14 @@ def TileContractions : Pass<"kiln-tile-contractions", "func::FuncOp"> {
     Option<"bf16Dot", "bf16-dot", "bool", "false",
            "With bf16-weights, multiply bf16 k-pairs of A and B with "
            "AVX512-BF16 (x86vector.avx512.dot) instead of extending B">,
+    Option<"int8Dot", "int8-dot", "bool", "false",
+           "Tile kiln.quantized_matmul's int8 contractions with AVX512-VNNI "
+           "(vpdpbusd) on int8 k-quads">,
   ];
   let dependentDialects = ["scf::SCFDialect", "vector::VectorDialect",
                            "affine::AffineDialect", "tensor::TensorDialect",
-                           "arith::ArithDialect", "x86vector::X86VectorDialect"];
+                           "arith::ArithDialect", "x86vector::X86VectorDialect",
+                           "LLVM::LLVMDialect"];
 }
 
 def TileNhwcConvolutions : Pass<"kiln-tile-nhwc-convolutions", "func::FuncOp"> {

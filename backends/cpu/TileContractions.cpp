@@ -18,11 +18,13 @@
 #include "backends/cpu/ContractionCodegen.h"
 #include "backends/cpu/Passes.h"
 #include "backends/cpu/TileSizes.h"
+#include "dialects/kiln/QuantizedContraction.h"
 
 #include "compiler/logging/Logging.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -164,8 +166,9 @@ LogicalResult tileContraction(RewriterBase &rewriter, linalg::LinalgOp op,
   int64_t nc =
       loops.nOuter ? std::max<int64_t>(1, tiles.nc / tiles.nr) : tiles.nc;
   nc = std::max<int64_t>(nr, std::min(nc, nSize) / nr * nr);
-  // bf16 k-pairs: the K loop counts pairs.
-  int64_t kc = std::min(loops.pair ? tiles.kc / 2 : tiles.kc, kSize);
+  // bf16 k-pairs, int8 k-quads: the K loop counts groups.
+  int64_t group = loops.pair ? bounds[*loops.pair] : 1;
+  int64_t kc = std::min(tiles.kc / group, kSize);
 
   Builder b(op.getContext());
   SmallVector<std::pair<unsigned, int64_t>> outer = {{loops.m, mc},
@@ -310,6 +313,24 @@ struct TileContractions
       if (std::optional<ContractionLoops> loops = matchContraction(op))
         plain.push_back({op, *loops});
     });
+    // kiln.quantized_matmul's int8 products: packed into k-quads for VNNI
+    // (only then: otherwise they stay loops).
+    func.walk([&](linalg::GenericOp op) {
+      if (!int8Dot || !op->hasAttr(kInt8ContractionAttr) ||
+          !op.hasPureTensorSemantics() ||
+          !llvm::all_of(op->getOperandTypes(), [](Type t) {
+            return cast<RankedTensorType>(t).hasStaticShape();
+          }))
+        return;
+      ContractionLoops loops{{}, 0, 1, 2, std::nullopt};
+      Attribute tileSizes = op->getAttr(kTileSizesAttr);
+      auto packed = packConstantRhs(rewriter, op, loops, tiles.nr,
+                                    releaseWeights, WeightPacking::Int8Quads);
+      if (succeeded(packed)) {
+        carryTiles(tileSizes, packed->first);
+        work.push_back(*packed);
+      }
+    });
     for (auto &[op, loops] : plain) {
       Attribute tileSizes = op->getAttr(kTileSizesAttr);
       WeightPacking packing = !bf16Weights ? WeightPacking::F32
@@ -335,9 +356,10 @@ struct TileContractions
           << tiles.mr << "x" << tiles.nr << " register tile, " << tilesOf(op).mc
           << "x" << tilesOf(op).nc << "x" << tilesOf(op).kc << " cache tile"
           << (loops.nOuter ? ", B in panels" : "")
-          << (loops.pair ? ", bf16 k-pairs (vdpbf16ps)"
-              : bf16     ? ", bf16 weights"
-                         : "")
+          << (!loops.pair ? (bf16 ? ", bf16 weights" : "")
+              : getElementTypeOrSelf(weights).isInteger(8)
+                  ? ", int8 k-quads (vpdpbusd)"
+                  : ", bf16 k-pairs (vdpbf16ps)")
           << ")\n";
       std::optional<Epilogue> epilogue;
       if (fuseEpilogues)

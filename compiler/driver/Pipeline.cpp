@@ -11,6 +11,7 @@
 #include "passes/lowering/Passes.h"
 
 #include "mlir/Transforms/Passes.h"
+#include "llvm/TargetParser/Triple.h"
 
 #include <cstdlib>
 
@@ -37,6 +38,11 @@ void mlir::kiln::buildGraphPipeline(OpPassManager &pm,
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createFuseNormalization());
     pm.addPass(createFuseAttention());
+    // ONNX QDQ matmuls as int8 products where the CPU has VNNI.
+    const CpuTarget &host = options.target.host;
+    if (options.target.kind == TargetKind::Cpu &&
+        llvm::Triple(host.triple).isX86() && host.hasFeature("avx512vnni"))
+      pm.addPass(createFuseQuantizedMatmul());
     pm.addPass(createMergeContractions());
   }
   if (options.optLevel > 1) {

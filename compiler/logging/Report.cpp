@@ -85,7 +85,7 @@ std::string report::toJson() {
   for (const char *always :
        {"attention_fused", "contractions_merged", "concat_in_place",
         "layout_conversions", "epilogues_fused", "batch_norms_folded",
-        "norms_fused"})
+        "norms_fused", "int8_kernels"})
     counts[always] = 0;
   for (const auto &[name, n] : state().counters)
     counts[name] = n;

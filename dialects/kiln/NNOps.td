@@ -81,6 +81,25 @@ def Kiln_MatMulOp : Kiln_Op<"matmul"> {
   let results = (outs AnyRankedTensor:$result);
 }
 
+def Kiln_QuantizedMatMulOp : Kiln_Op<"quantized_matmul"> {
+  let summary = "8-bit integer matrix product, exact, as f32";
+  let description = [{
+    `sum_k (lhs[..., m, k] - lhs_zero_point) * rhs[k, n]` computed exactly
+    in integers and returned as f32: the integer core of a dequantized
+    matmul, `DQ(x_q) @ DQ(w_q)`, with the scales applied by whatever
+    consumes it (kiln-fuse-quantized-matmul writes a `kiln.mul` by
+    `x_scale * w_scale[n]`). `lhs` is uint8 or int8 (leading dims are rows),
+    `rhs` a 2-D int8 (the weights, symmetric: zero point 0).
+    ```mlir
+    %y = kiln.quantized_matmul %xq, %wq {lhs_zero_point = 128 : i64}
+        : (tensor<1x128x768xui8>, tensor<768x3072xi8>) -> tensor<1x128x3072xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$lhs, AnyRankedTensor:$rhs,
+                       I64Attr:$lhs_zero_point);
+  let results = (outs AnyRankedTensor:$result);
+}
+
 def Kiln_ConvOp : Kiln_Op<"conv"> {
   let summary = "N-d grouped convolution, NC[D]HW input, FC[D]HW weights";
   let description = [{

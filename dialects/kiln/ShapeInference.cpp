@@ -328,6 +328,36 @@ LogicalResult MatMulOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
+LogicalResult QuantizedMatMulOp::inferReturnTypes(MLIRContext *ctx,
+                                                  std::optional<Location> l,
+                                                  Adaptor a,
+                                                  SmallVectorImpl<Type> &out) {
+  auto lhs = rankedType(a.getLhs()), rhs = rankedType(a.getRhs());
+  auto byte = [](Type t, bool signedOnly) {
+    auto i = dyn_cast<IntegerType>(t);
+    return i && i.getWidth() == 8 && (!signedOnly || !i.isUnsigned());
+  };
+  if (!byte(lhs.getElementType(), false) || !byte(rhs.getElementType(), true))
+    return emitOptionalError(l, "operands must be 8-bit integers, the rhs "
+                                "signed");
+  if (lhs.getRank() < 2 || rhs.getRank() != 2)
+    return emitOptionalError(l, "lhs must have rank >= 2 and rhs rank 2");
+  if (lhs.getShape().back() != rhs.getShape()[0])
+    return emitOptionalError(
+        l, "contracted dims differ: ", shapeString(lhs.getShape()), " @ ",
+        shapeString(rhs.getShape()));
+  int64_t zeroPoint = a.getLhsZeroPoint();
+  bool isUnsigned = cast<IntegerType>(lhs.getElementType()).isUnsigned();
+  if (zeroPoint < (isUnsigned ? 0 : -128) ||
+      zeroPoint > (isUnsigned ? 255 : 127))
+    return emitOptionalError(l, "lhs_zero_point ", zeroPoint,
+                             " is outside the lhs element type");
+  SmallVector<int64_t> shape(lhs.getShape().drop_back());
+  shape.push_back(rhs.getShape()[1]);
+  out.push_back(RankedTensorType::get(shape, Float32Type::get(ctx)));
+  return success();
+}
+
 namespace {
 /// Checks the per-spatial-dim window attributes and computes the spatial
 /// output sizes of a window op whose input has spatial sizes `in`.

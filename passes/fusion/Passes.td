@@ -52,6 +52,39 @@ def FuseAttention : Pass<"kiln-fuse-attention", "ModuleOp"> {
   let dependentDialects = ["::mlir::kiln::KilnDialect"];
 }
 
+def FuseQuantizedMatmul : Pass<"kiln-fuse-quantized-matmul", "ModuleOp"> {
+  let summary = "Rewrite dequantized matmuls (ONNX QDQ) as int8 products";
+  let description = [{
+    Matches `kiln.matmul` of two dequantizations as the importer composes
+    DequantizeLinear, `(cast(q) - zero_point) * scale`: the lhs from uint8
+    activations with one scale and zero point, the rhs from a constant int8
+    [K, N] matrix with zero point 0 and a scale per column (or one). It
+    becomes the exact integer product of the bytes, `kiln.quantized_matmul`,
+    times one [N] constant `x_scale * w_scale`. Run only for targets with
+    int8 dot-product instructions (x86 AVX512-VNNI). Each candidate is
+    logged under `KILN_LOGS=fusion` (fused, or not and why); fused ones are
+    counted as `int8_kernels`.
+
+    Before:
+    ```mlir
+    %xf = kiln.cast %xq {to = f32} : (tensor<4x64xui8>) -> tensor<4x64xf32>
+    %xc = kiln.sub %xf, %x_zp : (tensor<4x64xf32>, tensor<f32>) -> tensor<4x64xf32>
+    %x = kiln.mul %xc, %x_scale : (tensor<4x64xf32>, tensor<f32>) -> tensor<4x64xf32>
+    %wf = kiln.cast %wq {to = f32} : (tensor<64x32xi8>) -> tensor<64x32xf32>
+    %w = kiln.mul %wf, %w_scale : (tensor<64x32xf32>, tensor<1x32xf32>) -> tensor<64x32xf32>
+    %y = kiln.matmul %x, %w : (tensor<4x64xf32>, tensor<64x32xf32>) -> tensor<4x32xf32>
+    ```
+    After:
+    ```mlir
+    %p = kiln.quantized_matmul %xq, %wq {lhs_zero_point = 128 : i64}
+        : (tensor<4x64xui8>, tensor<64x32xi8>) -> tensor<4x32xf32>
+    %s = kiln.constant dense<[...]> : tensor<32xf32>
+    %y = kiln.mul %p, %s : (tensor<4x32xf32>, tensor<32xf32>) -> tensor<4x32xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::kiln::KilnDialect"];
+}
+
 def FuseNormalization : Pass<"kiln-fuse-normalization", "ModuleOp"> {
   let summary = "Match decomposed layer norms and softmaxes";
   let description = [{

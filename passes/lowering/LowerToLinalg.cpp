@@ -38,6 +38,7 @@ void mlir::kiln::populateKilnToLinalgPatterns(RewritePatternSet &patterns,
   populateKilnConstantToLinalgPatterns(patterns, typeConverter);
   populateKilnElementwiseToLinalgPatterns(patterns, typeConverter);
   populateKilnContractionToLinalgPatterns(patterns, typeConverter);
+  populateKilnQuantizedMatMulToLinalgPatterns(patterns, typeConverter);
   populateKilnPoolingToLinalgPatterns(patterns, typeConverter);
   populateKilnNormalizationToLinalgPatterns(patterns, typeConverter);
   populateKilnReductionToLinalgPatterns(patterns, typeConverter);

@@ -40,6 +40,8 @@ void populateKilnUniqueToLinalgPatterns(RewritePatternSet &patterns,
 /// NonMaxSuppression: scf loops (NonMaxSuppression.cpp).
 void populateKilnNonMaxSuppressionToLinalgPatterns(
     RewritePatternSet &patterns, TypeConverter &typeConverter);
+void populateKilnQuantizedMatMulToLinalgPatterns(RewritePatternSet &patterns,
+                                                 TypeConverter &typeConverter);
 void populateKilnAttentionToLinalgPatterns(RewritePatternSet &patterns,
                                            TypeConverter &typeConverter);
 /// String ops: calls of the runtime's string kernels (Strings.cpp).

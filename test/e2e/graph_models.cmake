@@ -32,3 +32,14 @@ foreach(model bert_encoder gpt2_blocks)
       SKIP_RETURN_CODE 77 TIMEOUT 900 LABELS models)
   endforeach()
 endforeach()
+
+# ONNX QDQ models (onnxruntime.quantization) as int8 products on VNNI
+# (check_int8.py): every weight matmul fused, outputs within 2 quantization
+# steps of onnxruntime's int8 run.
+foreach(model mlp bert_encoder gpt2_blocks)
+  add_test(NAME models.int8.${model}
+    COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/check_int8.py
+            $<TARGET_FILE:kiln> ${CMAKE_CURRENT_BINARY_DIR}/work/int8/${model} ${model})
+  set_tests_properties(models.int8.${model} PROPERTIES
+    SKIP_RETURN_CODE 77 TIMEOUT 900 LABELS models)
+endforeach()

@@ -415,3 +415,30 @@ func.func @f(%x: tensor<2x3xf32>) {
   %0 = kiln.expand %x {shape = array<i64: 4, 3>} : (tensor<2x3xf32>) -> tensor<4x3xf32>
   return
 }
+
+// -----
+
+func.func @quantized_matmul_float(%x: tensor<4x8xf32>, %w: tensor<8x2xi8>) -> tensor<4x2xf32> {
+  // expected-error @+2 {{operands must be 8-bit integers, the rhs signed}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %y = kiln.quantized_matmul %x, %w {lhs_zero_point = 0 : i64} : (tensor<4x8xf32>, tensor<8x2xi8>) -> tensor<4x2xf32>
+  return %y : tensor<4x2xf32>
+}
+
+// -----
+
+func.func @quantized_matmul_k(%x: tensor<4x8xui8>, %w: tensor<6x2xi8>) -> tensor<4x2xf32> {
+  // expected-error @+2 {{contracted dims differ: [4, 8] @ [6, 2]}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %y = kiln.quantized_matmul %x, %w {lhs_zero_point = 0 : i64} : (tensor<4x8xui8>, tensor<6x2xi8>) -> tensor<4x2xf32>
+  return %y : tensor<4x2xf32>
+}
+
+// -----
+
+func.func @quantized_matmul_zero_point(%x: tensor<4x8xui8>, %w: tensor<8x2xi8>) -> tensor<4x2xf32> {
+  // expected-error @+2 {{lhs_zero_point 300 is outside the lhs element type}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %y = kiln.quantized_matmul %x, %w {lhs_zero_point = 300 : i64} : (tensor<4x8xui8>, tensor<8x2xi8>) -> tensor<4x2xf32>
+  return %y : tensor<4x2xf32>
+}
