@@ -60,6 +60,10 @@ WORKLOADS = {
                    "--precision=bf16", 0.6),
     "gpt2_4_bf16": ("GPT-2-small blocks, 4 layers, seq 256, kiln "
                     "--precision=bf16", 0.6),
+    # ONNX QDQ (onnxruntime.quantization.quantize_static: per-channel int8
+    # weights, uint8 activations), both sides running the same QDQ model.
+    "bert4_int8": ("BERT-base-style encoder, 4 layers, seq 128, QDQ int8", 1.0),
+    "resnet18_int8": ("ResNet-18, batch 1, QDQ int8", 1.0),
 }
 
 
@@ -225,7 +229,33 @@ def export_gpt2(path, layers=4, seq=256, d=768, heads=12):
     torch_export(model, (torch.randn(1, seq, d),), path)
 
 
+def quantize(fp32, path):
+    """fp32 -> ONNX QDQ: static, per-channel int8 weights, uint8
+    activations, calibrated on 8 random inputs."""
+    import onnxruntime as ort
+    from onnxruntime.quantization import (CalibrationDataReader, QuantFormat,
+                                          QuantType, quantize_static)
+    inputs = ort.InferenceSession(fp32, providers=["CPUExecutionProvider"]).get_inputs()
+    rng = np.random.default_rng(3)
+
+    class Data(CalibrationDataReader):
+        def __init__(self):
+            self.batches = iter([{i.name: rng.standard_normal(i.shape).astype(np.float32)
+                                  for i in inputs} for _ in range(8)])
+
+        def get_next(self):
+            return next(self.batches, None)
+
+    quantize_static(fp32, path, Data(), quant_format=QuantFormat.QDQ,
+                    per_channel=True, activation_type=QuantType.QUInt8,
+                    weight_type=QuantType.QInt8)
+
+
 def export(name, path):
+    if name.endswith("_int8"):
+        fp32 = path.replace(".onnx", "_fp32.onnx")
+        export(name.removesuffix("_int8"), fp32)
+        return quantize(fp32, path)
     name = name.removesuffix("_bf16")  # the same model, compiled differently
     if name == "matmul2048":
         export_matmul(path)

@@ -205,8 +205,22 @@ bool maskIsCausal(const AttentionMatch &m, int64_t sq, int64_t sk) {
     sq = sk = kCausalSample;
   if (Value mask = m.additiveMask ? m.additiveMask : m.selectMask)
     if (!mask.getDefiningOp<ConstantOp>())
-      if (TriangleFn f = triangleFunction(mask))
-        return isCausalTriangle(tensorType(mask).getShape(), sq, sk,
+      if (TriangleFn f = triangleFunction(mask)) {
+        // A mask computed from constants too large to scan ([16k, 16k] is
+        // 2^28 elements) is a function of (i, j) like a symbolic one: causal
+        // for its full square if on a sample square larger than any
+        // diagonal offset it keeps.
+        SmallVector<int64_t> shape(tensorType(mask).getShape());
+        if (tensorType(mask).hasStaticShape() &&
+            tensorType(mask).getNumElements() > kMaxScannedMask &&
+            shape.size() >= 2 && shape.end()[-2] == sq && shape.back() == sk &&
+            sq == sk &&
+            llvm::all_of(ArrayRef(shape).drop_back(2),
+                         [](int64_t d) { return d == 1; })) {
+          sq = sk = kCausalSample;
+          shape.end()[-2] = shape.back() = kCausalSample;
+        }
+        return isCausalTriangle(shape, sq, sk,
                                 [&](int64_t e) -> std::optional<bool> {
                                   double x = f((e / sk) % sq, e % sk);
                                   if (m.selectMask)
@@ -217,6 +231,7 @@ bool maskIsCausal(const AttentionMatch &m, int64_t sq, int64_t sk) {
                                     return false;
                                   return std::nullopt;
                                 });
+      }
   ElementsAttr attr;
   if (m.additiveMask && matchPattern(m.additiveMask, m_Constant(&attr))) {
     auto type = tensorType(m.additiveMask);

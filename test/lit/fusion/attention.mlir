@@ -105,6 +105,26 @@ func.func @causal_trilu(%q: tensor<1x3x4xf32>, %k: tensor<1x3x4xf32>, %v: tensor
 
 // -----
 
+// The same at 8192 tokens: 2^26 mask elements, too many to scan, so the
+// function of (i, j) is checked on a 64 x 64 sample, as for symbolic sizes.
+// CHECK-LABEL: func.func @causal_trilu_long
+// CHECK: kiln.attention %arg0, %arg1, %arg2 {causal = true, scale = 1.000000e+00 : f64}
+// CHECK-NOT: kiln.where
+func.func @causal_trilu_long(%q: tensor<1x8192x4xf32>, %k: tensor<1x8192x4xf32>, %v: tensor<1x8192x4xf32>) -> tensor<1x8192x4xf32> {
+  %kt = kiln.transpose %k {perm = array<i64: 0, 2, 1>} : (tensor<1x8192x4xf32>) -> tensor<1x4x8192xf32>
+  %s = kiln.matmul %q, %kt : (tensor<1x8192x4xf32>, tensor<1x4x8192xf32>) -> tensor<1x8192x8192xf32>
+  %ones = kiln.constant dense<true> : tensor<8192x8192xi1>
+  %diag = kiln.constant dense<0> : tensor<i64>
+  %keep = kiln.trilu %ones, %diag {upper = false} : (tensor<8192x8192xi1>, tensor<i64>) -> tensor<8192x8192xi1>
+  %ninf = kiln.constant dense<0xFF800000> : tensor<f32>
+  %m = kiln.where %keep, %s, %ninf : (tensor<8192x8192xi1>, tensor<1x8192x8192xf32>, tensor<f32>) -> tensor<1x8192x8192xf32>
+  %p = kiln.softmax %m {axis = 2 : i64} : (tensor<1x8192x8192xf32>) -> tensor<1x8192x8192xf32>
+  %o = kiln.matmul %p, %v : (tensor<1x8192x8192xf32>, tensor<1x8192x4xf32>) -> tensor<1x8192x4xf32>
+  return %o : tensor<1x8192x4xf32>
+}
+
+// -----
+
 // The same with diagonal 1 keeps one key too many: not causal, the mask
 // stays (the attention still fuses, with the computed mask).
 // CHECK-LABEL: func.func @trilu_not_causal
