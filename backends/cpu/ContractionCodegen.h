@@ -33,8 +33,8 @@ constexpr llvm::StringLiteral kTileSizesAttr = "kiln.tile_sizes";
 /// every convolution and contraction rewrite of the CPU backend needs.
 bool hasStaticF32Operands(Operation *op);
 
-/// With `pair` (bf16 k-pairs, see WeightPacking), `k` walks pairs of the
-/// reduction and `pair` (extent 2) the two elements of each.
+/// With `pair` (bf16 k-pairs or int8 k-quads, see WeightPacking), `k` walks
+/// groups of the reduction and `pair` (extent 2 or 4) the elements of each.
 struct ContractionLoops {
   SmallVector<unsigned> batch;
   unsigned m, n, k;

@@ -26,7 +26,11 @@
 //   %a_r = the bf16 pair A[r, 2kp .. 2kp+1] as i32, broadcast to 16 lanes
 //   %c_rh' = x86vector.avx512.dot %c_rh, %a_r, %b_h   (vdpbf16ps)
 //
-// with each row's accumulator carried as nr/16 vector<16xf32> halves.
+// with each row's accumulator carried as nr/16 vector<16xf32> halves. int8
+// k-quads (kiln.quantized_matmul, AVX512-VNNI) take the same form with 4
+// bytes of A per broadcast and vpdpbusd (an LLVM intrinsic call) on
+// vector<16xi32> halves that start at zero; after the k loop the i32 sums
+// are converted and added to the f32 rows.
 //
 //===----------------------------------------------------------------------===//
 #include "backends/cpu/ContractionCodegen.h"
@@ -146,7 +150,7 @@ LogicalResult mlir::kiln::buildMicroKernel(RewriterBase &rewriter,
         extents[d] != 1)
       return tile.emitError("micro-kernel tile has a non-unit loop ") << d;
   if (loops.pair && nr % 16 != 0)
-    return tile.emitError("bf16 k-pair micro-kernel needs lanes in 16s");
+    return tile.emitError("the dot-product micro-kernels need lanes in 16s");
   OpOperand *lhs = tile.getDpsInputOperand(0),
             *rhs = tile.getDpsInputOperand(1);
   OpOperand *acc = tile.getDpsInitOperand(0);

@@ -43,6 +43,7 @@ void mlir::kiln::buildGraphPipeline(OpPassManager &pm,
     if (options.target.kind == TargetKind::Cpu &&
         llvm::Triple(host.triple).isX86() && host.hasFeature("avx512vnni"))
       pm.addPass(createFuseQuantizedMatmul());
+    pm.addPass(createFoldDequantizedWeights());
     pm.addPass(createMergeContractions());
   }
   if (options.optLevel > 1) {

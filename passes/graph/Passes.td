@@ -24,6 +24,31 @@ def FoldWeights : Pass<"kiln-fold-weights", "ModuleOp"> {
   let dependentDialects = ["::mlir::kiln::KilnDialect"];
 }
 
+def FoldDequantizedWeights : Pass<"kiln-fold-dequantized-weights", "ModuleOp"> {
+  let summary = "Dequantize constant int8 weights (ONNX QDQ) at compile time";
+  let description = [{
+    `(cast(q) - zero_point) * scale` with q an integer constant and constant
+    zero point and scale (per tensor or per axis, broadcast as the ops do) is
+    the f32 weight a DequantizeLinear of a QDQ model produces; computed once
+    from the raw bytes instead of on every run, it also lets the weight
+    transposes of Gemm and kiln-conv-layout fold. Runs after
+    kiln-fuse-quantized-matmul, which consumes the bytes where it can.
+
+    Before:
+    ```mlir
+    %q = kiln.constant dense_resource<w_quantized> : tensor<64x3x7x7xi8>
+    %f = kiln.cast %q {to = f32} : (tensor<64x3x7x7xi8>) -> tensor<64x3x7x7xf32>
+    %s = kiln.constant dense_resource<w_scale> : tensor<64x1x1x1xf32>
+    %w = kiln.mul %f, %s : (tensor<64x3x7x7xf32>, tensor<64x1x1x1xf32>) -> tensor<64x3x7x7xf32>
+    ```
+    After:
+    ```mlir
+    %w = kiln.constant dense_resource<dequantized> : tensor<64x3x7x7xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::kiln::KilnDialect"];
+}
+
 def FoldBatchNorm : Pass<"kiln-fold-batch-norm", "ModuleOp"> {
   let summary = "Fold inference batch normalization into the preceding convolution";
   let description = [{
