@@ -12,7 +12,8 @@
 //     panels; with --precision=bf16 in bf16, either [N/nr][K][nr] (converted
 //     to f32 as loaded) or, for CPUs with AVX512-BF16, as k-pairs
 //     [N/nr][K/2][nr][2] that vdpbf16ps multiplies with pairs of A (A is then
-//     converted to a bf16 [M, K] first);
+//     converted to a bf16 [M, K] first); the int8 weights of
+//     kiln.quantized_matmul as k-quads [N/nr][K/4][nr][4] for vpdpbusd;
 //   * convolutions: an im2col that writes panels directly (the column matrix
 //     is B, the filter A), so NCHW results come out row-major per channel;
 //     1x1 stride-1 convolutions read their input in place instead (its rows
@@ -214,6 +215,9 @@ mlir::kiln::packConstantRhs(RewriterBase &rewriter, linalg::LinalgOp op,
   bool pairs = group > 1;
   if (kSize % group != 0 || int8 != rhsType.getElementType().isInteger(8))
     return failure();
+  // int8 A is read in place: its rows must be along M.
+  if (int8 && op.getMatchingIndexingMap(lhs).getResult(0) != m)
+    return failure();
   Type storage = packing == WeightPacking::F32 ? rewriter.getF32Type()
                  : int8                        ? Type(rewriter.getI8Type())
                                                : rewriter.getBF16Type();
@@ -301,8 +305,6 @@ mlir::kiln::packConstantRhs(RewriterBase &rewriter, linalg::LinalgOp op,
     Value a = lhs->get();
     if (!int8)
       a = bf16Rows(rewriter, loc, a, lhsMap, loops.m);
-    else if (lhsMap.getResult(0) != m)
-      return failure();
     AffineExpr d0, d1, d2, d3, d4;
     bindDims(ctx, d0, d1, d2, d3, d4);
     SmallVector<AffineMap> maps = {

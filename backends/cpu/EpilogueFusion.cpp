@@ -388,8 +388,8 @@ Value mlir::kiln::storeTile(RewriterBase &rewriter, Location loc,
   Value last;
   if (std::optional<int64_t> k = getConstantIntValue(kExtent);
       !k || *k != epilogue->kSize) {
-    // An input indexed by the K loop itself (A; B for bf16 k-pairs, whose A
-    // is indexed by 2 k + pair).
+    // An input indexed by the K loop itself (A; B for bf16 k-pairs and int8
+    // k-quads, whose A is indexed by 2 k + pair or 4 k + element).
     AffineExpr kExpr = getAffineDimExpr(loops.k, tile.getContext());
     OpOperand *input = nullptr;
     std::optional<unsigned> kPos;

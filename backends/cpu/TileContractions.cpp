@@ -316,7 +316,9 @@ struct TileContractions
     // kiln.quantized_matmul's int8 products: packed into k-quads for VNNI
     // (only then: otherwise they stay loops).
     func.walk([&](linalg::GenericOp op) {
-      if (!int8Dot || !op->hasAttr(kInt8ContractionAttr) ||
+      // vpdpbusd multiplies unsigned bytes of A: signed ones stay loops.
+      auto unsignedLhs = op->getAttrOfType<BoolAttr>(kInt8ContractionAttr);
+      if (!int8Dot || !unsignedLhs || !unsignedLhs.getValue() ||
           !op.hasPureTensorSemantics() ||
           !llvm::all_of(op->getOperandTypes(), [](Type t) {
             return cast<RankedTensorType>(t).hasStaticShape();

@@ -21,7 +21,8 @@ struct CompileOptions {
   std::string gpuPrecision;
   bool gpuEmulate = false;
   /// CPU targets: --precision, "fp32" (default) or "bf16" (matmul weights
-  /// in bf16, multiplied in bf16 with fp32 accumulation).
+  /// stored in bf16; where the CPU has AVX512-BF16 the products are bf16
+  /// with fp32 sums, elsewhere the weights are widened to f32 as loaded).
   std::string precision;
   int optLevel = 2;
   std::map<std::string, std::vector<int64_t>> inputShapes;

@@ -111,8 +111,8 @@ CompileFlags::CompileFlags(cl::SubCommand &compile, cl::SubCommand &import)
                    cl::cat(targetOptions())),
       precision("precision",
                 cl::desc("Math of the matmuls on a CPU: fp32 (default) or "
-                         "bf16 (weights stored in bf16, products in bf16 "
-                         "with fp32 sums: AVX512-BF16 where the CPU has it)"),
+                         "bf16 (weights stored in bf16; on AVX512-BF16 CPUs "
+                         "the products in bf16 with fp32 sums)"),
                 cl::value_desc("p"), cl::sub(compile),
                 cl::cat(targetOptions())),
       gpuEmulate("gpu-emulate",

@@ -151,7 +151,10 @@ TriangleFn triangleFunction(Value v, int depth = 0) {
   if (auto trilu = dyn_cast_or_null<TriluOp>(op)) {
     std::optional<double> k = uniformConstant(trilu.getK());
     TriangleFn input = triangleFunction(trilu.getInput(), depth + 1);
-    if (!k || !input)
+    // Masks too large to scan are judged on a kCausalSample square, which
+    // sees every diagonal only while |k| stays well inside it (a sliding
+    // window of 63 keys would look causal on 64 x 64).
+    if (!k || !input || std::abs(*k) >= kCausalSample / 2)
       return nullptr;
     bool upper = trilu.getUpper();
     int64_t diagonal = int64_t(*k);

@@ -15,7 +15,9 @@
 //   y = kiln.mul (kiln.quantized_matmul x_q, w_q {lhs_zero_point}),
 //                x_scale * w_scale                      ([N] constant)
 //
-// The rewrite is exact up to the f32 rounding of the scale product. Only
+// The integer sums are exact (the backend adds them to the f32 accumulator
+// once per K block, rounding only there, as any f32 sum would), and the
+// scale product is rounded once to f32. Only
 // for targets that have the instructions (the pipeline enables it); each
 // candidate's decision is logged under KILN_LOGS=fusion, fused ones are
 // counted as `int8_kernels`.
@@ -207,6 +209,22 @@ struct FuseQuantizedMatmulPass
              failure();
     int64_t k = wType.getDimSize(transposed ? 1 : 0);
     int64_t n = wType.getDimSize(transposed ? 0 : 1);
+    // The byte products sum over k, so only a scale per column (or one)
+    // factors out: [N] or [1, N] on [K, N] weights, [N, 1] on transB ones.
+    auto scaleShape = cast<RankedTensorType>(w->scale.getType()).getShape();
+    int64_t scaleCount = 1;
+    for (int64_t d : scaleShape)
+      scaleCount *= d;
+    bool perColumn =
+        transposed
+            ? scaleShape.size() == 2 && scaleShape[0] == n && scaleShape[1] == 1
+            : !scaleShape.empty() && scaleShape.back() == n && scaleCount == n;
+    if (scaleCount != 1 && !perColumn)
+      return reason = "the weights' scale varies along the reduced dim",
+             failure();
+    if (k % 4 != 0)
+      return reason = "the reduced dim is not a multiple of 4 (VNNI quads)",
+             failure();
     std::optional<std::vector<float>> wScale = constantFloats(w->scale, n);
     if (!wScale)
       return reason = "the weights' scale is not a constant per column",

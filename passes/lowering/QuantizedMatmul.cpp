@@ -44,8 +44,8 @@ struct QuantizedMatMulLowering : OpConversionPattern<QuantizedMatMulOp> {
     Value lhs = adaptor.getLhs(), rhs = adaptor.getRhs();
     auto lhsType = cast<RankedTensorType>(lhs.getType());
     auto rhsType = cast<RankedTensorType>(rhs.getType());
-    if (!lhsType.hasStaticShape())
-      return rewriter.notifyMatchFailure(op, "run-time rows");
+    if (!lhsType.hasStaticShape() || !rhsType.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "run-time extents");
     bool lhsUnsigned =
         cast<IntegerType>(op.getLhs().getType().getElementType()).isUnsigned();
     int64_t rank = lhsType.getRank();
@@ -109,9 +109,12 @@ struct QuantizedMatMulLowering : OpConversionPattern<QuantizedMatMulOp> {
                                      mapOfDims(ctx, 2, {0, 1})},
                  ArrayRef<IteratorType>{par, par},
                  [&](OpBuilder &b, Location l, ValueRange args) {
+                   // In i64: -za * colsum overflows i32 past K ~ 65k.
+                   Type i64 = b.getI64Type();
                    Value za = arith::ConstantOp::create(
-                       b, l, b.getI32IntegerAttr(-zeroPoint));
-                   Value c = arith::MulIOp::create(b, l, args[0], za);
+                       b, l, b.getI64IntegerAttr(-zeroPoint));
+                   Value c = arith::MulIOp::create(
+                       b, l, arith::ExtSIOp::create(b, l, i64, args[0]), za);
                    linalg::YieldOp::create(
                        b, l, ValueRange{arith::SIToFPOp::create(b, l, f32, c)});
                  })

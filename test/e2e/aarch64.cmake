@@ -44,6 +44,11 @@ set_tests_properties(aarch64.examples.transformer_bf16 PROPERTIES
   ENVIRONMENT "KILN_COMPILE_FLAGS=--target=aarch64-linux-gnu --precision=bf16;KILN_REL_L2=1e-2;KILN_RUN=${qemu_run}"
   LABELS aarch64)
 
+# ... and says so in the manifest that `kiln inspect` reads on x86-64.
+add_test(NAME aarch64.inspect_shows_precision
+  COMMAND bash -c "mkdir -p '${CMAKE_CURRENT_BINARY_DIR}/work/aarch64' && '$<TARGET_FILE:kiln>' compile '${PROJECT_SOURCE_DIR}/examples/transformer/model.onnx' -o '${CMAKE_CURRENT_BINARY_DIR}/work/aarch64/bf16.so' --target=aarch64-linux-gnu --precision=bf16 && '$<TARGET_FILE:kiln>' inspect '${CMAKE_CURRENT_BINARY_DIR}/work/aarch64/bf16.so' | grep -x 'precision: bf16'")
+set_tests_properties(aarch64.inspect_shows_precision PROPERTIES LABELS aarch64)
+
 # The same CNN tuned for Neoverse V1 (SVE) on qemu's `-cpu max`.
 add_test(NAME aarch64.examples.cnn_neoverse_v1
   COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/run_example.sh $<TARGET_FILE:kiln>

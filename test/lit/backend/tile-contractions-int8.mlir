@@ -1,5 +1,5 @@
-// RUN: kiln-opt %s --kiln-tile-contractions="int8-dot=true" | FileCheck %s
-// RUN: kiln-opt %s --kiln-tile-contractions | FileCheck %s --check-prefix=OFF
+// RUN: kiln-opt %s --kiln-tile-contractions="int8-dot=true" -split-input-file | FileCheck %s
+// RUN: kiln-opt %s --kiln-tile-contractions -split-input-file | FileCheck %s --check-prefix=OFF
 
 // kiln.quantized_matmul's int8 contraction (kiln.int8_contraction) with
 // VNNI: the constant int8 B is packed as k-quads [2 panels][16][32][4]; the
@@ -37,6 +37,28 @@ func.func @int8(%a: tensor<16x64xi8>, %init: tensor<16x40xf32>) -> tensor<16x40x
   %y = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %w : tensor<16x64xi8>, tensor<64x40xi8>) outs(%init : tensor<16x40xf32>) attrs = {kiln.int8_contraction = true} {
   ^bb0(%x: i8, %v: i8, %acc: f32):
     %0 = arith.extui %x : i8 to i32
+    %1 = arith.extsi %v : i8 to i32
+    %2 = arith.muli %0, %1 : i32
+    %3 = arith.sitofp %2 : i32 to f32
+    %4 = arith.addf %acc, %3 : f32
+    linalg.yield %4 : f32
+  } -> tensor<16x40xf32>
+  return %y : tensor<16x40xf32>
+}
+
+// -----
+
+// Signed bytes of A (kiln.int8_contraction = false): vpdpbusd would read
+// them as unsigned, so the contraction stays loops.
+// CHECK-LABEL: func.func @signed_lhs
+// CHECK-NOT: packed_rhs
+// CHECK-NOT: vpdpbusd
+// CHECK: linalg.generic {{.+}} attrs = {kiln.int8_contraction = false}
+func.func @signed_lhs(%a: tensor<16x64xi8>, %init: tensor<16x40xf32>) -> tensor<16x40xf32> {
+  %w = arith.constant dense<3> : tensor<64x40xi8>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %w : tensor<16x64xi8>, tensor<64x40xi8>) outs(%init : tensor<16x40xf32>) attrs = {kiln.int8_contraction = false} {
+  ^bb0(%x: i8, %v: i8, %acc: f32):
+    %0 = arith.extsi %x : i8 to i32
     %1 = arith.extsi %v : i8 to i32
     %2 = arith.muli %0, %1 : i32
     %3 = arith.sitofp %2 : i32 to f32

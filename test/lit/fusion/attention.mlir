@@ -125,6 +125,30 @@ func.func @causal_trilu_long(%q: tensor<1x8192x4xf32>, %k: tensor<1x8192x4xf32>,
 
 // -----
 
+// A sliding window of 100 keys (a band: Trilu lower, then upper at -100) at
+// 8192 tokens is not causal, though it matches the triangle on the 64 x 64
+// sample: diagonals that far out are not judged on a sample.
+// CHECK-LABEL: func.func @sliding_window_long
+// CHECK-NOT: causal = true
+// CHECK: kiln.attention
+// CHECK-NOT: causal = true
+func.func @sliding_window_long(%q: tensor<1x8192x4xf32>, %k: tensor<1x8192x4xf32>, %v: tensor<1x8192x4xf32>) -> tensor<1x8192x4xf32> {
+  %kt = kiln.transpose %k {perm = array<i64: 0, 2, 1>} : (tensor<1x8192x4xf32>) -> tensor<1x4x8192xf32>
+  %s = kiln.matmul %q, %kt : (tensor<1x8192x4xf32>, tensor<1x4x8192xf32>) -> tensor<1x8192x8192xf32>
+  %ones = kiln.constant dense<true> : tensor<8192x8192xi1>
+  %diag = kiln.constant dense<0> : tensor<i64>
+  %band = kiln.constant dense<-100> : tensor<i64>
+  %lower = kiln.trilu %ones, %diag {upper = false} : (tensor<8192x8192xi1>, tensor<i64>) -> tensor<8192x8192xi1>
+  %keep = kiln.trilu %lower, %band {upper = true} : (tensor<8192x8192xi1>, tensor<i64>) -> tensor<8192x8192xi1>
+  %ninf = kiln.constant dense<0xFF800000> : tensor<f32>
+  %m = kiln.where %keep, %s, %ninf : (tensor<8192x8192xi1>, tensor<1x8192x8192xf32>, tensor<f32>) -> tensor<1x8192x8192xf32>
+  %p = kiln.softmax %m {axis = 2 : i64} : (tensor<1x8192x8192xf32>) -> tensor<1x8192x8192xf32>
+  %o = kiln.matmul %p, %v : (tensor<1x8192x8192xf32>, tensor<1x8192x4xf32>) -> tensor<1x8192x4xf32>
+  return %o : tensor<1x8192x4xf32>
+}
+
+// -----
+
 // The same with diagonal 1 keeps one key too many: not causal, the mask
 // stays (the attention still fuses, with the computed mask).
 // CHECK-LABEL: func.func @trilu_not_causal

@@ -74,3 +74,31 @@ func.func @not_fused(%sq: tensor<8x64xi8>, %xq: tensor<8x64xui8>) -> (tensor<8x1
   %z = kiln.matmul %x, %w2 : (tensor<8x64xf32>, tensor<64x16xf32>) -> tensor<8x16xf32> loc("zp_mm")
   return %y, %z : tensor<8x16xf32>, tensor<8x16xf32>
 }
+
+// -----
+
+// A reduced dim that is not a multiple of 4 (no whole VNNI quads), and a
+// square weight whose scale varies along K rather than N ([K, 1] on
+// [K, N]: it cannot leave the sum): both keep the float matmul.
+// CHECK-LABEL: func.func @not_quads
+// CHECK-COUNT-2: kiln.matmul
+// CHECK-NOT: kiln.quantized_matmul
+// LOG: not fusing int8 matmul at 'odd_k_mm': the reduced dim is not a multiple of 4 (VNNI quads)
+// LOG: not fusing int8 matmul at 'row_scale_mm': the weights' scale varies along the reduced dim
+func.func @not_quads(%aq: tensor<8x6xui8>, %xq: tensor<8x16xui8>) -> (tensor<8x16xf32>, tensor<8x16xf32>) {
+  %s = kiln.constant dense<0.5> : tensor<f32>
+  %af = kiln.cast %aq {to = f32} : (tensor<8x6xui8>) -> tensor<8x6xf32>
+  %a = kiln.mul %af, %s : (tensor<8x6xf32>, tensor<f32>) -> tensor<8x6xf32>
+  %vq = kiln.constant dense<1> : tensor<6x16xi8>
+  %vf = kiln.cast %vq {to = f32} : (tensor<6x16xi8>) -> tensor<6x16xf32>
+  %v = kiln.mul %vf, %s : (tensor<6x16xf32>, tensor<f32>) -> tensor<6x16xf32>
+  %y = kiln.matmul %a, %v : (tensor<8x6xf32>, tensor<6x16xf32>) -> tensor<8x16xf32> loc("odd_k_mm")
+  %xf = kiln.cast %xq {to = f32} : (tensor<8x16xui8>) -> tensor<8x16xf32>
+  %x = kiln.mul %xf, %s : (tensor<8x16xf32>, tensor<f32>) -> tensor<8x16xf32>
+  %wq = kiln.constant dense<1> : tensor<16x16xi8>
+  %wf = kiln.cast %wq {to = f32} : (tensor<16x16xi8>) -> tensor<16x16xf32>
+  %ws = kiln.constant dense<[[0.5], [0.25], [0.5], [0.25], [0.5], [0.25], [0.5], [0.25], [0.5], [0.25], [0.5], [0.25], [0.5], [0.25], [0.5], [0.25]]> : tensor<16x1xf32>
+  %w = kiln.mul %wf, %ws : (tensor<16x16xf32>, tensor<16x1xf32>) -> tensor<16x16xf32>
+  %z = kiln.matmul %x, %w : (tensor<8x16xf32>, tensor<16x16xf32>) -> tensor<8x16xf32> loc("row_scale_mm")
+  return %y, %z : tensor<8x16xf32>, tensor<8x16xf32>
+}

@@ -11,10 +11,10 @@
 // CHECK-DAG: #[[C:.+]] = affine_map<(d0, d1, d2) -> (d0, d1)>
 // CHECK-LABEL: func.func @constant_weights
 // CHECK-DAG: %[[SUMS:.+]] = arith.constant dense<192> : tensor<32xi32>
-// CHECK-DAG: %[[ZP:.+]] = arith.constant -128 : i32
+// CHECK-DAG: %[[ZP:.+]] = arith.constant -128 : i64
 // CHECK: %[[ROWS:.+]] = tensor.collapse_shape %arg0 {{\[}}[0, 1], [2]] : tensor<2x4x64xi8> into tensor<8x64xi8>
 // CHECK: %[[INIT:.+]] = linalg.generic {indexing_maps = [#[[COL]], #{{.+}}], {{.+}} ins(%[[SUMS]] : tensor<32xi32>) outs(%{{.+}} : tensor<8x32xf32>)
-// CHECK: arith.muli %{{.+}}, %[[ZP]] : i32
+// CHECK: arith.muli %{{.+}}, %[[ZP]] : i64
 // CHECK: arith.sitofp
 // CHECK: %[[Y:.+]] = linalg.generic {indexing_maps = [#[[A]], #[[B]], #[[C]]], iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[ROWS]], %{{.+}} : tensor<8x64xi8>, tensor<64x32xi8>) outs(%[[INIT]] : tensor<8x32xf32>) attrs = {kiln.int8_contraction = true}
 // CHECK: %[[X:.+]] = arith.extui %{{.+}} : i8 to i32
