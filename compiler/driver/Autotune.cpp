@@ -360,9 +360,11 @@ LogicalResult mlir::kiln::autotuneContractions(ModuleOp module,
   }
   auto removeDir =
       llvm::make_scope_exit([&] { llvm::sys::fs::remove_directories(dir); });
+  // bf16 weights make a different kernel of the same f32 op.
   std::string machine =
-      llvm::formatv("{0} {1} threads={2}: ", pipeline.target.host.triple,
-                    pipeline.target.host.cpu, options.threads)
+      llvm::formatv("{0} {1} threads={2}{3}: ", pipeline.target.host.triple,
+                    pipeline.target.host.cpu, options.threads,
+                    pipeline.target.bf16Weights ? " bf16" : "")
           .str();
   for (linalg::LinalgOp op : hot) {
     std::string key = machine + signature(op);
