@@ -26,6 +26,7 @@
 #include "passes/fusion/Passes.h"
 #include "passes/fusion/UniformConstant.h"
 #include "passes/graph/ConstantBytes.h"
+#include "passes/graph/Dequantize.h"
 
 #include "compiler/logging/Logging.h"
 #include "compiler/logging/Report.h"
@@ -48,58 +49,26 @@ using namespace mlir::kiln;
 
 namespace {
 
-/// A DequantizeLinear as the importer composes it: (cast(q) - zp) * scale.
-struct Dequantized {
-  Value quantized; ///< the integer tensor
-  Value zeroPoint; ///< null when there is no subtraction
-  Value scale;
-};
-
-std::optional<Dequantized> matchDequantize(Value v) {
-  auto mul = v.getDefiningOp<MulOp>();
-  if (!mul)
+/// matchDequantize of 8-bit integers.
+std::optional<Dequantized> matchByteDequantize(Value v) {
+  std::optional<Dequantized> dq = matchDequantize(v);
+  if (!dq || !cast<RankedTensorType>(dq->quantized.getType())
+                  .getElementType()
+                  .isInteger(8))
     return std::nullopt;
-  for (unsigned i = 0; i < 2; ++i) {
-    Value x = mul->getOperand(i), scale = mul->getOperand(1 - i);
-    if (cast<RankedTensorType>(x.getType()) != v.getType())
-      continue;
-    Value zeroPoint;
-    if (auto sub = x.getDefiningOp<SubOp>()) {
-      zeroPoint = sub.getRhs();
-      x = sub.getLhs();
-    }
-    auto castOp = x.getDefiningOp<CastOp>();
-    if (!castOp)
-      continue;
-    auto from = dyn_cast<IntegerType>(
-        cast<RankedTensorType>(castOp.getInput().getType()).getElementType());
-    if (!from || from.getWidth() != 8)
-      continue;
-    return Dequantized{castOp.getInput(), zeroPoint, scale};
-  }
-  return std::nullopt;
+  return dq;
 }
 
-/// The f32 values of a constant (through reshapes): `count` of them, a
-/// splat or single element repeated.
+/// The values of a constant (through reshapes) as f32: `count` of them, a
+/// single element repeated.
 std::optional<std::vector<float>> constantFloats(Value v, int64_t count) {
-  while (auto reshape = v.getDefiningOp<ReshapeOp>())
-    v = reshape.getInput();
-  ElementsAttr attr;
-  if (!matchPattern(v, m_Constant(&attr)) ||
-      !attr.getShapedType().getElementType().isF32())
+  std::optional<std::vector<double>> values = constantValues(v);
+  if (!values || (values->size() != 1 && int64_t(values->size()) != count))
     return std::nullopt;
-  std::optional<std::vector<char>> bytes = constantBytes(attr);
-  if (!bytes)
-    return std::nullopt;
-  int64_t n = bytes->size() / sizeof(float);
-  if (n != 1 && n != count)
-    return std::nullopt;
-  std::vector<float> values(n);
-  std::memcpy(values.data(), bytes->data(), n * sizeof(float));
-  if (n == 1)
-    values.assign(count, values[0]);
-  return values;
+  std::vector<float> floats(count);
+  for (int64_t i = 0; i < count; ++i)
+    floats[i] = float((*values)[values->size() == 1 ? 0 : i]);
+  return floats;
 }
 
 /// Whether `v` is a constant (through reshapes and casts) whose elements are
@@ -176,8 +145,8 @@ struct FuseQuantizedMatmulPass
         transpose && transpose.getPerm() == ArrayRef<int64_t>{1, 0};
     if (transposed)
       rhs = transpose.getInput();
-    std::optional<Dequantized> x = matchDequantize(op.getLhs());
-    std::optional<Dequantized> w = matchDequantize(rhs);
+    std::optional<Dequantized> x = matchByteDequantize(op.getLhs());
+    std::optional<Dequantized> w = matchByteDequantize(rhs);
     if (!x || !w)
       return failure();
     auto xType = cast<RankedTensorType>(x->quantized.getType());

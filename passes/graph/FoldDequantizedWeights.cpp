@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "passes/graph/ConstantBytes.h"
+#include "passes/graph/Dequantize.h"
 #include "passes/graph/Passes.h"
 
 #include "compiler/logging/Logging.h"
@@ -31,46 +32,6 @@ using namespace mlir;
 using namespace mlir::kiln;
 
 namespace {
-
-/// The elements of a constant (through reshapes) as doubles, in row-major
-/// order of its type: integers up to 32 bits and f32.
-std::optional<std::vector<double>> constantValues(Value v) {
-  while (auto reshape = v.getDefiningOp<ReshapeOp>())
-    v = reshape.getInput();
-  ElementsAttr attr;
-  if (!matchPattern(v, m_Constant(&attr)))
-    return std::nullopt;
-  std::optional<std::vector<char>> bytes = constantBytes(attr);
-  Type element = attr.getShapedType().getElementType();
-  if (!bytes)
-    return std::nullopt;
-  int64_t n = attr.getShapedType().getNumElements();
-  std::vector<double> values(n);
-  auto integer = dyn_cast<IntegerType>(element);
-  if (element.isF32()) {
-    for (int64_t i = 0; i < n; ++i) {
-      float x;
-      std::memcpy(&x, bytes->data() + 4 * i, 4);
-      values[i] = x;
-    }
-  } else if (integer && (integer.getWidth() == 8 || integer.getWidth() == 32)) {
-    int64_t width = integer.getWidth() / 8;
-    for (int64_t i = 0; i < n; ++i) {
-      const char *p = bytes->data() + width * i;
-      if (width == 1)
-        values[i] =
-            integer.isUnsigned() ? double(uint8_t(*p)) : double(int8_t(*p));
-      else {
-        int32_t x;
-        std::memcpy(&x, p, 4);
-        values[i] = integer.isUnsigned() ? double(uint32_t(x)) : double(x);
-      }
-    }
-  } else {
-    return std::nullopt;
-  }
-  return values;
-}
 
 /// Element `flat` of `result` read from an operand of `shape` broadcast
 /// numpy-style (aligned on the right, size-1 dims repeated).
@@ -98,49 +59,39 @@ struct FoldDequantize : OpRewritePattern<MulOp> {
     auto type = op.getType();
     if (!type.getElementType().isF32() || !type.hasStaticShape())
       return failure();
-    for (unsigned i = 0; i < 2; ++i) {
-      Value x = op->getOperand(i), scale = op->getOperand(1 - i);
-      Value zeroPoint;
-      if (auto sub = x.getDefiningOp<SubOp>()) {
-        zeroPoint = sub.getRhs();
-        x = sub.getLhs();
-      }
-      auto castOp = x.getDefiningOp<CastOp>();
-      if (!castOp || cast<RankedTensorType>(x.getType()) != type ||
-          !isa<IntegerType>(cast<RankedTensorType>(castOp.getInput().getType())
-                                .getElementType()))
-        continue;
-      std::optional<std::vector<double>> q = constantValues(castOp.getInput());
-      std::optional<std::vector<double>> s = constantValues(scale);
-      std::optional<std::vector<double>> z =
-          zeroPoint ? constantValues(zeroPoint) : std::vector<double>{0.0};
-      if (!q || !s || !z)
-        continue;
-      ArrayRef<int64_t> shape = type.getShape();
-      auto shapeOf = [](Value v) {
-        return cast<RankedTensorType>(v.getType()).getShape();
-      };
-      SmallVector<int64_t> scalar;
-      ArrayRef<int64_t> sShape = shapeOf(scale),
-                        zShape = zeroPoint ? shapeOf(zeroPoint) : scalar;
-      int64_t n = type.getNumElements();
-      std::vector<float> values(n);
-      for (int64_t e = 0; e < n; ++e) {
-        // As the ops compute it: f32 subtract, then f32 multiply.
-        float centered =
-            float((*q)[e]) - float((*z)[broadcastIndex(shape, zShape, e)]);
-        values[e] = centered * float((*s)[broadcastIndex(shape, sShape, e)]);
-      }
-      std::vector<char> bytes(n * sizeof(float));
-      std::memcpy(bytes.data(), values.data(), bytes.size());
-      rewriter.replaceOpWithNewOp<ConstantOp>(
-          op, bytesToConstant(type, "dequantized", bytes));
-      KILN_LOG("fusion", Info)
-          << "dequantized weights " << onnxNodeName(op.getLoc())
-          << " at compile time\n";
-      return success();
+    std::optional<Dequantized> dq = matchDequantize(op.getResult());
+    if (!dq)
+      return failure();
+    Value scale = dq->scale, zeroPoint = dq->zeroPoint;
+    std::optional<std::vector<double>> q = constantValues(dq->quantized);
+    std::optional<std::vector<double>> s = constantValues(scale);
+    std::optional<std::vector<double>> z =
+        zeroPoint ? constantValues(zeroPoint) : std::vector<double>{0.0};
+    if (!q || !s || !z)
+      return failure();
+    ArrayRef<int64_t> shape = type.getShape();
+    auto shapeOf = [](Value v) {
+      return cast<RankedTensorType>(v.getType()).getShape();
+    };
+    SmallVector<int64_t> scalar;
+    ArrayRef<int64_t> sShape = shapeOf(scale),
+                      zShape = zeroPoint ? shapeOf(zeroPoint) : scalar;
+    int64_t n = type.getNumElements();
+    std::vector<float> values(n);
+    for (int64_t e = 0; e < n; ++e) {
+      // As the ops compute it: f32 subtract, then f32 multiply.
+      float centered =
+          float((*q)[e]) - float((*z)[broadcastIndex(shape, zShape, e)]);
+      values[e] = centered * float((*s)[broadcastIndex(shape, sShape, e)]);
     }
-    return failure();
+    std::vector<char> bytes(n * sizeof(float));
+    std::memcpy(bytes.data(), values.data(), bytes.size());
+    rewriter.replaceOpWithNewOp<ConstantOp>(
+        op, bytesToConstant(type, "dequantized", bytes));
+    KILN_LOG("fusion", Info)
+        << "dequantized weights " << onnxNodeName(op.getLoc())
+        << " at compile time\n";
+    return success();
   }
 };
 
