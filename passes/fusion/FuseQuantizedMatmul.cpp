@@ -37,7 +37,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 
 namespace mlir::kiln {
 #define GEN_PASS_DEF_FUSEQUANTIZEDMATMUL
