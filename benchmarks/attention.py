@@ -29,8 +29,6 @@ import argparse
 import datetime
 import json
 import os
-import re
-import subprocess
 import sys
 import tempfile
 
@@ -38,7 +36,8 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from run import deployment_runner, fma_peak, machine, ort_bench, versions  # noqa: E402
+from run import (fma_peak, kiln_bench, machine, ort_bench, run,  # noqa: E402
+                 versions)
 
 HEADS, HEAD_DIM = 12, 64
 
@@ -120,20 +119,6 @@ hwm = [l for l in open("/proc/self/status") if l.startswith("VmHWM")]
 print(json.dumps({"median": float(np.median(times)),
                   "rss_mb": int(hwm[0].split()[1]) / 1024}))
 """
-
-
-def run(cmd):
-    return subprocess.run(cmd, capture_output=True, text=True)
-
-
-def kiln_bench(kiln, so, threads, repeat):
-    r = run([deployment_runner(kiln), "bench", so, "--threads", str(threads),
-             "--repeat", str(repeat), "--warmup", "2"])
-    if r.returncode != 0:
-        raise RuntimeError(r.stderr.strip().splitlines()[-1])
-    median = float(re.search(r"median ([\d.]+) ms", r.stdout).group(1))
-    rss = float(re.search(r"peak RSS: ([\d.]+) MB", r.stdout).group(1))
-    return median, rss
 
 
 def inductor_bench(seq, causal, threads, repeat):

@@ -120,15 +120,10 @@ linalg::GenericOp buildPackedGeneric(OpBuilder &b, Location loc, Value lhs,
       b, loc, acc.getType(), ValueRange{lhs, rhs}, ValueRange{acc}, maps,
       iterators, [&](OpBuilder &b, Location loc, ValueRange args) {
         if (args[1].getType().isInteger(8)) {
-          Type i32 = b.getI32Type();
-          Value x = lhsUnsigned
-                        ? Value(arith::ExtUIOp::create(b, loc, i32, args[0]))
-                        : Value(arith::ExtSIOp::create(b, loc, i32, args[0]));
-          Value w = arith::ExtSIOp::create(b, loc, i32, args[1]);
-          Value p = arith::SIToFPOp::create(
-              b, loc, b.getF32Type(), arith::MulIOp::create(b, loc, x, w));
           linalg::YieldOp::create(
-              b, loc, ValueRange{arith::AddFOp::create(b, loc, args[2], p)});
+              b, loc,
+              ValueRange{int8MultiplyAdd(b, loc, args[0], args[1], args[2],
+                                         lhsUnsigned)});
           return;
         }
         auto f32 = [&](Value x) {

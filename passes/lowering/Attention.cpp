@@ -118,9 +118,6 @@ public:
 private:
   Value index(int64_t i) { return arith::ConstantIndexOp::create(b, loc, i); }
   TypedAttr floatAttr(double x) { return b.getFloatAttr(accType, x); }
-  Value floatConst(double x) {
-    return arith::ConstantOp::create(b, loc, floatAttr(x));
-  }
   Value extend(OpBuilder &nb, Value x) {
     if (x.getType() == accType)
       return x;

@@ -128,14 +128,10 @@ struct QuantizedMatMulLowering : OpConversionPattern<QuantizedMatMulOp> {
                             mapOfDims(ctx, 3, {0, 1})},
         ArrayRef<IteratorType>{par, par, red},
         [&](OpBuilder &b, Location l, ValueRange args) {
-          Value x = lhsUnsigned
-                        ? Value(arith::ExtUIOp::create(b, l, i32, args[0]))
-                        : Value(arith::ExtSIOp::create(b, l, i32, args[0]));
-          Value w = arith::ExtSIOp::create(b, l, i32, args[1]);
-          Value p = arith::SIToFPOp::create(b, l, f32,
-                                            arith::MulIOp::create(b, l, x, w));
           linalg::YieldOp::create(
-              b, l, ValueRange{arith::AddFOp::create(b, l, args[2], p)});
+              b, l,
+              ValueRange{int8MultiplyAdd(b, l, args[0], args[1], args[2],
+                                         lhsUnsigned)});
         });
     generic->setAttr(kInt8ContractionAttr, rewriter.getBoolAttr(lhsUnsigned));
     Value result = generic.getResult(0);
