@@ -10,7 +10,10 @@
 #       repository root: every model carried (BUNDLE/models/*) against its
 #       reference (fp32: rtol 1e-4, tf32/bf16/fp16: relative L2 error 1e-2;
 #       atol 1e-5), then kiln-run bench beside torch eager and torch.compile
-#       (scripts/gpu_check_torch.py); the table goes to OUT/gpu-check.md
+#       (scripts/gpu_check_torch.py); the table goes to OUT/gpu-check.md,
+#       every command's output to OUT/gpu-check.log; a group with perf/
+#       (benchmarks/gpu_models.py) also times issue 18's GEMM and attention
+#       rows beside torch (benchmarks/gpu_peers.py)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 # name[@precision]: the tensor-core variants are checked within 1e-2
@@ -84,21 +87,26 @@ PY
     echo "    carry [\"build/gpu-bundle/g$index\"], command: scripts/gpu-check.sh run build/gpu-bundle/g$index \$OUT"
   done < "$groups"
   rm -rf "$out/bin" "$out/models"
+  # Issue 18's speed rows (kernels only, a few KiB each) ride with the last
+  # group.
+  local perf=$out/g$index/perf
+  python3 "$root/benchmarks/gpu_models.py" "$perf"
+  for dir in "$perf"/*/; do
+    "$kiln" compile "$dir/model.onnx" -o "$dir/model.so" --target=cuda \
+      --gpu-arch=sm_80,sm_90a --gpu-precision="$(cut -d' ' -f2 "$dir/spec")"
+    rm "$dir/model.onnx"
+  done
+  echo "  speed rows in g$index/perf: $(ls "$perf" | tr '\n' ' ')"
 }
 
 run() {
   local bundle=$1 out=$2
   mkdir -p "$out"
-  local report=$out/gpu-check.md failures=0
-  {
-    echo "# GPU check, $(date -u +%Y-%m-%d)"
-    echo
-    echo "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || echo unknown)"
-    echo "torch: $(python3 -c 'import torch; print(torch.__version__)' 2>/dev/null || echo none)"
-    echo
-    echo "| model | numerics vs onnxruntime | kiln (host I/O) ms | kiln (on device) ms | kiln GPU kernel time ms | torch eager ms | torch.compile ms |"
-    echo "|---|---|---|---|---|---|---|"
-  } > "$report"
+  # Two files come back: the table and one log with every command's output
+  # (the device call returns at most 8 files).
+  local report=$out/gpu-check.md log=$out/gpu-check.log failures=0
+  : > "$log"
+  local names=() checks=() hosts=() devices=() kernels=()
   for dir in "$bundle"/models/*/; do
     local name inputs=() expects=() check bench
     name=$(basename "$dir")
@@ -111,21 +119,70 @@ run() {
     local precision tolerance=(--rtol 1e-4 --atol 1e-5)
     precision=$(cat "$dir/precision")
     [ "$precision" = fp32 ] || tolerance=(--rel-l2 1e-2)
-    if check=$("$bundle/bin/kiln-run" "$dir/model.so" "${inputs[@]}" "${expects[@]}" "${tolerance[@]}" 2>&1); then
+    # A hung kernel must not eat the device call: each step is bounded.
+    if check=$(timeout 120 "$bundle/bin/kiln-run" "$dir/model.so" "${inputs[@]}" "${expects[@]}" "${tolerance[@]}" 2>&1); then
       check="PASS ($(grep -o 'rel L2 error [^)]*' <<<"$check" | sort -k4 -g | tail -1))"
     else
-      check="FAIL: $(tail -1 <<<"$check")"
+      check="FAIL: $(tail -1 <<<"$check" | tr '|' '/')"
       failures=$((failures + 1))
     fi
-    bench=$("$bundle/bin/kiln-run" bench "$dir/model.so" "${inputs[@]}" --repeat 100 --warmup 10 2>&1 || true)
-    echo "$bench" > "$out/$name.bench.txt"
-    local host device kernels torch
-    host=$(grep -oP '^latency: median \K[0-9.e+-]+' <<<"$bench" || echo "-")
-    device=$(grep -oP 'on-device latency: median \K[0-9.e+-]+' <<<"$bench" || echo "-")
-    kernels=$(grep -oP 'GPU kernel time: \K[0-9.e+-]+' <<<"$bench" || echo "-")
-    torch=$(python3 "$root/scripts/gpu_check_torch.py" "$(cat "$dir/source")" "$dir" "$precision" 2>"$out/$name.torch.txt" || echo "- -")
-    echo "| $name | $check | $host | $device | $kernels | ${torch% *} | ${torch#* } |" >> "$report"
+    bench=$(timeout 120 "$bundle/bin/kiln-run" bench "$dir/model.so" "${inputs[@]}" --repeat 100 --warmup 10 2>&1 || true)
+    printf '== %s\n%s\n%s\n' "$name" "$check" "$bench" >> "$log"
+    names+=("$name") checks+=("$check")
+    hosts+=("$(grep -oP '^latency: median \K[0-9.e+-]+' <<<"$bench" || echo "-")")
+    devices+=("$(grep -oP 'on-device latency: median \K[0-9.e+-]+' <<<"$bench" || echo "-")")
+    kernels+=("$(grep -oP 'GPU kernel time: \K[0-9.e+-]+' <<<"$bench" || echo "-")")
+    echo "checked $name: $check"
   done
+  # torch eager and torch.compile of every model, in one process.
+  local torch_times
+  torch_times=$(timeout 420 python3 "$root/scripts/gpu_check_torch.py" --bundle "$bundle" 2>>"$log" || true)
+  echo "$torch_times" >> "$log"
+  {
+    echo "# GPU check, $(date -u +%Y-%m-%d)"
+    echo
+    echo "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || echo unknown)"
+    echo "torch: $(python3 -c 'import torch; print(torch.__version__)' 2>/dev/null || echo none)"
+    echo
+    echo "| model | numerics vs onnxruntime | kiln (host I/O) ms | kiln (on device) ms | kiln GPU kernel time ms | torch eager ms | torch.compile ms |"
+    echo "|---|---|---|---|---|---|---|"
+    for i in "${!names[@]}"; do
+      local line
+      line=$(awk -v n="${names[$i]}" '$1 == n {print $2 " | " $3}' <<<"$torch_times")
+      echo "| ${names[$i]} | ${checks[$i]} | ${hosts[$i]} | ${devices[$i]} | ${kernels[$i]} | ${line:-- | -} |"
+    done
+  } > "$report"
+  # Issue 18's speed rows (benchmarks/gpu_models.py), when the group has them.
+  if [ -d "$bundle/perf" ]; then
+    local peers
+    peers=$(timeout 120 python3 "$root/benchmarks/gpu_peers.py" "$bundle/perf" 2>>"$log" || true)
+    {
+      echo
+      echo "| speed row | kiln GPU kernel time ms | kiln TFLOP/s | torch ms | torch TFLOP/s | kiln / torch time |"
+      echo "|---|---|---|---|---|---|"
+    } >> "$report"
+    for dir in "$bundle"/perf/*/; do
+      local name bench ms peer_ms
+      name=$(basename "$dir")
+      bench=$(timeout 120 "$bundle/bin/kiln-run" bench "$dir/model.so" --repeat 20 --warmup 3 2>&1 || true)
+      printf '== perf %s\n%s\n' "$name" "$bench" >> "$log"
+      ms=$(grep -oP 'GPU kernel time: \K[0-9.e+-]+' <<<"$bench" || echo "-")
+      read -r _ peer_ms peer_tflops _ < <(awk -v n="$name" '$1 == n' <<<"$peers") || true
+      python3 - "$name" "$ms" "${peer_ms:--}" "${peer_tflops:--}" >> "$report" <<'PY'
+import sys
+name, ms, peer_ms, peer_tflops = sys.argv[1:]
+def num(x):
+    try:
+        return float(x)
+    except ValueError:
+        return None
+k, p, pt = num(ms), num(peer_ms), num(peer_tflops)
+tflops = f"{pt * p / k:.1f}" if k and p and pt else "-"
+ratio = f"{k / p:.2f}" if k and p else "-"
+print(f"| {name} | {ms} | {tflops} | {peer_ms} | {peer_tflops} | {ratio} |")
+PY
+    done
+  fi
   cat "$report"
   [ "$failures" = 0 ]
 }

@@ -8,6 +8,9 @@ match, only the work).
     gpu_check_torch.py SOURCE MODEL_DIR [PRECISION]
         prints "EAGER_MS COMPILE_MS"; PRECISION tf32 allows TF32 matmuls,
         bf16/fp16 run under torch.autocast (as --gpu-precision does)
+    gpu_check_torch.py --bundle BUNDLE
+        every model of a gpu-check bundle in one process (reads each
+        model's `source` and `precision`): "NAME EAGER_MS COMPILE_MS" lines
 
 SOURCE is the bundle's `source` entry: cnn, transformer, a graph model
 (test/e2e/models/export_graph_models.py), attention:NAME, resnet18.
@@ -68,9 +71,8 @@ def median_ms(fn, runs=100):
     return sorted(times)[len(times) // 2]
 
 
-def main():
-    source, model_dir = sys.argv[1], sys.argv[2]
-    precision = sys.argv[3] if len(sys.argv) > 3 else "fp32"
+def time_model(source, model_dir, precision):
+    """Eager and torch.compile median milliseconds of one model."""
     torch.backends.cuda.matmul.allow_tf32 = precision == "tf32"
     torch.backends.cudnn.allow_tf32 = precision == "tf32"
     autocast = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(precision)
@@ -82,8 +84,30 @@ def main():
                else contextlib.nullcontext())
     with torch.no_grad(), context:
         eager = median_ms(lambda: model(*inputs))
+        torch._dynamo.reset()
         compiled_model = torch.compile(model)
         compiled = median_ms(lambda: compiled_model(*inputs))
+    return eager, compiled
+
+
+def main():
+    if sys.argv[1] == "--bundle":
+        # One process for every model of a bundle (torch's import and
+        # warm-up once): "NAME EAGER_MS COMPILE_MS" per model.
+        models = os.path.join(sys.argv[2], "models")
+        for name in sorted(os.listdir(models)):
+            d = os.path.join(models, name)
+            source = open(os.path.join(d, "source")).read().strip()
+            precision = open(os.path.join(d, "precision")).read().strip()
+            try:
+                eager, compiled = time_model(source, d, precision)
+                print(f"{name} {eager:.3f} {compiled:.3f}", flush=True)
+            except Exception as e:  # the row keeps empty torch cells
+                print(f"{name} - - ({type(e).__name__}: {e})", flush=True)
+        return
+    source, model_dir = sys.argv[1], sys.argv[2]
+    precision = sys.argv[3] if len(sys.argv) > 3 else "fp32"
+    eager, compiled = time_model(source, model_dir, precision)
     print(f"{eager:.3f} {compiled:.3f}")
 
 

@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""Times the torch peer of each GPU speed row (benchmarks/gpu_models.py) on
+the GPU: torch.matmul (cuBLAS) for gemm:N:DTYPE, the flash backend of
+scaled_dot_product_attention for attention:B:H:S:D:CAUSAL:DTYPE. Median
+milliseconds of CUDA-event-timed runs, inputs on the device.
+
+    gpu_peers.py MODELS_DIR      prints "NAME MS TFLOPS" per row
+"""
+import os
+import sys
+
+import torch
+import torch.nn.functional as F
+
+
+def median_ms(fn, runs=20):
+    for _ in range(3):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(runs):
+        start, stop = torch.cuda.Event(True), torch.cuda.Event(True)
+        start.record()
+        fn()
+        stop.record()
+        stop.synchronize()
+        times.append(start.elapsed_time(stop))
+    return sorted(times)[len(times) // 2]
+
+
+def flops(peer):
+    kind, *args = peer.split(":")
+    if kind == "gemm":
+        n = int(args[0])
+        return 2.0 * n ** 3
+    b, h, s, d, causal = map(int, args[:5])
+    total = 4.0 * b * h * s * s * d
+    return total / 2 if causal else total
+
+
+def workload(peer):
+    kind, *args = peer.split(":")
+    if kind == "gemm":
+        n, dtype = int(args[0]), args[1]
+        torch.backends.cuda.matmul.allow_tf32 = dtype == "tf32"
+        t = torch.bfloat16 if dtype == "bf16" else torch.float32
+        a = torch.randn(n, n, device="cuda", dtype=t)
+        b = torch.randn(n, n, device="cuda", dtype=t)
+        return lambda: torch.matmul(a, b)
+    b, h, s, d, causal = map(int, args[:5])
+    q, k, v = (torch.randn(b, h, s, d, device="cuda", dtype=torch.bfloat16)
+               for _ in range(3))
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    def run():
+        with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+            return F.scaled_dot_product_attention(q, k, v,
+                                                  is_causal=bool(causal))
+    return run
+
+
+def main():
+    root = sys.argv[1]
+    for name in sorted(os.listdir(root)):
+        spec = os.path.join(root, name, "spec")
+        if not os.path.exists(spec):
+            continue
+        peer = open(spec).read().split()[0]
+        try:
+            ms = median_ms(workload(peer))
+            print(f"{name} {ms:.4f} {flops(peer) / ms / 1e9:.1f}", flush=True)
+        except Exception as e:  # a failed peer leaves its row's cell empty
+            print(f"{name} - - ({type(e).__name__}: {e})", flush=True)
+        torch.cuda.empty_cache()
+
+
+if __name__ == "__main__":
+    main()
