@@ -4,14 +4,21 @@
 // loads and epilogue as the SIMT kernel, with the products on tensor cores
 // (PTX mma.sync, f32 accumulation):
 //
-//   grid (ceil(N/64), ceil(M/64), batch), 128 threads = 4 warps, a 64x64
-//   block tile; per 16-deep K step the block stages A (64x16) and B (16x64)
-//   in shared memory converted to the operand type (f16, bf16, or f32
-//   rounded to tf32), then each warp computes its 32x32 quarter as 2x4 mma
-//   tiles of 16x8: m16n8k16 for f16/bf16, two m16n8k8 for tf32. Operand
-//   fragments are read from shared memory in the layout the PTX ISA gives
-//   for each lane (group g = lane / 4, thread t = lane % 4): A rows g and
-//   g + 8, B column g, accumulator rows g and g + 8 at columns 2t and 2t+1.
+//   grid (ceil(N/tile), ceil(M/tile), batch). Problems that fill the GPU
+//   with them take 128x128 tiles, 8 warps of 64x32 (4x4 mma tiles of
+//   16x8 each); smaller ones 64x64 tiles, 4 warps of 32x32 (2x4). Each
+//   step stages a 32-deep slice of A (tile rows x 32) and B (stored
+//   transposed, tile columns x 32, so both operands' fragments are pairs
+//   along k) in shared memory converted to the operand type (f16, bf16, or
+//   f32 rounded to tf32; 16-deep for tf32). Two stages: the next slice is
+//   loaded from global memory into registers before the products and
+//   stored into the other stage after them, one barrier per step. A
+//   warp's global loads run along the operand's contiguous dim.
+//   Fragments are read in the layout the PTX ISA gives for each lane
+//   (group g = lane / 4, thread t = lane % 4): A rows g and g + 8 at k 2t
+//   (+1, +8, +9), B column g at the same k, each pair one aligned 32-bit
+//   shared load; m16n8k16 for f16/bf16, m16n8k8 for tf32; accumulator
+//   rows g and g + 8 at columns 2t and 2t + 1.
 //
 // The emulator runs nvvm.mma.sync as a warp-collective call
 // (kiln-gpu-emulate-kernels), so these kernels are checked on the CPU too.
@@ -32,8 +39,24 @@ using namespace mlir::kiln;
 using namespace mlir::kiln::gpu_kernels;
 
 namespace {
-constexpr int64_t kTile = 64, kDepth = 16, kThreads = 128, kWarpTile = 32;
-constexpr int64_t kTilesM = 2, kTilesN = 4; // 16x8 mma tiles per warp
+/// A block's output tile, its warps' arrangement and the k depth staged
+/// per step.
+struct MmaTiling {
+  int64_t tileM, tileN, warpsM, warpsN, depth;
+};
+
+/// 128x128 tiles (8 warps of 64x32) when the problem fills a GPU's SMs
+/// with them, else 64x64 (4 warps of 32x32) for more blocks. 32-deep steps
+/// for 16-bit operands, 16 for tf32: two stages stay under 48 KiB of
+/// static shared memory.
+MmaTiling chooseTiling(const Contraction &c, MmaOperand operand) {
+  int64_t depth = operand == MmaOperand::TF32 ? 16 : 32;
+  int64_t bigBlocks = llvm::divideCeil(c.size(c.m), 128) *
+                      llvm::divideCeil(c.size(c.n), 128) * c.size(c.batch);
+  if (bigBlocks >= 96)
+    return {128, 128, 2, 4, depth};
+  return {64, 64, 2, 2, depth};
+}
 
 class MmaWriter {
 public:
@@ -55,10 +78,24 @@ private:
   }
   /// `v` (f32) as stored in shared memory: narrowed, or rounded to tf32.
   Value toOperand(Value v);
-  /// Two shared-memory elements as one 32-bit operand register.
-  Value pack(Value shared, Value r0, Value c0, Value r1, Value c1);
-  /// One element as a tf32 operand register.
-  Value word(Value shared, Value row, Value col);
+  /// Elements (row, col) and (row, col + 1) of a shared-memory stage as one
+  /// 32-bit operand register (vector<2xf16> for fp16).
+  Value pair(Value shared, Value stage, Value row, Value col);
+  /// One element of a shared-memory stage as a tf32 operand register.
+  Value word(Value shared, Value stage, Value row, Value col);
+  Value add(Value x, int64_t y) {
+    return y == 0 ? x : arith::AddIOp::create(b, loc, x, index(b, loc, y));
+  }
+  Value mul(Value x, int64_t y) {
+    return arith::MulIOp::create(b, loc, x, index(b, loc, y));
+  }
+  Value div(Value x, int64_t y) {
+    return arith::DivUIOp::create(b, loc, x, index(b, loc, y));
+  }
+  Value rem(Value x, int64_t y) {
+    return arith::RemUIOp::create(b, loc, x, index(b, loc, y));
+  }
+  Value both(Value p, Value q) { return arith::AndIOp::create(b, loc, p, q); }
   SmallVector<Value> mma(ValueRange a, ValueRange bFrag, ValueRange acc,
                          int64_t k);
 
@@ -88,12 +125,13 @@ Value MmaWriter::toOperand(Value v) {
       arith::BitcastOp::create(b, loc, b.getF32Type(), rounded));
 }
 
-Value MmaWriter::pack(Value shared, Value r0, Value c0, Value r1, Value c1) {
-  Value lo = memref::LoadOp::create(b, loc, shared, ValueRange{r0, c0});
-  Value hi = memref::LoadOp::create(b, loc, shared, ValueRange{r1, c1});
+Value MmaWriter::pair(Value shared, Value stage, Value row, Value col) {
+  // Both operands are k-contiguous in shared memory and the pair starts at
+  // an even column of a row of an even length: one aligned 32-bit load.
   auto pairType = VectorType::get({2}, elementType());
-  Value pair =
-      vector::FromElementsOp::create(b, loc, pairType, ValueRange{lo, hi});
+  Value pair = vector::LoadOp::create(b, loc, pairType, shared,
+                                      ValueRange{stage, row, col},
+                                      /*nontemporal=*/false, llvm::Align(4));
   if (operand == MmaOperand::F16)
     return pair;
   // bf16 pairs travel as one i32 register.
@@ -102,8 +140,8 @@ Value MmaWriter::pack(Value shared, Value r0, Value c0, Value r1, Value c1) {
   return vector::ExtractOp::create(b, loc, asWord, ArrayRef<int64_t>{0});
 }
 
-Value MmaWriter::word(Value shared, Value row, Value col) {
-  Value v = memref::LoadOp::create(b, loc, shared, ValueRange{row, col});
+Value MmaWriter::word(Value shared, Value stage, Value row, Value col) {
+  Value v = memref::LoadOp::create(b, loc, shared, ValueRange{stage, row, col});
   return arith::BitcastOp::create(b, loc, b.getI32Type(), v);
 }
 
@@ -128,118 +166,154 @@ SmallVector<Value> MmaWriter::mma(ValueRange a, ValueRange bFrag,
 
 void MmaWriter::write() {
   Type element = elementType();
-  // Rows padded by 8 elements: fragment reads of neighbouring groups fall
-  // in different banks.
-  MemRefType tileA = workgroupMemRef({kTile, kDepth + 8}, element);
-  MemRefType tileB = workgroupMemRef({kDepth, kTile + 8}, element);
+  const MmaTiling t = chooseTiling(c, operand);
+  const int64_t threads = 32 * t.warpsM * t.warpsN;
+  const int64_t warpTileM = t.tileM / t.warpsM, warpTileN = t.tileN / t.warpsN;
+  const int64_t tilesM = warpTileM / 16, tilesN = warpTileN / 8;
+  const int64_t step = operand == MmaOperand::TF32 ? 8 : 16;
+  // Two stages, rows padded so the fragment reads of a warp (row g, word t)
+  // fall in 32 different banks: a row is 20 words either way.
+  const int64_t pad = operand == MmaOperand::TF32 ? 4 : 8;
+  MemRefType tileA = workgroupMemRef({2, t.tileM, t.depth + pad}, element);
+  MemRefType tileB = workgroupMemRef({2, t.tileN, t.depth + pad}, element);
   gpu::LaunchOp launch =
-      createLaunch(b, loc, w.grid(kTile, kTile), {kThreads}, {tileA, tileB});
+      createLaunch(b, loc, w.grid(t.tileM, t.tileN), {threads}, {tileA, tileB});
   Value sharedA = launch.getWorkgroupAttributions()[0];
   Value sharedB = launch.getWorkgroupAttributions()[1];
   Value tid = launch.getThreadIds().x;
-  Value m0 = arith::MulIOp::create(b, loc, launch.getBlockIds().y,
-                                   index(b, loc, kTile));
-  Value n0 = arith::MulIOp::create(b, loc, launch.getBlockIds().x,
-                                   index(b, loc, kTile));
+  Value m0 = mul(launch.getBlockIds().y, t.tileM);
+  Value n0 = mul(launch.getBlockIds().x, t.tileN);
   SmallVector<Value> batch = w.batchIndices(launch.getBlockIds().z);
   Value mBound = index(b, loc, w.sizeM), nBound = index(b, loc, w.sizeN),
         kBound = index(b, loc, w.sizeK);
-  auto add = [&](Value x, int64_t y) -> Value {
-    return y == 0 ? x : arith::AddIOp::create(b, loc, x, index(b, loc, y));
+
+  // Global -> shared: each thread moves rows x depth / threads elements of
+  // each operand per step, neighbouring threads along the operand's
+  // contiguous dim so a warp's loads coalesce.
+  struct Staging {
+    SmallVector<Value> rows, depths;
   };
-  auto mul = [&](Value x, int64_t y) -> Value {
-    return arith::MulIOp::create(b, loc, x, index(b, loc, y));
+  auto staging = [&](int64_t rows, bool depthFastest) {
+    Staging plan;
+    int64_t count = rows * t.depth / threads;
+    for (int64_t e = 0; e < count; ++e) {
+      if (depthFastest) {
+        plan.depths.push_back(rem(tid, t.depth));
+        plan.rows.push_back(add(div(tid, t.depth), e * (threads / t.depth)));
+      } else {
+        plan.rows.push_back(rem(tid, rows));
+        plan.depths.push_back(add(div(tid, rows), e * (threads / rows)));
+      }
+    }
+    return plan;
   };
-  auto both = [&](Value p, Value q) -> Value {
-    return arith::AndIOp::create(b, loc, p, q);
+  auto lastIs = [](AffineMap map, ArrayRef<unsigned> dims) {
+    auto dim = dyn_cast<AffineDimExpr>(map.getResults().back());
+    return dim && !dims.empty() && dim.getPosition() == dims.back();
   };
-  auto div = [&](Value x, int64_t y) -> Value {
-    return arith::DivUIOp::create(b, loc, x, index(b, loc, y));
+  Staging planA = staging(t.tileM, lastIs(c.mapA, c.k));
+  Staging planB = staging(t.tileN, lastIs(c.mapB, c.k));
+  // The values of the step at k0 (zeros past the edges), widened to f32.
+  auto fetch = [&](Value k0) {
+    SmallVector<Value> values;
+    for (auto [row, depth] : llvm::zip(planA.rows, planA.depths)) {
+      Value m = arith::AddIOp::create(b, loc, m0, row);
+      Value kk = arith::AddIOp::create(b, loc, k0, depth);
+      values.push_back(w.loadA(
+          batch, m, kk,
+          both(lessThan(b, loc, m, mBound), lessThan(b, loc, kk, kBound))));
+    }
+    for (auto [row, depth] : llvm::zip(planB.rows, planB.depths)) {
+      Value n = arith::AddIOp::create(b, loc, n0, row);
+      Value kk = arith::AddIOp::create(b, loc, k0, depth);
+      values.push_back(w.loadB(
+          batch, kk, n,
+          both(lessThan(b, loc, kk, kBound), lessThan(b, loc, n, nBound))));
+    }
+    return values;
   };
-  auto rem = [&](Value x, int64_t y) -> Value {
-    return arith::RemUIOp::create(b, loc, x, index(b, loc, y));
+  // B is stored transposed (n rows, k contiguous) so that both operands'
+  // fragments are pairs along k.
+  auto stage = [&](ArrayRef<Value> values, Value at) {
+    size_t i = 0;
+    for (auto [row, depth] : llvm::zip(planA.rows, planA.depths))
+      memref::StoreOp::create(b, loc, toOperand(values[i++]), sharedA,
+                              ValueRange{at, row, depth});
+    for (auto [row, depth] : llvm::zip(planB.rows, planB.depths))
+      memref::StoreOp::create(b, loc, toOperand(values[i++]), sharedB,
+                              ValueRange{at, row, depth});
   };
 
   Value warp = div(tid, 32), lane = rem(tid, 32);
   Value group = div(lane, 4), thread = rem(lane, 4);
-  Value warpM = mul(div(warp, 2), kWarpTile);
-  Value warpN = mul(rem(warp, 2), kWarpTile);
+  Value warpM = mul(div(warp, t.warpsN), warpTileM);
+  Value warpN = mul(rem(warp, t.warpsN), warpTileN);
 
-  SmallVector<Value> initAcc(kTilesM * kTilesN * 4,
+  stage(fetch(index(b, loc, 0)), index(b, loc, 0));
+  gpu::BarrierOp::create(b, loc);
+
+  // One barrier per step: the next step's operands are fetched before the
+  // products and stored into the other stage after them.
+  SmallVector<Value> initAcc(tilesM * tilesN * 4,
                              c.fillValue ? w.widen(c.fillValue) : w.zero);
-  auto kLoop = scf::ForOp::create(b, loc, index(b, loc, 0), kBound,
-                                  index(b, loc, kDepth), initAcc);
+  int64_t steps = llvm::divideCeil(w.sizeK, t.depth);
+  auto kLoop =
+      scf::ForOp::create(b, loc, index(b, loc, 0), index(b, loc, steps),
+                         index(b, loc, 1), initAcc);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(kLoop.getBody());
-    Value k0 = kLoop.getInductionVar();
-    // A: 2 threads per row, 8 consecutive k each.
-    Value aRow = div(tid, 2), aCol0 = mul(rem(tid, 2), 8);
-    Value m = arith::AddIOp::create(b, loc, m0, aRow);
-    for (int64_t e = 0; e < 8; ++e) {
-      Value col = add(aCol0, e);
-      Value kk = arith::AddIOp::create(b, loc, k0, col);
-      Value ok =
-          both(lessThan(b, loc, m, mBound), lessThan(b, loc, kk, kBound));
-      memref::StoreOp::create(b, loc, toOperand(w.loadA(batch, m, kk, ok)),
-                              sharedA, ValueRange{aRow, col});
-    }
-    // B: 8 threads per k row, 8 consecutive n each.
-    Value bRow = div(tid, 8), bCol0 = mul(rem(tid, 8), 8);
-    Value kk = arith::AddIOp::create(b, loc, k0, bRow);
-    for (int64_t e = 0; e < 8; ++e) {
-      Value col = add(bCol0, e);
-      Value n = arith::AddIOp::create(b, loc, n0, col);
-      Value ok =
-          both(lessThan(b, loc, kk, kBound), lessThan(b, loc, n, nBound));
-      memref::StoreOp::create(b, loc, toOperand(w.loadB(batch, kk, n, ok)),
-                              sharedB, ValueRange{bRow, col});
-    }
-    gpu::BarrierOp::create(b, loc);
+    Value s = kLoop.getInductionVar();
+    Value current = rem(s, 2);
+    Value other = arith::SubIOp::create(b, loc, index(b, loc, 1), current);
+    SmallVector<Value> next = fetch(mul(add(s, 1), t.depth));
 
     SmallVector<Value> acc(kLoop.getRegionIterArgs());
-    int64_t step = operand == MmaOperand::TF32 ? 8 : 16;
-    for (int64_t k = 0; k < kDepth; k += step) {
-      for (int64_t i = 0; i < kTilesM; ++i) {
+    for (int64_t k = 0; k < t.depth; k += step) {
+      SmallVector<SmallVector<Value>> bFrags;
+      for (int64_t j = 0; j < tilesN; ++j) {
+        Value n = add(arith::AddIOp::create(b, loc, warpN, group), 8 * j);
+        if (operand == MmaOperand::TF32) {
+          Value col = add(thread, k);
+          bFrags.push_back({word(sharedB, current, n, col),
+                            word(sharedB, current, n, add(col, 4))});
+        } else {
+          Value col = add(mul(thread, 2), k);
+          bFrags.push_back({pair(sharedB, current, n, col),
+                            pair(sharedB, current, n, add(col, 8))});
+        }
+      }
+      for (int64_t i = 0; i < tilesM; ++i) {
         Value r = add(arith::AddIOp::create(b, loc, warpM, group), 16 * i);
         Value r8 = add(r, 8);
         SmallVector<Value> a;
         if (operand == MmaOperand::TF32) {
           Value col = add(thread, k);
-          a = {word(sharedA, r, col), word(sharedA, r8, col),
-               word(sharedA, r, add(col, 4)), word(sharedA, r8, add(col, 4))};
+          a = {word(sharedA, current, r, col), word(sharedA, current, r8, col),
+               word(sharedA, current, r, add(col, 4)),
+               word(sharedA, current, r8, add(col, 4))};
         } else {
-          Value col = mul(thread, 2);
-          a = {pack(sharedA, r, col, r, add(col, 1)),
-               pack(sharedA, r8, col, r8, add(col, 1)),
-               pack(sharedA, r, add(col, 8), r, add(col, 9)),
-               pack(sharedA, r8, add(col, 8), r8, add(col, 9))};
+          Value col = add(mul(thread, 2), k);
+          a = {pair(sharedA, current, r, col), pair(sharedA, current, r8, col),
+               pair(sharedA, current, r, add(col, 8)),
+               pair(sharedA, current, r8, add(col, 8))};
         }
-        for (int64_t j = 0; j < kTilesN; ++j) {
-          Value n = add(arith::AddIOp::create(b, loc, warpN, group), 8 * j);
-          SmallVector<Value> bFrag;
-          if (operand == MmaOperand::TF32) {
-            Value row = add(thread, k);
-            bFrag = {word(sharedB, row, n), word(sharedB, add(row, 4), n)};
-          } else {
-            Value row = mul(thread, 2);
-            bFrag = {pack(sharedB, row, n, add(row, 1), n),
-                     pack(sharedB, add(row, 8), n, add(row, 9), n)};
-          }
-          int64_t at = (i * kTilesN + j) * 4;
+        for (int64_t j = 0; j < tilesN; ++j) {
+          int64_t at = (i * tilesN + j) * 4;
           SmallVector<Value> d =
-              mma(a, bFrag, ArrayRef<Value>(acc).slice(at, 4), step);
+              mma(a, bFrags[j], ArrayRef<Value>(acc).slice(at, 4), step);
           std::copy(d.begin(), d.end(), acc.begin() + at);
         }
       }
     }
+    stage(next, other);
     gpu::BarrierOp::create(b, loc);
     scf::YieldOp::create(b, loc, acc);
   }
 
   // Accumulator (i, j, e): row g (+8 for e >= 2), column 2t (+1 for odd e).
-  for (int64_t i = 0; i < kTilesM; ++i)
-    for (int64_t j = 0; j < kTilesN; ++j)
+  for (int64_t i = 0; i < tilesM; ++i)
+    for (int64_t j = 0; j < tilesN; ++j)
       for (int64_t e = 0; e < 4; ++e) {
         Value m =
             add(arith::AddIOp::create(
@@ -255,7 +329,7 @@ void MmaWriter::write() {
             /*withElseRegion=*/false);
         OpBuilder::InsertionGuard insideGuard(b);
         b.setInsertionPointToStart(&guard.getThenRegion().front());
-        w.storeResult(batch, m, n, kLoop.getResult((i * kTilesN + j) * 4 + e));
+        w.storeResult(batch, m, n, kLoop.getResult((i * tilesN + j) * 4 + e));
       }
   w.finish(launch);
 }

@@ -42,6 +42,9 @@ void mlir::kiln::buildGpuCodegenPipeline(OpPassManager &pm,
     addCleanup(pm);
   }
 
+  // Every output of a reduction gets its own thread.
+  pm.addNestedPass<func::FuncOp>(createParallelDimsFirst());
+
   // 2. Bufferization, as on the CPU: the entry's buffers become its
   // arguments and views of them.
   addBufferizationPasses(pm);

@@ -210,6 +210,38 @@ def ContractionKernels : Pass<"kiln-gpu-contraction-kernels", "func::FuncOp"> {
                            "amdgpu::AMDGPUDialect"];
 }
 
+def ParallelDimsFirst : Pass<"kiln-gpu-parallel-dims-first", "func::FuncOp"> {
+  let summary = "Put the parallel dims of reductions outermost so each "
+                "output gets its own GPU thread";
+  let description = [{
+    convert-linalg-to-parallel-loops maps only a linalg op's outermost run
+    of parallel dims to scf.parallel (threads, in kiln-gpu-form-kernels);
+    parallel dims after a reduction dim became sequential loops, and a
+    reduction with its parallel dims last (a global average pool over NHWC)
+    ran in one thread. This pass interchanges each linalg.generic that has
+    both kinds of dims so the parallel ones come first, each kind in its
+    original order.
+
+    Before:
+    ```mlir
+    linalg.generic {indexing_maps = [(n, h, w, c) -> (n, h, w, c),
+                                     (n, h, w, c) -> (n, c)],
+                    iterator_types = ["parallel", "reduction", "reduction",
+                                      "parallel"]}
+        ins(%x : tensor<1x7x7x512xf32>) outs(%acc : tensor<1x512xf32>)
+    ```
+    After:
+    ```mlir
+    linalg.generic {indexing_maps = [(n, c, h, w) -> (n, h, w, c),
+                                     (n, c, h, w) -> (n, c)],
+                    iterator_types = ["parallel", "parallel", "reduction",
+                                      "reduction"]}
+        ins(%x : tensor<1x7x7x512xf32>) outs(%acc : tensor<1x512xf32>)
+    ```
+  }];
+  let dependentDialects = ["linalg::LinalgDialect"];
+}
+
 def OutlineKernels : Pass<"kiln-gpu-outline-kernels", "ModuleOp"> {
   let summary = "Outline the entry's gpu.launch bodies into one gpu.module";
   let description = [{

@@ -133,6 +133,21 @@ foreach(precision tf32 bf16 fp16)
   endforeach()
 endforeach()
 
+# Contractions large enough for the tensor-core kernel's 128x128 tiles,
+# with ragged edges: emulated at each precision against numpy's float64
+# product within 1e-2 relative L2 error, and assembled without spills.
+set(work ${CMAKE_CURRENT_BINARY_DIR}/work/gpu/large_matmul)
+set(export "python3 '${CMAKE_CURRENT_SOURCE_DIR}/models/export_large_matmul.py' '${work}/onnx' || exit $?")
+foreach(precision tf32 bf16 fp16)
+  add_test(NAME gpu.${precision}.models.large_matmul
+    COMMAND bash -c "${export}; KILN_REL_L2=1e-2 KILN_COMPILE_FLAGS='--target=cuda --gpu-emulate --gpu-precision=${precision}' '${CMAKE_CURRENT_SOURCE_DIR}/run_example.sh' '$<TARGET_FILE:kiln>' '${work}/onnx' '${work}/${precision}'")
+  add_test(NAME gpu.${precision}.models.large_matmul.assemble
+    COMMAND bash -c "${export}; '${CMAKE_CURRENT_SOURCE_DIR}/check_gpu_assembly.sh' '$<TARGET_FILE:kiln>' '${work}/onnx/model.onnx' '${work}/${precision}-cuda' --gpu-precision=${precision}")
+  set_tests_properties(gpu.${precision}.models.large_matmul
+    gpu.${precision}.models.large_matmul.assemble PROPERTIES
+    SKIP_RETURN_CODE 77 LABELS "gpu;models" RESOURCE_LOCK gpu.large_matmul)
+endforeach()
+
 # Half-precision models: their contractions run on tensor cores natively
 # (mma.sync with f32 accumulation), emulated against numpy within 1e-2
 # relative L2 error, and assembled without spills.
