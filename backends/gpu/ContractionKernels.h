@@ -65,6 +65,9 @@ public:
   /// A[batch, m, k] and B[batch, k, n], 0 where `inBounds` is false.
   Value loadA(ValueRange batch, Value m, Value k, Value inBounds);
   Value loadB(ValueRange batch, Value k, Value n, Value inBounds);
+  /// The buffer indices of A[batch, m, k] and B[batch, k, n].
+  SmallVector<Value> indicesA(ValueRange batch, Value m, Value k);
+  SmallVector<Value> indicesB(ValueRange batch, Value k, Value n);
   /// Stores `acc` for element (batch, m, n): plus the init, through the
   /// epilogue.
   void storeResult(ValueRange batch, Value m, Value n, Value acc);

@@ -58,6 +58,19 @@ MmaTiling chooseTiling(const Contraction &c, MmaOperand operand) {
   return {64, 64, 2, 2, depth};
 }
 
+/// How a block moves one operand's slice (tile rows x depth) into a
+/// shared-memory stage: each thread's loads, as (row, depth) of the slice.
+/// Neighbouring threads run along the operand's contiguous dim so a warp's
+/// loads coalesce. With `vec` > 1 the operand also has a plan of 16-byte
+/// vector loads along that dim, used when the buffer turns out aligned at
+/// run time (`aligned`); both plans move the same number of elements.
+struct Staging {
+  bool isA = true, depthFastest = true;
+  int64_t rows = 0, vec = 1;
+  SmallVector<Value> scalarRows, scalarDepths, vectorRows, vectorDepths;
+  Value buffer, aligned;
+};
+
 class MmaWriter {
 public:
   MmaWriter(OpBuilder &b, Contraction &c, MmaOperand operand)
@@ -98,7 +111,19 @@ private:
   Value both(Value p, Value q) { return arith::AndIOp::create(b, loc, p, q); }
   SmallVector<Value> mma(ValueRange a, ValueRange bFrag, ValueRange acc,
                          int64_t k);
+  /// The staging plan of A (`isA`) or B for tiling `t`.
+  Staging plan(bool isA, const MmaTiling &t, int64_t threads, Value tid);
+  /// The operand's slice at depth k0 for the tile starting at row `row0`,
+  /// as loaded (zeros past the edges), in the plan's order.
+  SmallVector<Value> fetch(const Staging &s, ValueRange batch, Value row0,
+                           Value k0);
+  /// `values` from fetch, converted, into stage `at` of `shared`.
+  void store(const Staging &s, ArrayRef<Value> values, Value shared, Value at);
+  /// A loaded element as an operand: narrowed or rounded to tf32.
+  Value convert(Value raw);
 
+  MmaTiling tiling{};
+  Value kBound, mBound, nBound;
   ContractionWriter w;
   OpBuilder &b;
   Contraction &c;
@@ -164,6 +189,170 @@ SmallVector<Value> MmaWriter::mma(ValueRange a, ValueRange bFrag,
   return d;
 }
 
+Value MmaWriter::convert(Value raw) {
+  if (raw.getType() == elementType() && operand != MmaOperand::TF32)
+    return raw;
+  return toOperand(w.widen(raw));
+}
+
+Staging MmaWriter::plan(bool isA, const MmaTiling &t, int64_t threads,
+                        Value tid) {
+  Staging s;
+  s.isA = isA;
+  s.rows = isA ? t.tileM : t.tileN;
+  s.buffer = isA ? w.bufA : w.bufB;
+  AffineMap map = isA ? c.mapA : c.mapB;
+  ArrayRef<unsigned> rowDims = isA ? c.m : c.n;
+  auto lastIs = [&](ArrayRef<unsigned> dims) {
+    auto dim = dyn_cast<AffineDimExpr>(map.getResults().back());
+    return dim && !dims.empty() && dim.getPosition() == dims.back();
+  };
+  s.depthFastest = lastIs(c.k);
+  auto positions = [&](int64_t vec, SmallVector<Value> &rows,
+                       SmallVector<Value> &depths) {
+    int64_t count = s.rows * t.depth / (threads * vec);
+    if (s.depthFastest) {
+      int64_t across = t.depth / vec;
+      for (int64_t e = 0; e < count; ++e) {
+        depths.push_back(mul(rem(tid, across), vec));
+        rows.push_back(add(div(tid, across), e * (threads / across)));
+      }
+      return;
+    }
+    int64_t across = s.rows / vec;
+    for (int64_t e = 0; e < count; ++e) {
+      rows.push_back(mul(rem(tid, across), vec));
+      depths.push_back(add(div(tid, across), e * (threads / across)));
+    }
+  };
+  positions(1, s.scalarRows, s.scalarDepths);
+
+  // 16-byte loads along the contiguous dim when its extent is a multiple
+  // of the vector (a vector never straddles a row or the edge) and every
+  // thread moves whole vectors.
+  ArrayRef<unsigned> fastDims =
+      s.depthFastest ? ArrayRef<unsigned>(c.k) : rowDims;
+  Type element = w.elementType(s.buffer);
+  int64_t vec = 16 / (element.getIntOrFloatBitWidth() / 8);
+  int64_t along = s.depthFastest ? t.depth : s.rows;
+  if (!lastIs(fastDims) || c.loopSizes[fastDims.back()] % vec != 0 ||
+      along % vec != 0 || (s.rows * t.depth) % (threads * vec) != 0)
+    return s;
+  s.vec = vec;
+  positions(vec, s.vectorRows, s.vectorDepths);
+  // At run time: the buffer's first element 16-byte aligned and every
+  // row a whole number of vectors.
+  auto isZero = [&](Value v) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, v,
+                                 index(b, loc, 0));
+  };
+  Value pointer =
+      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, s.buffer);
+  auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, s.buffer);
+  Value aligned =
+      both(isZero(rem(pointer, 16)), isZero(rem(metadata.getOffset(), vec)));
+  ValueRange strides = metadata.getStrides();
+  for (Value stride : strides.drop_back())
+    aligned = both(aligned, isZero(rem(stride, vec)));
+  s.aligned =
+      both(aligned, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                          strides.back(), index(b, loc, 1)));
+  return s;
+}
+
+SmallVector<Value> MmaWriter::fetch(const Staging &s, ValueRange batch,
+                                    Value row0, Value k0) {
+  Value rowBound = s.isA ? mBound : nBound;
+  auto position = [&](Value row, Value depth, Value &ok) {
+    Value r = arith::AddIOp::create(b, loc, row0, row);
+    Value kk = arith::AddIOp::create(b, loc, k0, depth);
+    ok = both(lessThan(b, loc, r, rowBound), lessThan(b, loc, kk, kBound));
+    return s.isA ? w.indicesA(batch, r, kk) : w.indicesB(batch, kk, r);
+  };
+  Type element = w.elementType(s.buffer);
+  Value zero = w.narrow(w.zero, element);
+  auto scalars = [&]() {
+    SmallVector<Value> values;
+    for (auto [row, depth] : llvm::zip(s.scalarRows, s.scalarDepths)) {
+      Value ok;
+      SmallVector<Value> indices = position(row, depth, ok);
+      values.push_back(guardedLoad(b, loc, s.buffer, indices, ok, zero));
+    }
+    return values;
+  };
+  if (s.vec == 1)
+    return scalars();
+  auto vectorType = VectorType::get({s.vec}, element);
+  SmallVector<Type> types(s.scalarRows.size(), element);
+  auto choice = scf::IfOp::create(b, loc, types, s.aligned,
+                                  /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&choice.getThenRegion().front());
+  SmallVector<Value> values;
+  for (auto [row, depth] : llvm::zip(s.vectorRows, s.vectorDepths)) {
+    Value ok;
+    SmallVector<Value> indices = position(row, depth, ok);
+    auto load = scf::IfOp::create(b, loc, TypeRange{vectorType}, ok,
+                                  /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(&load.getThenRegion().front());
+      scf::YieldOp::create(
+          b, loc,
+          vector::LoadOp::create(b, loc, vectorType, s.buffer, indices,
+                                 /*nontemporal=*/false, llvm::Align(16))
+              .getResult());
+      b.setInsertionPointToStart(&load.getElseRegion().front());
+      scf::YieldOp::create(
+          b, loc,
+          vector::BroadcastOp::create(b, loc, vectorType, zero).getResult());
+    }
+    for (int64_t i = 0; i < s.vec; ++i)
+      values.push_back(vector::ExtractOp::create(b, loc, load.getResult(0), i));
+  }
+  scf::YieldOp::create(b, loc, values);
+  b.setInsertionPointToStart(&choice.getElseRegion().front());
+  scf::YieldOp::create(b, loc, scalars());
+  return SmallVector<Value>(choice.getResults());
+}
+
+void MmaWriter::store(const Staging &s, ArrayRef<Value> values, Value shared,
+                      Value at) {
+  auto scalars = [&]() {
+    for (auto [value, row, depth] :
+         llvm::zip(values, s.scalarRows, s.scalarDepths))
+      memref::StoreOp::create(b, loc, convert(value), shared,
+                              ValueRange{at, row, depth});
+  };
+  if (s.vec == 1)
+    return scalars();
+  auto choice = scf::IfOp::create(b, loc, s.aligned, /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&choice.getThenRegion().front());
+  Type element = elementType();
+  int64_t bytes = element.getIntOrFloatBitWidth() / 8;
+  for (auto [chunk, row, depth] :
+       llvm::enumerate(s.vectorRows, s.vectorDepths)) {
+    SmallVector<Value> converted;
+    for (int64_t i = 0; i < s.vec; ++i)
+      converted.push_back(convert(values[chunk * s.vec + i]));
+    if (s.depthFastest) {
+      // A row of the stage is k-contiguous: one store of the whole chunk.
+      Value chunkValue = vector::FromElementsOp::create(
+          b, loc, VectorType::get({s.vec}, element), converted);
+      vector::StoreOp::create(
+          b, loc, chunkValue, shared, ValueRange{at, row, depth},
+          /*nontemporal=*/false, llvm::Align(s.vec * bytes));
+      continue;
+    }
+    for (int64_t i = 0; i < s.vec; ++i)
+      memref::StoreOp::create(b, loc, converted[i], shared,
+                              ValueRange{at, add(row, i), depth});
+  }
+  b.setInsertionPointToStart(&choice.getElseRegion().front());
+  scalars();
+}
+
 void MmaWriter::write() {
   Type element = elementType();
   const MmaTiling t = chooseTiling(c, operand);
@@ -187,61 +376,23 @@ void MmaWriter::write() {
   Value mBound = index(b, loc, w.sizeM), nBound = index(b, loc, w.sizeN),
         kBound = index(b, loc, w.sizeK);
 
-  // Global -> shared: each thread moves rows x depth / threads elements of
-  // each operand per step, neighbouring threads along the operand's
-  // contiguous dim so a warp's loads coalesce.
-  struct Staging {
-    SmallVector<Value> rows, depths;
-  };
-  auto staging = [&](int64_t rows, bool depthFastest) {
-    Staging plan;
-    int64_t count = rows * t.depth / threads;
-    for (int64_t e = 0; e < count; ++e) {
-      if (depthFastest) {
-        plan.depths.push_back(rem(tid, t.depth));
-        plan.rows.push_back(add(div(tid, t.depth), e * (threads / t.depth)));
-      } else {
-        plan.rows.push_back(rem(tid, rows));
-        plan.depths.push_back(add(div(tid, rows), e * (threads / rows)));
-      }
-    }
-    return plan;
-  };
-  auto lastIs = [](AffineMap map, ArrayRef<unsigned> dims) {
-    auto dim = dyn_cast<AffineDimExpr>(map.getResults().back());
-    return dim && !dims.empty() && dim.getPosition() == dims.back();
-  };
-  Staging planA = staging(t.tileM, lastIs(c.mapA, c.k));
-  Staging planB = staging(t.tileN, lastIs(c.mapB, c.k));
-  // The values of the step at k0 (zeros past the edges), widened to f32.
+  tiling = t;
+  this->mBound = mBound;
+  this->nBound = nBound;
+  this->kBound = kBound;
+  Staging planA = plan(/*isA=*/true, t, threads, tid);
+  Staging planB = plan(/*isA=*/false, t, threads, tid);
   auto fetch = [&](Value k0) {
-    SmallVector<Value> values;
-    for (auto [row, depth] : llvm::zip(planA.rows, planA.depths)) {
-      Value m = arith::AddIOp::create(b, loc, m0, row);
-      Value kk = arith::AddIOp::create(b, loc, k0, depth);
-      values.push_back(w.loadA(
-          batch, m, kk,
-          both(lessThan(b, loc, m, mBound), lessThan(b, loc, kk, kBound))));
-    }
-    for (auto [row, depth] : llvm::zip(planB.rows, planB.depths)) {
-      Value n = arith::AddIOp::create(b, loc, n0, row);
-      Value kk = arith::AddIOp::create(b, loc, k0, depth);
-      values.push_back(w.loadB(
-          batch, kk, n,
-          both(lessThan(b, loc, kk, kBound), lessThan(b, loc, n, nBound))));
-    }
+    SmallVector<Value> values = this->fetch(planA, batch, m0, k0);
+    values.append(this->fetch(planB, batch, n0, k0));
     return values;
   };
   // B is stored transposed (n rows, k contiguous) so that both operands'
   // fragments are pairs along k.
   auto stage = [&](ArrayRef<Value> values, Value at) {
-    size_t i = 0;
-    for (auto [row, depth] : llvm::zip(planA.rows, planA.depths))
-      memref::StoreOp::create(b, loc, toOperand(values[i++]), sharedA,
-                              ValueRange{at, row, depth});
-    for (auto [row, depth] : llvm::zip(planB.rows, planB.depths))
-      memref::StoreOp::create(b, loc, toOperand(values[i++]), sharedB,
-                              ValueRange{at, row, depth});
+    size_t countA = t.tileM * t.depth / threads;
+    store(planA, values.take_front(countA), sharedA, at);
+    store(planB, values.drop_front(countA), sharedB, at);
   };
 
   Value warp = div(tid, 32), lane = rem(tid, 32);

@@ -227,18 +227,26 @@ SmallVector<Value> ContractionWriter::loops(ValueRange batch, Value mLinear,
   return values;
 }
 
+SmallVector<Value> ContractionWriter::indicesA(ValueRange batch, Value m,
+                                               Value k) {
+  return applyMap(b, loc, c.mapA, loops(batch, m, index(b, loc, 0), k));
+}
+
+SmallVector<Value> ContractionWriter::indicesB(ValueRange batch, Value k,
+                                               Value n) {
+  return applyMap(b, loc, c.mapB, loops(batch, index(b, loc, 0), n, k));
+}
+
 Value ContractionWriter::loadA(ValueRange batch, Value m, Value k,
                                Value inBounds) {
-  SmallVector<Value> values = loops(batch, m, index(b, loc, 0), k);
-  return widen(guardedLoad(b, loc, bufA, applyMap(b, loc, c.mapA, values),
-                           inBounds, narrow(zero, elementType(bufA))));
+  return widen(guardedLoad(b, loc, bufA, indicesA(batch, m, k), inBounds,
+                           narrow(zero, elementType(bufA))));
 }
 
 Value ContractionWriter::loadB(ValueRange batch, Value k, Value n,
                                Value inBounds) {
-  SmallVector<Value> values = loops(batch, index(b, loc, 0), n, k);
-  return widen(guardedLoad(b, loc, bufB, applyMap(b, loc, c.mapB, values),
-                           inBounds, narrow(zero, elementType(bufB))));
+  return widen(guardedLoad(b, loc, bufB, indicesB(batch, k, n), inBounds,
+                           narrow(zero, elementType(bufB))));
 }
 
 void ContractionWriter::storeResult(ValueRange batch, Value mLinear, Value n,

@@ -7,10 +7,23 @@
 // transposed, k contiguous, rows padded to 40), the first slice before the
 // loop, then per 32-deep step the next slice fetched, 2 (k) x 2x4 mma tiles
 // of 16x8 per warp from aligned pair loads, the slice stored into the
-// other stage and one barrier; f32 accumulators.
+// other stage and one barrier; f32 accumulators. Operands whose contiguous
+// extent is a multiple of 4 floats are fetched as 16-byte vectors when
+// their buffer is 16-byte aligned at run time (else element by element),
+// and A's k-contiguous chunks go to shared memory in one store.
 // BF16-LABEL: func.func @matmul(
 // BF16:         gpu.launch {{.*}} threads({{.*}}) in (%{{.+}} = %c128{{.*}}, {{.*}}) workgroup(%[[AS:.+]] : memref<2x64x40xbf16, #gpu.address_space<workgroup>>, %[[BS:.+]] : memref<2x64x40xbf16, #gpu.address_space<workgroup>>)
+// BF16:           memref.extract_aligned_pointer_as_index %[[A:.+]] : memref<100x200xf32> -> index
+// BF16:           memref.extract_strided_metadata %[[A]]
+// BF16:           memref.extract_aligned_pointer_as_index %[[B:.+]] : memref<200x300xf32> -> index
+// BF16:           scf.if %{{.+}} -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32) {
+// BF16:             vector.load %[[A]][%{{.+}}, %{{.+}}] {alignment = 16 : i64} : memref<100x200xf32>, vector<4xf32>
+// BF16:           } else {
+// BF16:             memref.load %[[A]]
+// BF16:           scf.if %{{.+}} -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32) {
+// BF16:             vector.load %[[B]][%{{.+}}, %{{.+}}] {alignment = 16 : i64} : memref<200x300xf32>, vector<4xf32>
 // BF16:           arith.truncf %{{.+}} : f32 to bf16
+// BF16:           vector.store %{{.+}}, %[[AS]][{{.*}}] {alignment = 8 : i64} : memref<2x64x40xbf16, #gpu.address_space<workgroup>>, vector<4xbf16>
 // BF16:           gpu.barrier
 // BF16:           scf.for
 // BF16:             vector.load %[[BS]][{{.*}}] {alignment = 4 : i64} : memref<2x64x40xbf16, #gpu.address_space<workgroup>>, vector<2xbf16>
