@@ -58,6 +58,12 @@ MmaTiling chooseTiling(const Contraction &c, MmaOperand operand) {
   return {64, 64, 2, 2, depth};
 }
 
+/// Whether an operand's innermost index is the last reduced dim.
+bool kContiguous(AffineMap map, ArrayRef<unsigned> k) {
+  auto dim = dyn_cast<AffineDimExpr>(map.getResults().back());
+  return dim && !k.empty() && dim.getPosition() == k.back();
+}
+
 /// How a block moves one operand's slice (tile rows x depth) into a
 /// shared-memory stage: each thread's loads, as (row, depth) of the slice.
 /// Neighbouring threads run along the operand's contiguous dim so a warp's
@@ -65,7 +71,9 @@ MmaTiling chooseTiling(const Contraction &c, MmaOperand operand) {
 /// vector loads along that dim, used when the buffer turns out aligned at
 /// run time (`aligned`); both plans move the same number of elements.
 struct Staging {
-  bool isA = true, depthFastest = true;
+  /// kMajor: the stage is [depth][rows] (B when its n dim is contiguous),
+  /// else [rows][depth].
+  bool isA = true, depthFastest = true, kMajor = false;
   int64_t rows = 0, vec = 1;
   SmallVector<Value> scalarRows, scalarDepths, vectorRows, vectorDepths;
   Value buffer, aligned;
@@ -94,6 +102,9 @@ private:
   /// Elements (row, col) and (row, col + 1) of a shared-memory stage as one
   /// 32-bit operand register (vector<2xf16> for fp16).
   Value pair(Value shared, Value stage, Value row, Value col);
+  /// Elements (row, col) and (row + 1, col) of a shared-memory stage as
+  /// one 32-bit operand register.
+  Value columnPair(Value shared, Value stage, Value row, Value col);
   /// One element of a shared-memory stage as a tf32 operand register.
   Value word(Value shared, Value stage, Value row, Value col);
   Value add(Value x, int64_t y) {
@@ -165,6 +176,20 @@ Value MmaWriter::pair(Value shared, Value stage, Value row, Value col) {
   return vector::ExtractOp::create(b, loc, asWord, ArrayRef<int64_t>{0});
 }
 
+Value MmaWriter::columnPair(Value shared, Value stage, Value row, Value col) {
+  Value lo =
+      memref::LoadOp::create(b, loc, shared, ValueRange{stage, row, col});
+  Value hi = memref::LoadOp::create(b, loc, shared,
+                                    ValueRange{stage, add(row, 1), col});
+  Value pair = vector::FromElementsOp::create(
+      b, loc, VectorType::get({2}, elementType()), ValueRange{lo, hi});
+  if (operand == MmaOperand::F16)
+    return pair;
+  Value asWord = vector::BitCastOp::create(
+      b, loc, VectorType::get({1}, b.getI32Type()), pair);
+  return vector::ExtractOp::create(b, loc, asWord, ArrayRef<int64_t>{0});
+}
+
 Value MmaWriter::word(Value shared, Value stage, Value row, Value col) {
   Value v = memref::LoadOp::create(b, loc, shared, ValueRange{stage, row, col});
   return arith::BitcastOp::create(b, loc, b.getI32Type(), v);
@@ -208,6 +233,11 @@ Staging MmaWriter::plan(bool isA, const MmaTiling &t, int64_t threads,
     return dim && !dims.empty() && dim.getPosition() == dims.back();
   };
   s.depthFastest = lastIs(c.k);
+  // B with contiguous n is staged as it lies, [k][n], so that its rows
+  // go to shared memory whole (a transposed store of consecutive n would
+  // put a warp's stores in one bank); its fragments are then read as
+  // single elements.
+  s.kMajor = !isA && !s.depthFastest;
   auto positions = [&](int64_t vec, SmallVector<Value> &rows,
                        SmallVector<Value> &depths) {
     int64_t count = s.rows * t.depth / (threads * vec);
@@ -235,8 +265,11 @@ Staging MmaWriter::plan(bool isA, const MmaTiling &t, int64_t threads,
   Type element = w.elementType(s.buffer);
   int64_t vec = 16 / (element.getIntOrFloatBitWidth() / 8);
   int64_t along = s.depthFastest ? t.depth : s.rows;
-  if (!lastIs(fastDims) || c.loopSizes[fastDims.back()] % vec != 0 ||
-      along % vec != 0 || (s.rows * t.depth) % (threads * vec) != 0)
+  // (A with contiguous m keeps element loads: its transposed stores would
+  // conflict in the same way.)
+  if ((isA && !s.depthFastest) || !lastIs(fastDims) ||
+      c.loopSizes[fastDims.back()] % vec != 0 || along % vec != 0 ||
+      (s.rows * t.depth) % (threads * vec) != 0)
     return s;
   s.vec = vec;
   positions(vec, s.vectorRows, s.vectorDepths);
@@ -318,11 +351,16 @@ SmallVector<Value> MmaWriter::fetch(const Staging &s, ValueRange batch,
 
 void MmaWriter::store(const Staging &s, ArrayRef<Value> values, Value shared,
                       Value at) {
+  auto place = [&](Value row, Value depth) -> SmallVector<Value> {
+    if (s.kMajor)
+      return {at, depth, row};
+    return {at, row, depth};
+  };
   auto scalars = [&]() {
     for (auto [value, row, depth] :
          llvm::zip(values, s.scalarRows, s.scalarDepths))
       memref::StoreOp::create(b, loc, convert(value), shared,
-                              ValueRange{at, row, depth});
+                              place(row, depth));
   };
   if (s.vec == 1)
     return scalars();
@@ -336,18 +374,13 @@ void MmaWriter::store(const Staging &s, ArrayRef<Value> values, Value shared,
     SmallVector<Value> converted;
     for (int64_t i = 0; i < s.vec; ++i)
       converted.push_back(convert(values[chunk * s.vec + i]));
-    if (s.depthFastest) {
-      // A row of the stage is k-contiguous: one store of the whole chunk.
-      Value chunkValue = vector::FromElementsOp::create(
-          b, loc, VectorType::get({s.vec}, element), converted);
-      vector::StoreOp::create(
-          b, loc, chunkValue, shared, ValueRange{at, row, depth},
-          /*nontemporal=*/false, llvm::Align(s.vec * bytes));
-      continue;
-    }
-    for (int64_t i = 0; i < s.vec; ++i)
-      memref::StoreOp::create(b, loc, converted[i], shared,
-                              ValueRange{at, add(row, i), depth});
+    // The chunk is contiguous in the stage too (k-contiguous rows, or a
+    // [k][n] stage): one store.
+    assert((s.depthFastest || s.kMajor) && "element loads only");
+    Value chunkValue = vector::FromElementsOp::create(
+        b, loc, VectorType::get({s.vec}, element), converted);
+    vector::StoreOp::create(b, loc, chunkValue, shared, place(row, depth),
+                            /*nontemporal=*/false, llvm::Align(s.vec * bytes));
   }
   b.setInsertionPointToStart(&choice.getElseRegion().front());
   scalars();
@@ -360,11 +393,16 @@ void MmaWriter::write() {
   const int64_t warpTileM = t.tileM / t.warpsM, warpTileN = t.tileN / t.warpsN;
   const int64_t tilesM = warpTileM / 16, tilesN = warpTileN / 8;
   const int64_t step = operand == MmaOperand::TF32 ? 8 : 16;
-  // Two stages, rows padded so the fragment reads of a warp (row g, word t)
-  // fall in 32 different banks: a row is 20 words either way.
+  // Two stages, rows padded so the fragment reads of a warp fall in 32
+  // different banks: a [rows][k] row is 20 words either way (row g, word
+  // t); a [k][n] row is 8 elements longer than the tile (k row t or 2t,
+  // column g).
   const int64_t pad = operand == MmaOperand::TF32 ? 4 : 8;
+  const bool bKMajor = !kContiguous(c.mapB, c.k);
   MemRefType tileA = workgroupMemRef({2, t.tileM, t.depth + pad}, element);
-  MemRefType tileB = workgroupMemRef({2, t.tileN, t.depth + pad}, element);
+  MemRefType tileB =
+      bKMajor ? workgroupMemRef({2, t.depth, t.tileN + 8}, element)
+              : workgroupMemRef({2, t.tileN, t.depth + pad}, element);
   gpu::LaunchOp launch =
       createLaunch(b, loc, w.grid(t.tileM, t.tileN), {threads}, {tileA, tileB});
   Value sharedA = launch.getWorkgroupAttributions()[0];
@@ -424,7 +462,15 @@ void MmaWriter::write() {
       SmallVector<SmallVector<Value>> bFrags;
       for (int64_t j = 0; j < tilesN; ++j) {
         Value n = add(arith::AddIOp::create(b, loc, warpN, group), 8 * j);
-        if (operand == MmaOperand::TF32) {
+        if (bKMajor && operand == MmaOperand::TF32) {
+          Value row = add(thread, k);
+          bFrags.push_back({word(sharedB, current, row, n),
+                            word(sharedB, current, add(row, 4), n)});
+        } else if (bKMajor) {
+          Value row = add(mul(thread, 2), k);
+          bFrags.push_back({columnPair(sharedB, current, row, n),
+                            columnPair(sharedB, current, add(row, 8), n)});
+        } else if (operand == MmaOperand::TF32) {
           Value col = add(thread, k);
           bFrags.push_back({word(sharedB, current, n, col),
                             word(sharedB, current, n, add(col, 4))});

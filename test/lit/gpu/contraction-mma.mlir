@@ -3,8 +3,9 @@
 // RUN: kiln-opt %s --pass-pipeline='builtin.module(func.func(kiln-gpu-contraction-kernels{precision=fp16}))' | FileCheck %s --check-prefix=FP16
 
 // With a tensor-core precision a small matmul runs 4 warps per 64x64 tile:
-// both operands staged in two shared-memory stages in the narrow type (B
-// transposed, k contiguous, rows padded to 40), the first slice before the
+// both operands staged in two shared-memory stages in the narrow type (A
+// [m][k] with rows padded to 40, B as it lies, [k][n], rows padded to 72),
+// the first slice before the
 // loop, then per 32-deep step the next slice fetched, 2 (k) x 2x4 mma tiles
 // of 16x8 per warp from aligned pair loads, the slice stored into the
 // other stage and one barrier; f32 accumulators. Operands whose contiguous
@@ -12,7 +13,7 @@
 // their buffer is 16-byte aligned at run time (else element by element),
 // and A's k-contiguous chunks go to shared memory in one store.
 // BF16-LABEL: func.func @matmul(
-// BF16:         gpu.launch {{.*}} threads({{.*}}) in (%{{.+}} = %c128{{.*}}, {{.*}}) workgroup(%[[AS:.+]] : memref<2x64x40xbf16, #gpu.address_space<workgroup>>, %[[BS:.+]] : memref<2x64x40xbf16, #gpu.address_space<workgroup>>)
+// BF16:         gpu.launch {{.*}} threads({{.*}}) in (%{{.+}} = %c128{{.*}}, {{.*}}) workgroup(%[[AS:.+]] : memref<2x64x40xbf16, #gpu.address_space<workgroup>>, %[[BS:.+]] : memref<2x32x72xbf16, #gpu.address_space<workgroup>>)
 // BF16:           memref.extract_aligned_pointer_as_index %[[A:.+]] : memref<100x200xf32> -> index
 // BF16:           memref.extract_strided_metadata %[[A]]
 // BF16:           memref.extract_aligned_pointer_as_index %[[B:.+]] : memref<200x300xf32> -> index
@@ -26,8 +27,9 @@
 // BF16:           vector.store %{{.+}}, %[[AS]][{{.*}}] {alignment = 8 : i64} : memref<2x64x40xbf16, #gpu.address_space<workgroup>>, vector<4xbf16>
 // BF16:           gpu.barrier
 // BF16:           scf.for
-// BF16:             vector.load %[[BS]][{{.*}}] {alignment = 4 : i64} : memref<2x64x40xbf16, #gpu.address_space<workgroup>>, vector<2xbf16>
+// BF16:             memref.load %[[BS]]
 // BF16:             vector.bitcast %{{.+}} : vector<2xbf16> to vector<1xi32>
+// BF16:             vector.load %[[AS]][{{.*}}] {alignment = 4 : i64} : memref<2x64x40xbf16, #gpu.address_space<workgroup>>, vector<2xbf16>
 // BF16-COUNT-16:    nvvm.mma.sync {{.*}} {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
 // BF16:             memref.store %{{.+}}, %[[AS]]
 // BF16:             gpu.barrier
@@ -54,13 +56,13 @@ func.func @matmul(%a: tensor<100x200xf32>, %b: tensor<200x300xf32>) -> tensor<10
 // A problem of 256 128x128 tiles takes them: 8 warps of 64x32, 2 (k) x 4x4
 // mma tiles per step.
 // BF16-LABEL: func.func @large(
-// BF16:         gpu.launch blocks({{.*}}) in (%{{.+}} = %c16{{.*}}, %{{.+}} = %c16{{.*}}, %{{.+}} = %c1{{.*}}) threads({{.*}}) in (%{{.+}} = %c256{{.*}}, {{.*}}) workgroup(%{{.+}} : memref<2x128x40xbf16, #gpu.address_space<workgroup>>, %{{.+}} : memref<2x128x40xbf16, #gpu.address_space<workgroup>>)
+// BF16:         gpu.launch blocks({{.*}}) in (%{{.+}} = %c16{{.*}}, %{{.+}} = %c16{{.*}}, %{{.+}} = %c1{{.*}}) threads({{.*}}) in (%{{.+}} = %c256{{.*}}, {{.*}}) workgroup(%{{.+}} : memref<2x128x40xbf16, #gpu.address_space<workgroup>>, %{{.+}} : memref<2x32x136xbf16, #gpu.address_space<workgroup>>)
 // BF16:           scf.for
 // BF16-COUNT-32:    nvvm.mma.sync
 // BF16:             gpu.barrier
 // BF16-NEXT:        scf.yield
 // TF32-LABEL: func.func @large(
-// TF32:         workgroup(%{{.+}} : memref<2x128x20xf32, #gpu.address_space<workgroup>>, %{{.+}} : memref<2x128x20xf32, #gpu.address_space<workgroup>>)
+// TF32:         workgroup(%{{.+}} : memref<2x128x20xf32, #gpu.address_space<workgroup>>, %{{.+}} : memref<2x16x136xf32, #gpu.address_space<workgroup>>)
 // TF32-COUNT-32:  nvvm.mma.sync
 func.func @large(%a: tensor<2048x256xf32>, %b: tensor<256x2048xf32>) -> tensor<2048x2048xf32> {
   %zero = arith.constant 0.0 : f32
@@ -68,4 +70,20 @@ func.func @large(%a: tensor<2048x256xf32>, %b: tensor<256x2048xf32>) -> tensor<2
   %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2048x2048xf32>) -> tensor<2048x2048xf32>
   %c = linalg.matmul ins(%a, %b : tensor<2048x256xf32>, tensor<256x2048xf32>) outs(%f : tensor<2048x2048xf32>) -> tensor<2048x2048xf32>
   return %c : tensor<2048x2048xf32>
+}
+
+// B stored [n][k] (a Linear layer's weight): staged k-contiguous like A,
+// [n][k] rows padded to 40, its fragments read as aligned pairs too.
+// BF16-LABEL: func.func @transposed_b(
+// BF16:         workgroup(%{{.+}} : memref<2x64x40xbf16, #gpu.address_space<workgroup>>, %[[TBS:.+]] : memref<2x64x40xbf16, #gpu.address_space<workgroup>>)
+// BF16:           scf.for
+// BF16:             vector.load %[[TBS]][{{.*}}] {alignment = 4 : i64} : memref<2x64x40xbf16, #gpu.address_space<workgroup>>, vector<2xbf16>
+// BF16-COUNT-16:    nvvm.mma.sync
+func.func @transposed_b(%a: tensor<100x200xf32>, %b: tensor<300x200xf32>) -> tensor<100x300xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<100x300xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<100x300xf32>) -> tensor<100x300xf32>
+  %c = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%a, %b : tensor<100x200xf32>, tensor<300x200xf32>) outs(%f : tensor<100x300xf32>) -> tensor<100x300xf32>
+  return %c : tensor<100x300xf32>
 }
