@@ -14,6 +14,13 @@
 //   (rows ty + 16 i, columns tx + 16 j, so neighbouring threads store
 //   neighbouring columns) with 16 FMAs per loaded pair of 4-vectors.
 //
+// Split K (ContractionWriter::planSplits): a problem with fewer than 64
+// output tiles (a 7x7 convolution at batch 1, a Linear on 128 tokens) and a
+// deep K also cuts K into slices, one block per tile and slice; each block
+// stores its partial product to a workspace and a second kernel sums the
+// slices and applies the fill, init and epilogue. The tensor-core kernels
+// do the same.
+//
 // The accumulator starts from a linalg.fill's value (or reads the init
 // tensor). When the contraction's only use is an all-parallel
 // linalg.generic (through reshapes) that reads it elementwise, that generic
@@ -58,9 +65,9 @@ constexpr int64_t kMaxGridYZ = 65535; // CUDA's limit for grid y and z
 /// The SIMT kernel: a 64x64 block tile, 4x4 FMAs per thread.
 void writeSimtKernel(OpBuilder &b, Contraction &c) {
   ContractionWriter w(b, c);
+  w.planSplits(kTileM, kTileN, kTileK);
   Location loc = w.loc;
-  int64_t sizeM = w.sizeM, sizeN = w.sizeN, sizeK = w.sizeK;
-  Value zero = w.zero;
+  int64_t sizeM = w.sizeM, sizeN = w.sizeN;
   Type f32 = b.getF32Type();
   MemRefType tileA = workgroupMemRef({kTileK, kTileM + kAPad}, f32);
   MemRefType tileB = workgroupMemRef({kTileK, kTileN}, f32);
@@ -76,9 +83,10 @@ void writeSimtKernel(OpBuilder &b, Contraction &c) {
                                    index(b, loc, kTileM));
   Value n0 = arith::MulIOp::create(b, loc, launch.getBlockIds().x,
                                    index(b, loc, kTileN));
-  SmallVector<Value> batch = w.batchIndices(launch.getBlockIds().z);
-  Value mBound = index(b, loc, sizeM), nBound = index(b, loc, sizeN),
-        kBound = index(b, loc, sizeK);
+  Value blockZ = launch.getBlockIds().z;
+  SmallVector<Value> batch = w.batchIndices(blockZ);
+  auto [kBegin, kBound] = w.kRange(blockZ);
+  Value mBound = index(b, loc, sizeM), nBound = index(b, loc, sizeN);
   auto add = [&](Value x, int64_t y) -> Value {
     return y == 0 ? x : arith::AddIOp::create(b, loc, x, index(b, loc, y));
   };
@@ -86,10 +94,9 @@ void writeSimtKernel(OpBuilder &b, Contraction &c) {
     return arith::AndIOp::create(b, loc, p, q);
   };
 
-  SmallVector<Value> initAcc(kRegM * kRegN,
-                             c.fillValue ? w.widen(c.fillValue) : zero);
-  auto kLoop = scf::ForOp::create(b, loc, index(b, loc, 0), kBound,
-                                  index(b, loc, kTileK), initAcc);
+  SmallVector<Value> initAcc(kRegM * kRegN, w.initialAccumulator());
+  auto kLoop = scf::ForOp::create(b, loc, kBegin, kBound, index(b, loc, kTileK),
+                                  initAcc);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(kLoop.getBody());
@@ -157,7 +164,7 @@ void writeSimtKernel(OpBuilder &b, Contraction &c) {
           /*withElseRegion=*/false);
       OpBuilder::InsertionGuard insideGuard(b);
       b.setInsertionPointToStart(&guard.getThenRegion().front());
-      w.storeResult(batch, m, n, kLoop.getResult(i * kRegN + j));
+      w.storeAccumulator(blockZ, batch, m, n, kLoop.getResult(i * kRegN + j));
     }
 
   w.finish(launch);

@@ -73,10 +73,27 @@ public:
   void storeResult(ValueRange batch, Value m, Value n, Value acc);
   /// The batch indices of grid z.
   SmallVector<Value> batchIndices(Value blockZ);
-  /// The grid: (ceil(N / tileN), ceil(M / tileM), batch).
+  /// The grid: (ceil(N / tileN), ceil(M / tileM), batch x splits).
   SmallVector<Value> grid(int64_t tileM, int64_t tileN);
-  /// Replaces the root's result with the kernel's (after `launch`).
+  /// Replaces the root's result with the kernel's (after `launch`); with
+  /// split K, first adds a kernel summing the slices' partial products
+  /// (plus the fill or init, through the epilogue).
   void finish(gpu::LaunchOp launch);
+
+  /// Split K: when a problem has too few output tiles to fill a GPU, the
+  /// K range is cut into `splits` slices of `sliceK` (a multiple of
+  /// `step`), one block per (tile, batch, slice) along grid z; each block
+  /// writes its partial product to a workspace. Call before grid().
+  void planSplits(int64_t tileM, int64_t tileN, int64_t step);
+  /// The accumulators' start: the fill value, or 0 with split K (the
+  /// fill is added once, when the slices are summed).
+  Value initialAccumulator();
+  /// The K range [begin, end) of the block at grid z `blockZ`.
+  std::pair<Value, Value> kRange(Value blockZ);
+  /// Stores a block's accumulator for element (batch, m, n): the result
+  /// (storeResult), or with split K its slice's partial product.
+  void storeAccumulator(Value blockZ, ValueRange batch, Value m, Value n,
+                        Value acc);
   /// The operands' element type: f32, f16 or bf16 (f16/bf16 models).
   Type operandType() { return elementType(bufA); }
 
@@ -91,6 +108,9 @@ public:
   Value bufA, bufB, bufInit, out, zero;
   SmallVector<Value> epilogueBuffers;
   int64_t sizeM = 0, sizeN = 0, sizeK = 0;
+  int64_t splits = 1, sliceK = 0;
+  /// f32 [splits, batch, M, N] partial products (split K only).
+  Value workspace;
 };
 
 /// The operand type of a tensor-core kernel (PTX mma.sync with f32

@@ -399,6 +399,7 @@ void MmaWriter::write() {
   // column g).
   const int64_t pad = operand == MmaOperand::TF32 ? 4 : 8;
   const bool bKMajor = !kContiguous(c.mapB, c.k);
+  w.planSplits(t.tileM, t.tileN, t.depth);
   MemRefType tileA = workgroupMemRef({2, t.tileM, t.depth + pad}, element);
   MemRefType tileB =
       bKMajor ? workgroupMemRef({2, t.depth, t.tileN + 8}, element)
@@ -410,9 +411,10 @@ void MmaWriter::write() {
   Value tid = launch.getThreadIds().x;
   Value m0 = mul(launch.getBlockIds().y, t.tileM);
   Value n0 = mul(launch.getBlockIds().x, t.tileN);
-  SmallVector<Value> batch = w.batchIndices(launch.getBlockIds().z);
-  Value mBound = index(b, loc, w.sizeM), nBound = index(b, loc, w.sizeN),
-        kBound = index(b, loc, w.sizeK);
+  Value blockZ = launch.getBlockIds().z;
+  SmallVector<Value> batch = w.batchIndices(blockZ);
+  auto [kBegin, kBound] = w.kRange(blockZ);
+  Value mBound = index(b, loc, w.sizeM), nBound = index(b, loc, w.sizeN);
 
   tiling = t;
   this->mBound = mBound;
@@ -438,14 +440,16 @@ void MmaWriter::write() {
   Value warpM = mul(div(warp, t.warpsN), warpTileM);
   Value warpN = mul(rem(warp, t.warpsN), warpTileN);
 
-  stage(fetch(index(b, loc, 0)), index(b, loc, 0));
+  stage(fetch(kBegin), index(b, loc, 0));
   gpu::BarrierOp::create(b, loc);
 
   // One barrier per step: the next step's operands are fetched before the
   // products and stored into the other stage after them.
-  SmallVector<Value> initAcc(tilesM * tilesN * 4,
-                             c.fillValue ? w.widen(c.fillValue) : w.zero);
-  int64_t steps = llvm::divideCeil(w.sizeK, t.depth);
+  SmallVector<Value> initAcc(tilesM * tilesN * 4, w.initialAccumulator());
+  // (The last slice of a split K may have fewer steps; its extra ones
+  // fetch zeros.)
+  int64_t steps =
+      w.splits > 1 ? w.sliceK / t.depth : llvm::divideCeil(w.sizeK, t.depth);
   auto kLoop =
       scf::ForOp::create(b, loc, index(b, loc, 0), index(b, loc, steps),
                          index(b, loc, 1), initAcc);
@@ -455,7 +459,8 @@ void MmaWriter::write() {
     Value s = kLoop.getInductionVar();
     Value current = rem(s, 2);
     Value other = arith::SubIOp::create(b, loc, index(b, loc, 1), current);
-    SmallVector<Value> next = fetch(mul(add(s, 1), t.depth));
+    SmallVector<Value> next =
+        fetch(arith::AddIOp::create(b, loc, kBegin, mul(add(s, 1), t.depth)));
 
     SmallVector<Value> acc(kLoop.getRegionIterArgs());
     for (int64_t k = 0; k < t.depth; k += step) {
@@ -526,7 +531,8 @@ void MmaWriter::write() {
             /*withElseRegion=*/false);
         OpBuilder::InsertionGuard insideGuard(b);
         b.setInsertionPointToStart(&guard.getThenRegion().front());
-        w.storeResult(batch, m, n, kLoop.getResult((i * tilesN + j) * 4 + e));
+        w.storeAccumulator(blockZ, batch, m, n,
+                           kLoop.getResult((i * tilesN + j) * 4 + e));
       }
   w.finish(launch);
 }

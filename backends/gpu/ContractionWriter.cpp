@@ -4,6 +4,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 
@@ -289,18 +290,98 @@ void ContractionWriter::storeResult(ValueRange batch, Value mLinear, Value n,
 SmallVector<Value> ContractionWriter::batchIndices(Value blockZ) {
   if (c.batch.empty())
     return {};
+  if (splits > 1)
+    blockZ = arith::DivUIOp::create(b, loc, blockZ, index(b, loc, splits));
   return delinearize(b, loc, blockZ, c.sizes(c.batch));
 }
 
 SmallVector<Value> ContractionWriter::grid(int64_t tileM, int64_t tileN) {
   return {index(b, loc, llvm::divideCeil(sizeN, tileN)),
           index(b, loc, llvm::divideCeil(sizeM, tileM)),
-          index(b, loc, c.size(c.batch))};
+          index(b, loc, c.size(c.batch) * splits)};
+}
+
+void ContractionWriter::planSplits(int64_t tileM, int64_t tileN, int64_t step) {
+  // Enough blocks for two per SM of a large GPU (132 on an H100) when the
+  // tiles alone give fewer than 64, each slice at least 256 deep.
+  constexpr int64_t kWantedBlocks = 128, kFewBlocks = 64, kMinSlice = 256;
+  int64_t batch = c.size(c.batch);
+  int64_t blocks =
+      llvm::divideCeil(sizeM, tileM) * llvm::divideCeil(sizeN, tileN) * batch;
+  if (blocks >= kFewBlocks)
+    return;
+  int64_t wanted = std::min(kWantedBlocks / blocks, sizeK / kMinSlice);
+  if (wanted < 2 || batch * wanted > 65535)
+    return;
+  sliceK = llvm::alignTo(llvm::divideCeil(sizeK, wanted), step);
+  splits = llvm::divideCeil(sizeK, sliceK);
+  if (splits < 2) {
+    splits = 1;
+    return;
+  }
+  workspace = newBuffer(b, loc, {splits, batch, sizeM, sizeN}, b.getF32Type());
+}
+
+Value ContractionWriter::initialAccumulator() {
+  return c.fillValue && splits == 1 ? widen(c.fillValue) : zero;
+}
+
+std::pair<Value, Value> ContractionWriter::kRange(Value blockZ) {
+  if (splits == 1)
+    return {index(b, loc, 0), index(b, loc, sizeK)};
+  Value slice = arith::RemUIOp::create(b, loc, blockZ, index(b, loc, splits));
+  Value begin = arith::MulIOp::create(b, loc, slice, index(b, loc, sliceK));
+  Value end = arith::MinUIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, begin, index(b, loc, sliceK)),
+      index(b, loc, sizeK));
+  return {begin, end};
+}
+
+void ContractionWriter::storeAccumulator(Value blockZ, ValueRange batch,
+                                         Value m, Value n, Value acc) {
+  if (splits == 1)
+    return storeResult(batch, m, n, acc);
+  Value slice = arith::RemUIOp::create(b, loc, blockZ, index(b, loc, splits));
+  Value batchLinear =
+      arith::DivUIOp::create(b, loc, blockZ, index(b, loc, splits));
+  memref::StoreOp::create(b, loc, acc, workspace,
+                          ValueRange{slice, batchLinear, m, n});
 }
 
 void ContractionWriter::finish(gpu::LaunchOp launch) {
   Operation *root =
       c.epilogue ? c.epilogue.getOperation() : c.op.getOperation();
   b.setInsertionPointAfter(launch);
+  if (splits > 1) {
+    // One thread per output element: the slices' sum, then the result's
+    // store (init, epilogue) as a one-slice kernel would do it.
+    constexpr int64_t kThreads = 256;
+    int64_t total = c.size(c.batch) * sizeM * sizeN;
+    gpu::LaunchOp sum = createLaunch(
+        b, loc, {index(b, loc, llvm::divideCeil(total, kThreads))}, {kThreads});
+    Value linear =
+        arith::AddIOp::create(b, loc,
+                              arith::MulIOp::create(b, loc, sum.getBlockIds().x,
+                                                    index(b, loc, kThreads)),
+                              sum.getThreadIds().x);
+    auto inRange = scf::IfOp::create(
+        b, loc, lessThan(b, loc, linear, index(b, loc, total)),
+        /*withElseRegion=*/false);
+    b.setInsertionPointToStart(&inRange.getThenRegion().front());
+    SmallVector<Value> at =
+        delinearize(b, loc, linear, {c.size(c.batch), sizeM, sizeN});
+    Value acc = c.fillValue ? widen(c.fillValue) : zero;
+    for (int64_t slice = 0; slice < splits; ++slice)
+      acc = arith::AddFOp::create(
+          b, loc, acc,
+          memref::LoadOp::create(
+              b, loc, workspace,
+              ValueRange{index(b, loc, slice), at[0], at[1], at[2]}));
+    SmallVector<Value> batch;
+    if (!c.batch.empty())
+      batch = delinearize(b, loc, at[0], c.sizes(c.batch));
+    storeResult(batch, at[1], at[2], acc);
+    b.setInsertionPointAfter(sum);
+  }
   root->getResult(0).replaceAllUsesWith(asTensor(b, loc, out));
 }

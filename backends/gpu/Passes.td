@@ -164,10 +164,17 @@ def ContractionKernels : Pass<"kiln-gpu-contraction-kernels", "func::FuncOp"> {
     `linalg.generic` reading the result elementwise (through reshapes), is
     applied in the store (bias, activation, residual) and counted as
     `epilogues_fused`. With `precision` tf32, bf16 or fp16 the products
-    run on tensor cores instead (ContractionMma.cpp): 4 warps per 64x64
-    tile, operands staged in shared memory in that type (f32 rounded to
-    tf32), `nvvm.mma.sync` m16n8k16 (m16n8k8 for tf32) with f32
-    accumulators, the same loads, init and epilogue.
+    run on tensor cores instead (ContractionMma.cpp): 128x128 tiles of 8
+    warps for problems with at least 96 of them, else 64x64 tiles of 4
+    warps; 32-deep steps (16 for tf32) through two shared-memory stages in
+    the operand type (f32 rounded to tf32), the next slice fetched into
+    registers (16-byte vectors when the buffer is aligned at run time)
+    during the products; `nvvm.mma.sync` m16n8k16 (m16n8k8 for tf32) with
+    f32 accumulators, the same init and epilogue. A problem with fewer than
+    64 tiles and a deep K (a 7x7 convolution at batch 1) splits K across
+    blocks (grid z): each block writes its slice's partial product to a
+    workspace and a second kernel sums the slices, then applies the fill,
+    init and epilogue.
 
     Before:
     ```mlir

@@ -93,3 +93,35 @@ func.func @conv_nhwc(%x: tensor<1x9x9x8xf32>, %w: tensor<3x3x8x16xf32>) -> tenso
       ins(%x, %w : tensor<1x9x9x8xf32>, tensor<3x3x8x16xf32>) outs(%f : tensor<1x4x4x16xf32>) -> tensor<1x4x4x16xf32>
   return %c : tensor<1x4x4x16xf32>
 }
+
+// -----
+
+// Split K: 49x512 outputs are 8 tiles for a GPU of 100+ SMs, so K = 4608
+// is cut into 16 slices of 288, one block per tile and slice (grid z);
+// each block stores its partial product into a [16, batch, M, N]
+// workspace, then one thread per output sums the 16 slices, adds the fill
+// and applies the epilogue.
+// CHECK-LABEL: func.func @split_k(
+// CHECK:         %[[WS:.+]] = memref.alloc() {alignment = 64 : i64} : memref<16x1x49x512xf32>
+// CHECK:         gpu.launch blocks(%{{.+}}, %{{.+}}, %[[BZ:.+]]) in (%{{.+}} = %c8{{.*}}, %{{.+}} = %c1{{.*}}, %{{.+}} = %c16{{.*}})
+// CHECK:           %[[SLICE:.+]] = arith.remui %[[BZ]], %c16
+// CHECK:           %[[BEGIN:.+]] = arith.muli %[[SLICE]], %c288
+// CHECK:           %[[END:.+]] = arith.minui %{{.+}}, %c4608
+// CHECK:           scf.for %{{.+}} = %[[BEGIN]] to %[[END]] step %c16
+// CHECK:           memref.store %{{.+}}, %[[WS]][%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}] : memref<16x1x49x512xf32>
+// CHECK:         gpu.launch blocks(%{{.+}}, %{{.+}}, %{{.+}}) in (%{{.+}} = %c98{{.*}}, {{.*}}) threads({{.*}}) in (%{{.+}} = %c256{{.*}}, {{.*}})
+// CHECK-COUNT-16:  memref.load %[[WS]]
+// CHECK:           arith.maximumf
+// CHECK:           memref.store
+func.func @split_k(%a: tensor<49x4608xf32>, %b: tensor<4608x512xf32>) -> tensor<49x512xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<49x512xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<49x512xf32>) -> tensor<49x512xf32>
+  %c = linalg.matmul ins(%a, %b : tensor<49x4608xf32>, tensor<4608x512xf32>) outs(%f : tensor<49x512xf32>) -> tensor<49x512xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%c : tensor<49x512xf32>) outs(%e : tensor<49x512xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.maximumf %in, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<49x512xf32>
+  return %r : tensor<49x512xf32>
+}
