@@ -101,6 +101,73 @@ Value gpu_kernels::finishScore(OpBuilder &b, Location loc, AttentionOp op,
   return arith::SelectOp::create(b, loc, masked, negInf, score);
 }
 
+void gpu_kernels::stageKeys(OpBuilder &b, Location loc, Value tid,
+                            int64_t threads, Value source, Value shared,
+                            ValueRange batch, Value key0, int64_t keys,
+                            int64_t sk, int64_t width, int64_t padded,
+                            Type element, bool transposed) {
+  IndexMath math{b, loc};
+  auto copy = scf::ForOp::create(b, loc, tid, index(b, loc, keys * padded),
+                                 index(b, loc, threads));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(copy.getBody());
+  Value e = copy.getInductionVar();
+  Value j = math.div(e, padded), c = math.rem(e, padded);
+  Value key = math.add(key0, j);
+  Value ok = lessThan(b, loc, key, index(b, loc, sk));
+  if (width != padded)
+    ok = math.both(ok, lessThan(b, loc, c, index(b, loc, width)));
+  Value value = guardedLoadF32(b, loc, source, withIndices(batch, key, c), ok);
+  if (!element.isF32())
+    value = arith::TruncFOp::create(b, loc, element, value);
+  memref::StoreOp::create(b, loc, value, shared,
+                          transposed ? ValueRange{c, j} : ValueRange{j, c});
+}
+
+gpu_kernels::AttentionBuffers::AttentionBuffers(OpBuilder &b, Location loc,
+                                                AttentionOp op,
+                                                const AttentionShape &shape) {
+  q = readOnlyBuffer(b, loc, op.getQuery());
+  k = readOnlyBuffer(b, loc, op.getKey());
+  v = readOnlyBuffer(b, loc, op.getValue());
+  if (op.getMask())
+    mask = readOnlyBuffer(b, loc, op.getMask());
+  SmallVector<int64_t> outShape(shape.batchSizes);
+  outShape.append({shape.sq, shape.dv});
+  out = newBuffer(b, loc, outShape, shape.element);
+}
+
+SmallVector<Value> gpu_kernels::walkKeyStages(
+    OpBuilder &b, Location loc, Value keyEnd, int64_t stageKeys, int64_t step,
+    ValueRange state, function_ref<void(Value key0)> fillStage,
+    function_ref<SmallVector<Value>(Value key0, Value j0, ValueRange state)>
+        walkStep) {
+  auto keys = scf::ForOp::create(b, loc, index(b, loc, 0), keyEnd,
+                                 index(b, loc, stageKeys), state);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(keys.getBody());
+  Value key0 = keys.getInductionVar();
+  fillStage(key0);
+  gpu::BarrierOp::create(b, loc);
+  Value keysHere =
+      arith::MinUIOp::create(b, loc, index(b, loc, stageKeys),
+                             arith::SubIOp::create(b, loc, keyEnd, key0));
+  auto steps =
+      scf::ForOp::create(b, loc, index(b, loc, 0), keysHere,
+                         index(b, loc, step), keys.getRegionIterArgs());
+  {
+    OpBuilder::InsertionGuard stepGuard(b);
+    b.setInsertionPointToStart(steps.getBody());
+    scf::YieldOp::create(
+        b, loc,
+        walkStep(key0, steps.getInductionVar(), steps.getRegionIterArgs()));
+  }
+  SmallVector<Value> next(steps.getResults());
+  gpu::BarrierOp::create(b, loc);
+  scf::YieldOp::create(b, loc, next);
+  return SmallVector<Value>(keys.getResults());
+}
+
 OnlineMax gpu_kernels::updateRunningMax(OpBuilder &b, Location loc,
                                         Value oldMax, Value scoresMax) {
   Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
@@ -120,7 +187,7 @@ constexpr int64_t kRows = 64;         // query rows (threads) per block
 constexpr int64_t kKeys = 16;         // keys per shared-memory tile
 constexpr int64_t kGroup = 4;         // keys per online-softmax update
 constexpr int64_t kMaxHead = 64;      // head sizes kept in registers (SIMT)
-constexpr int64_t kMaxMfmaHead = 128; // 16x16 fragments: 32 + 32 VGPRs
+constexpr int64_t kMaxMfmaHead = 128; // matrix-core kernels (MFMA, mma.sync)
 
 /// Whether the flash kernels take `op`: static f32 operands (or, with
 /// `halves`, all f16 or all bf16), head sizes up to `maxHead`, at most
@@ -159,13 +226,9 @@ private:
 Value FlashKernelWriter::write() {
   int64_t sq = shape.sq, sk = shape.sk, d = shape.d, dv = shape.dv;
   ArrayRef<int64_t> batchSizes = shape.batchSizes;
-  Value q = readOnlyBuffer(b, loc, op.getQuery());
-  Value k = readOnlyBuffer(b, loc, op.getKey());
-  Value v = readOnlyBuffer(b, loc, op.getValue());
-  Value mask = op.getMask() ? readOnlyBuffer(b, loc, op.getMask()) : Value();
-  SmallVector<int64_t> outShape(batchSizes);
-  outShape.append({sq, dv});
-  Value out = newBuffer(b, loc, outShape, b.getF32Type());
+  AttentionBuffers buffers(b, loc, op, shape);
+  Value q = buffers.q, k = buffers.k, v = buffers.v, mask = buffers.mask,
+        out = buffers.out;
 
   Type f32Type = b.getF32Type();
   gpu::LaunchOp launch =
@@ -327,35 +390,52 @@ struct AttentionKernelsPass
           << precision << "' (fp32, tf32, bf16, fp16)";
       return signalPassFailure();
     }
-    if (!llvm::is_contained({"mfma", "none"}, matrixUnit)) {
+    if (!llvm::is_contained({"mfma", "mma.sync", "none"}, matrixUnit)) {
       getOperation().emitError("kiln-gpu-attention-kernels: unknown "
                                "matrix unit '")
-          << matrixUnit << "' (mfma, none)";
+          << matrixUnit << "' (mfma, mma.sync, none)";
       return signalPassFailure();
     }
     bool mfma = matrixUnit == "mfma";
-    int64_t maxHead = mfma ? kMaxMfmaHead : kMaxHead;
+    // On NVIDIA tensor cores: f16/bf16 operands, or f32 ones at a 16-bit
+    // precision; the rest takes the SIMT kernel.
+    auto onMma = [&](AttentionOp op) -> std::optional<MmaOperand> {
+      if (matrixUnit != "mma.sync")
+        return std::nullopt;
+      Type element = AttentionShape(op).element;
+      if (element.isF16() || (element.isF32() && precision == "fp16"))
+        return MmaOperand::F16;
+      if (element.isBF16() || (element.isF32() && precision == "bf16"))
+        return MmaOperand::BF16;
+      return std::nullopt;
+    };
     SmallVector<AttentionOp> ops;
     getOperation().walk([&](AttentionOp op) {
-      if (supported(op, maxHead, /*halves=*/mfma))
+      bool matrix = mfma || onMma(op);
+      int64_t maxHead = matrix ? kMaxMfmaHead : kMaxHead;
+      if (supported(op, maxHead, /*halves=*/matrix))
         ops.push_back(op);
       else
         KILN_LOG("gpu", Info)
             << "attention at '" << onnxNodeName(op->getLoc())
             << "' keeps the generic lowering (needs static "
-            << (mfma ? "f32, f16 or bf16" : "f32")
+            << (matrix ? "f32, f16 or bf16" : "f32")
             << " operands and head sizes up to " << maxHead << ")\n";
     });
     for (AttentionOp op : ops) {
       OpBuilder b(op);
       MfmaOperand operand =
           mfmaOperandFor(AttentionShape(op).element, precision);
-      Value result = mfma ? writeMfmaAttention(b, op, operand)
-                          : FlashKernelWriter(b, op).write();
+      std::optional<MmaOperand> mma = onMma(op);
+      Value result = mfma  ? writeMfmaAttention(b, op, operand)
+                     : mma ? writeMmaAttention(b, op, *mma)
+                           : FlashKernelWriter(b, op).write();
       KILN_LOG("gpu", Info)
           << "flash attention kernel for '" << onnxNodeName(op->getLoc()) << "'"
           << (op.getCausal() ? " (causal)" : "")
-          << (!mfma                         ? ""
+          << (mma     ? (*mma == MmaOperand::F16 ? " on mma.sync f16 m16n8k16"
+                                                 : " on mma.sync bf16 m16n8k16")
+              : !mfma ? ""
               : operand == MfmaOperand::F32 ? " on MFMA f32 16x16x4"
               : operand == MfmaOperand::F16 ? " on MFMA f16 16x16x16"
                                             : " on MFMA bf16 16x16x16")

@@ -2,13 +2,15 @@
 //-*-===//
 //
 // kiln.attention becomes one flash kernel on GPU targets: SIMT FMAs
-// (AttentionKernels.cpp) or AMD matrix cores (AttentionMfma.cpp). Both read
-// the operands and the broadcast mask the same way.
+// (AttentionKernels.cpp), AMD matrix cores (AttentionMfma.cpp) or NVIDIA
+// tensor cores (AttentionMma.cpp). All read the operands and the broadcast
+// mask the same way.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_BACKENDS_GPU_ATTENTIONKERNELS_H
 #define KILN_BACKENDS_GPU_ATTENTIONKERNELS_H
 
+#include "backends/gpu/ContractionKernels.h"
 #include "backends/gpu/KernelBuilder.h"
 #include "dialects/kiln/KilnOps.h"
 
@@ -22,6 +24,14 @@ struct AttentionShape {
   SmallVector<int64_t> batchSizes, maskShape;
   Type element;
   int64_t batchTotal = 1, sq = 0, sk = 0, d = 0, dv = 0;
+};
+
+/// The buffers an attention kernel works on: its operands to read (the
+/// mask null without one) and a new [batch..., sq, dv] result.
+struct AttentionBuffers {
+  AttentionBuffers(OpBuilder &b, Location loc, AttentionOp op,
+                   const AttentionShape &shape);
+  Value q, k, v, mask, out;
 };
 
 /// The mask's indices for (batch, row, key); its broadcast dims read 0.
@@ -46,10 +56,36 @@ struct OnlineMax {
 OnlineMax updateRunningMax(OpBuilder &b, Location loc, Value oldMax,
                            Value scoresMax);
 
+/// Stages `keys` keys from key0 of `source` ([batch..., sk, width]) into
+/// `shared` as `element`: [key][column] or, `transposed`, [column][key],
+/// zeros past the last key and past `width` up to `padded` columns. The
+/// block's `threads` threads (`tid`) take neighbouring columns of a key, so
+/// the reads of the source's rows coalesce.
+void stageKeys(OpBuilder &b, Location loc, Value tid, int64_t threads,
+               Value source, Value shared, ValueRange batch, Value key0,
+               int64_t keys, int64_t sk, int64_t width, int64_t padded,
+               Type element, bool transposed = false);
+
+/// The key loop of the matrix-core flash kernels: stages of `stageKeys`
+/// keys from 0 to `keyEnd`, each filled by `fillStage(key0)` and a
+/// barrier, then walked `step` keys at a time by `walkStep(key0, j0,
+/// state)`, which returns the new state; a barrier closes each stage.
+/// Returns the final state.
+SmallVector<Value> walkKeyStages(
+    OpBuilder &b, Location loc, Value keyEnd, int64_t stageKeys, int64_t step,
+    ValueRange state, function_ref<void(Value key0)> fillStage,
+    function_ref<SmallVector<Value>(Value key0, Value j0, ValueRange state)>
+        walkStep);
+
 /// `op` as one MFMA flash kernel (wave64, 16x16 tiles); returns the result
 /// tensor. Needs static f32, f16 or bf16 operands (one type) and head
 /// sizes up to 128.
 Value writeMfmaAttention(OpBuilder &b, AttentionOp op, MfmaOperand operand);
+
+/// `op` as one mma.sync flash kernel (NVIDIA sm_80 and up, m16n8k16 with
+/// f32 accumulation); returns the result tensor. Needs static operands
+/// (one type) and head sizes up to 128; `operand` is F16 or BF16.
+Value writeMmaAttention(OpBuilder &b, AttentionOp op, MmaOperand operand);
 
 } // namespace mlir::kiln::gpu_kernels
 

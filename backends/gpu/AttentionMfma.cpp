@@ -86,60 +86,20 @@ private:
         b, loc, VectorType::get({int64_t(values.size())}, elementType()),
         values);
   }
-  /// `value` from the lane `offset` lanes away (xor) in the wave.
-  Value shuffleXor(Value value, int64_t offset) {
-    Type i32 = b.getI32Type();
-    return gpu::ShuffleOp::create(
-               b, loc, value, arith::ConstantIntOp::create(b, loc, i32, offset),
-               arith::ConstantIntOp::create(b, loc, i32, kWave),
-               gpu::ShuffleMode::XOR)
-        .getShuffleResult();
-  }
-  /// Stages rows key0.. of `source` ([batch..., sk, width]) into `shared`
-  /// ([stageKeys, padded]), zeros past the last key and the last column.
-  void stage(Value source, Value shared, ValueRange batch, Value key0,
-             int64_t width, int64_t padded);
-  SmallVector<Value> at(ValueRange lead, Value i, Value j) {
-    SmallVector<Value> indices(lead.begin(), lead.end());
-    indices.push_back(i);
-    indices.push_back(j);
-    return indices;
-  }
-
   AttentionOp op;
   MfmaOperand operand;
   AttentionShape shape;
   Value tid;
-  int64_t stageKeys = kStage;
+  int64_t keysPerStage = kStage;
 };
-
-void MfmaFlashWriter::stage(Value source, Value shared, ValueRange batch,
-                            Value key0, int64_t width, int64_t padded) {
-  auto copy = scf::ForOp::create(b, loc, tid, index(b, loc, stageKeys * padded),
-                                 index(b, loc, kThreads));
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(copy.getBody());
-  Value e = copy.getInductionVar();
-  Value j = div(e, padded), c = rem(e, padded);
-  Value key = add(key0, j);
-  Value ok = lessThan(b, loc, key, index(b, loc, shape.sk));
-  if (width != padded)
-    ok = both(ok, lessThan(b, loc, c, index(b, loc, width)));
-  Value value = guardedLoadF32(b, loc, source, at(batch, key, c), ok);
-  memref::StoreOp::create(b, loc, narrow(value), shared, ValueRange{j, c});
-}
 
 Value MfmaFlashWriter::write() {
   int64_t sq = shape.sq, sk = shape.sk, d = shape.d, dv = shape.dv;
   int64_t dPad = llvm::alignTo(d, depth());
   int64_t dvPad = llvm::alignTo(dv, kColumns);
-  Value q = readOnlyBuffer(b, loc, op.getQuery());
-  Value k = readOnlyBuffer(b, loc, op.getKey());
-  Value v = readOnlyBuffer(b, loc, op.getValue());
-  Value mask = op.getMask() ? readOnlyBuffer(b, loc, op.getMask()) : Value();
-  SmallVector<int64_t> outShape(shape.batchSizes);
-  outShape.append({sq, dv});
-  Value out = newBuffer(b, loc, outShape, shape.element);
+  AttentionBuffers buffers(b, loc, op, shape);
+  Value q = buffers.q, k = buffers.k, v = buffers.v, mask = buffers.mask,
+        out = buffers.out;
 
   // Rows padded by 4 elements against LDS bank conflicts of the column
   // reads.
@@ -147,14 +107,14 @@ Value MfmaFlashWriter::write() {
   int64_t rowBytes =
       (dPad + 4 + dvPad + 4) * element.getIntOrFloatBitWidth() / 8;
   if (kStage * rowBytes > kStageBytes)
-    stageKeys = kStep;
+    keysPerStage = kStep;
   gpu::LaunchOp launch =
       createLaunch(b, loc,
                    {index(b, loc, llvm::divideCeil(sq, kRows)),
                     index(b, loc, shape.batchTotal)},
                    {kThreads},
-                   {workgroupMemRef({stageKeys, dPad + 4}, element),
-                    workgroupMemRef({stageKeys, dvPad + 4}, element)});
+                   {workgroupMemRef({keysPerStage, dPad + 4}, element),
+                    workgroupMemRef({keysPerStage, dvPad + 4}, element)});
   Value sharedK = launch.getWorkgroupAttributions()[0];
   Value sharedV = launch.getWorkgroupAttributions()[1];
   tid = launch.getThreadIds().x;
@@ -179,7 +139,7 @@ Value MfmaFlashWriter::write() {
       Value dim = add(mul(quad, perLane()), s * depth() + e);
       Value ok = both(rowOk, lessThan(b, loc, dim, index(b, loc, d)));
       values.push_back(
-          narrow(guardedLoadF32(b, loc, q, at(batch, row, dim), ok)));
+          narrow(guardedLoadF32(b, loc, q, withIndices(batch, row, dim), ok)));
     }
     qFragments.push_back(operandOf(values));
   }
@@ -192,113 +152,98 @@ Value MfmaFlashWriter::write() {
   int64_t tiles = dvPad / kColumns;
   SmallVector<Value> state = {negInf, zero}; // m, the lane's part of l
   state.append(tiles * 4, zero);             // Oᵀ accumulators
-  auto keys = scf::ForOp::create(b, loc, index(b, loc, 0), keyEnd,
-                                 index(b, loc, stageKeys), state);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(keys.getBody());
-    Value key0 = keys.getInductionVar();
-    stage(k, sharedK, batch, key0, d, dPad);
-    stage(v, sharedV, batch, key0, dv, dvPad);
-    gpu::BarrierOp::create(b, loc);
+  auto fillStage = [&](Value key0) {
+    stageKeys(b, loc, tid, kThreads, k, sharedK, batch, key0, keysPerStage, sk,
+              d, dPad, element);
+    stageKeys(b, loc, tid, kThreads, v, sharedV, batch, key0, keysPerStage, sk,
+              dv, dvPad, element);
+  };
+  auto walkStep = [&](Value key0, Value j0,
+                      ValueRange carried) -> SmallVector<Value> {
+    auto accType = VectorType::get({4}, b.getF32Type());
 
-    Value keysHere =
-        arith::MinUIOp::create(b, loc, index(b, loc, stageKeys),
-                               arith::SubIOp::create(b, loc, keyEnd, key0));
-    auto steps =
-        scf::ForOp::create(b, loc, index(b, loc, 0), keysHere,
-                           index(b, loc, kStep), keys.getRegionIterArgs());
-    {
-      OpBuilder::InsertionGuard stepGuard(b);
-      b.setInsertionPointToStart(steps.getBody());
-      Value j0 = steps.getInductionVar();
-      SmallVector<Value> carried(steps.getRegionIterArgs());
-      auto accType = VectorType::get({4}, b.getF32Type());
-
-      // Sᵀ = K·Qᵀ: the lane gets row `row`'s scores for keys
-      // j0 + 4 * quad + e.
-      Value scores = arith::ConstantOp::create(
-          b, loc, DenseElementsAttr::get(accType, 0.0f));
-      Value keyRow = add(j0, lane16);
-      for (int64_t s = 0; s < dPad / depth(); ++s) {
-        SmallVector<Value> values;
-        for (int64_t e = 0; e < perLane(); ++e)
-          values.push_back(memref::LoadOp::create(
-              b, loc, sharedK,
-              ValueRange{keyRow, add(mul(quad, perLane()), s * depth() + e)}));
-        scores =
-            amdgpu::MFMAOp::create(b, loc, 16, 16, depth(), /*blocks=*/1,
-                                   operandOf(values), qFragments[s], scores);
-      }
-      Value scale = f32(op.getScale().convertToDouble());
-      SmallVector<Value> s;
-      Value laneMax = negInf;
-      for (int64_t e = 0; e < 4; ++e) {
-        Value score = arith::MulFOp::create(
-            b, loc,
-            vector::ExtractOp::create(b, loc, scores, ArrayRef<int64_t>{e}),
-            scale);
-        Value key = add(add(key0, j0), add(mul(quad, 4), e));
-        score =
-            finishScore(b, loc, op, shape, score, mask, batch, row, rowOk, key);
-        s.push_back(score);
-        laneMax = arith::MaximumFOp::create(b, loc, laneMax, score);
-      }
-      // The row's max over the 4 lanes holding it (L, L^16, L^32, L^48).
-      Value rowMax = laneMax;
-      for (int64_t offset : {16, 32})
-        rowMax = arith::MaximumFOp::create(b, loc, rowMax,
-                                           shuffleXor(rowMax, offset));
-      OnlineMax next = updateRunningMax(b, loc, carried[0], rowMax);
-      Value correction = next.correction;
-      Value sum = arith::MulFOp::create(b, loc, carried[1], correction);
-      SmallVector<Value> p;
-      for (Value score : s) {
-        Value prob = math::ExpOp::create(
-            b, loc, arith::SubFOp::create(b, loc, score, next.subtract));
-        sum = arith::AddFOp::create(b, loc, sum, prob);
-        p.push_back(narrow(prob));
-      }
-      SmallVector<Value> updated = {next.max, sum};
-
-      // Oᵀ += Vᵀ·Pᵀ per 16 columns: MFMA i's k slot perLane * quad + e is
-      // key j0 + 4 * quad + i * perLane + e, the lane's probability
-      // i * perLane + e.
-      for (int64_t t = 0; t < tiles; ++t) {
-        SmallVector<Value> acc;
-        for (int64_t e = 0; e < 4; ++e)
-          acc.push_back(arith::MulFOp::create(b, loc, carried[2 + t * 4 + e],
-                                              correction));
-        Value o = vector::FromElementsOp::create(b, loc, accType, acc);
-        Value column = add(lane16, t * kColumns);
-        for (int64_t i = 0; i < 4 / perLane(); ++i) {
-          SmallVector<Value> values, probs;
-          for (int64_t e = 0; e < perLane(); ++e) {
-            values.push_back(memref::LoadOp::create(
-                b, loc, sharedV,
-                ValueRange{add(add(j0, mul(quad, 4)), i * perLane() + e),
-                           column}));
-            probs.push_back(p[i * perLane() + e]);
-          }
-          o = amdgpu::MFMAOp::create(b, loc, 16, 16, depth(), /*blocks=*/1,
-                                     operandOf(values), operandOf(probs), o);
-        }
-        for (int64_t e = 0; e < 4; ++e)
-          updated.push_back(
-              vector::ExtractOp::create(b, loc, o, ArrayRef<int64_t>{e}));
-      }
-      scf::YieldOp::create(b, loc, updated);
+    // Sᵀ = K·Qᵀ: the lane gets row `row`'s scores for keys
+    // j0 + 4 * quad + e.
+    Value scores = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(accType, 0.0f));
+    Value keyRow = add(j0, lane16);
+    for (int64_t s = 0; s < dPad / depth(); ++s) {
+      SmallVector<Value> values;
+      for (int64_t e = 0; e < perLane(); ++e)
+        values.push_back(memref::LoadOp::create(
+            b, loc, sharedK,
+            ValueRange{keyRow, add(mul(quad, perLane()), s * depth() + e)}));
+      scores = amdgpu::MFMAOp::create(b, loc, 16, 16, depth(), /*blocks=*/1,
+                                      operandOf(values), qFragments[s], scores);
     }
-    SmallVector<Value> next(steps.getResults());
-    gpu::BarrierOp::create(b, loc);
-    scf::YieldOp::create(b, loc, next);
-  }
+    Value scale = f32(op.getScale().convertToDouble());
+    SmallVector<Value> s;
+    Value laneMax = negInf;
+    for (int64_t e = 0; e < 4; ++e) {
+      Value score = arith::MulFOp::create(
+          b, loc,
+          vector::ExtractOp::create(b, loc, scores, ArrayRef<int64_t>{e}),
+          scale);
+      Value key = add(add(key0, j0), add(mul(quad, 4), e));
+      score =
+          finishScore(b, loc, op, shape, score, mask, batch, row, rowOk, key);
+      s.push_back(score);
+      laneMax = arith::MaximumFOp::create(b, loc, laneMax, score);
+    }
+    // The row's max over the 4 lanes holding it (L, L^16, L^32, L^48).
+    Value rowMax = laneMax;
+    for (int64_t offset : {16, 32})
+      rowMax = arith::MaximumFOp::create(
+          b, loc, rowMax, shuffleXor(b, loc, rowMax, offset, kWave));
+    OnlineMax next = updateRunningMax(b, loc, carried[0], rowMax);
+    Value correction = next.correction;
+    Value sum = arith::MulFOp::create(b, loc, carried[1], correction);
+    SmallVector<Value> p;
+    for (Value score : s) {
+      Value prob = math::ExpOp::create(
+          b, loc, arith::SubFOp::create(b, loc, score, next.subtract));
+      sum = arith::AddFOp::create(b, loc, sum, prob);
+      p.push_back(narrow(prob));
+    }
+    SmallVector<Value> updated = {next.max, sum};
+
+    // Oᵀ += Vᵀ·Pᵀ per 16 columns: MFMA i's k slot perLane * quad + e is
+    // key j0 + 4 * quad + i * perLane + e, the lane's probability
+    // i * perLane + e.
+    for (int64_t t = 0; t < tiles; ++t) {
+      SmallVector<Value> acc;
+      for (int64_t e = 0; e < 4; ++e)
+        acc.push_back(
+            arith::MulFOp::create(b, loc, carried[2 + t * 4 + e], correction));
+      Value o = vector::FromElementsOp::create(b, loc, accType, acc);
+      Value column = add(lane16, t * kColumns);
+      for (int64_t i = 0; i < 4 / perLane(); ++i) {
+        SmallVector<Value> values, probs;
+        for (int64_t e = 0; e < perLane(); ++e) {
+          values.push_back(memref::LoadOp::create(
+              b, loc, sharedV,
+              ValueRange{add(add(j0, mul(quad, 4)), i * perLane() + e),
+                         column}));
+          probs.push_back(p[i * perLane() + e]);
+        }
+        o = amdgpu::MFMAOp::create(b, loc, 16, 16, depth(), /*blocks=*/1,
+                                   operandOf(values), operandOf(probs), o);
+      }
+      for (int64_t e = 0; e < 4; ++e)
+        updated.push_back(
+            vector::ExtractOp::create(b, loc, o, ArrayRef<int64_t>{e}));
+    }
+    return updated;
+  };
+  SmallVector<Value> final = walkKeyStages(b, loc, keyEnd, keysPerStage, kStep,
+                                           state, fillStage, walkStep);
 
   // l across the row's four lanes, then one division; a row with every key
   // masked gives 0/0 = NaN, as the unfused softmax does.
-  Value sum = keys.getResult(1);
+  Value sum = final[1];
   for (int64_t offset : {16, 32})
-    sum = arith::AddFOp::create(b, loc, sum, shuffleXor(sum, offset));
+    sum = arith::AddFOp::create(b, loc, sum,
+                                shuffleXor(b, loc, sum, offset, kWave));
   // Accumulator (t, e) is Oᵀ[16t + 4 * quad + e][row].
   for (int64_t t = 0; t < tiles; ++t)
     for (int64_t e = 0; e < 4; ++e) {
@@ -309,11 +254,11 @@ Value MfmaFlashWriter::write() {
       auto store = scf::IfOp::create(b, loc, ok, /*withElseRegion=*/false);
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(&store.getThenRegion().front());
-      Value result =
-          arith::DivFOp::create(b, loc, keys.getResult(2 + t * 4 + e), sum);
+      Value result = arith::DivFOp::create(b, loc, final[2 + t * 4 + e], sum);
       if (!shape.element.isF32())
         result = arith::TruncFOp::create(b, loc, shape.element, result);
-      memref::StoreOp::create(b, loc, result, out, at(batch, row, column));
+      memref::StoreOp::create(b, loc, result, out,
+                              withIndices(batch, row, column));
     }
   b.setInsertionPointAfter(launch);
   return asTensor(b, loc, out);

@@ -117,6 +117,17 @@ public:
 /// accumulation).
 enum class MmaOperand { F16, BF16, TF32 };
 
+/// One nvvm.mma.sync m16n8k`k` (k 16 for f16/bf16, 8 for tf32) with f32
+/// accumulators: `a` (4 registers), `b` (2) and `acc` (4 f32) in the
+/// PTX fragment layout; returns the 4 new accumulators.
+SmallVector<Value> mmaSync(OpBuilder &b, Location loc, MmaOperand operand,
+                           ValueRange a, ValueRange bFragment, ValueRange acc,
+                           int64_t k);
+
+/// A pair of f16/bf16 values (vector<2xT>) as one mma.sync operand
+/// register: the vector itself for f16, one i32 for bf16.
+Value mmaRegister(OpBuilder &b, Location loc, MmaOperand operand, Value pair);
+
 /// Replaces `c` (and its epilogue) with a tensor-core kernel
 /// (ContractionMma.cpp).
 void writeMmaKernel(OpBuilder &b, Contraction &c, MmaOperand operand);

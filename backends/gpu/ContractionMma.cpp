@@ -168,12 +168,7 @@ Value MmaWriter::pair(Value shared, Value stage, Value row, Value col) {
   Value pair = vector::LoadOp::create(b, loc, pairType, shared,
                                       ValueRange{stage, row, col},
                                       /*nontemporal=*/false, llvm::Align(4));
-  if (operand == MmaOperand::F16)
-    return pair;
-  // bf16 pairs travel as one i32 register.
-  Value asWord = vector::BitCastOp::create(
-      b, loc, VectorType::get({1}, b.getI32Type()), pair);
-  return vector::ExtractOp::create(b, loc, asWord, ArrayRef<int64_t>{0});
+  return mmaRegister(b, loc, operand, pair);
 }
 
 Value MmaWriter::columnPair(Value shared, Value stage, Value row, Value col) {
@@ -183,11 +178,7 @@ Value MmaWriter::columnPair(Value shared, Value stage, Value row, Value col) {
                                     ValueRange{stage, add(row, 1), col});
   Value pair = vector::FromElementsOp::create(
       b, loc, VectorType::get({2}, elementType()), ValueRange{lo, hi});
-  if (operand == MmaOperand::F16)
-    return pair;
-  Value asWord = vector::BitCastOp::create(
-      b, loc, VectorType::get({1}, b.getI32Type()), pair);
-  return vector::ExtractOp::create(b, loc, asWord, ArrayRef<int64_t>{0});
+  return mmaRegister(b, loc, operand, pair);
 }
 
 Value MmaWriter::word(Value shared, Value stage, Value row, Value col) {
@@ -197,21 +188,7 @@ Value MmaWriter::word(Value shared, Value stage, Value row, Value col) {
 
 SmallVector<Value> MmaWriter::mma(ValueRange a, ValueRange bFrag,
                                   ValueRange acc, int64_t k) {
-  MLIRContext *ctx = b.getContext();
-  Type f32 = b.getF32Type();
-  auto resultType = LLVM::LLVMStructType::getLiteral(ctx, {f32, f32, f32, f32});
-  NVVM::MMATypes type = operand == MmaOperand::F16    ? NVVM::MMATypes::f16
-                        : operand == MmaOperand::BF16 ? NVVM::MMATypes::bf16
-                                                      : NVVM::MMATypes::tf32;
-  auto op = NVVM::MmaOp::create(
-      b, loc, resultType, a, bFrag, acc, ArrayRef<int64_t>{16, 8, k},
-      std::nullopt, std::nullopt, std::array<NVVM::MMATypes, 2>{type, type},
-      std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
-                                     NVVM::MMALayout::col});
-  SmallVector<Value> d;
-  for (int64_t i = 0; i < 4; ++i)
-    d.push_back(LLVM::ExtractValueOp::create(b, loc, op, i));
-  return d;
+  return mmaSync(b, loc, operand, a, bFrag, acc, k);
 }
 
 Value MmaWriter::convert(Value raw) {
@@ -537,6 +514,37 @@ void MmaWriter::write() {
   w.finish(launch);
 }
 } // namespace
+
+SmallVector<Value> gpu_kernels::mmaSync(OpBuilder &b, Location loc,
+                                        MmaOperand operand, ValueRange a,
+                                        ValueRange bFragment, ValueRange acc,
+                                        int64_t k) {
+  MLIRContext *ctx = b.getContext();
+  Type f32 = b.getF32Type();
+  auto resultType = LLVM::LLVMStructType::getLiteral(ctx, {f32, f32, f32, f32});
+  NVVM::MMATypes type = operand == MmaOperand::F16    ? NVVM::MMATypes::f16
+                        : operand == MmaOperand::BF16 ? NVVM::MMATypes::bf16
+                                                      : NVVM::MMATypes::tf32;
+  auto op = NVVM::MmaOp::create(
+      b, loc, resultType, a, bFragment, acc, ArrayRef<int64_t>{16, 8, k},
+      std::nullopt, std::nullopt, std::array<NVVM::MMATypes, 2>{type, type},
+      std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                     NVVM::MMALayout::col});
+  SmallVector<Value> d;
+  for (int64_t i = 0; i < 4; ++i)
+    d.push_back(LLVM::ExtractValueOp::create(b, loc, op, i));
+  return d;
+}
+
+Value gpu_kernels::mmaRegister(OpBuilder &b, Location loc, MmaOperand operand,
+                               Value pair) {
+  if (operand == MmaOperand::F16)
+    return pair;
+  // bf16 pairs travel as one i32 register.
+  Value asWord = vector::BitCastOp::create(
+      b, loc, VectorType::get({1}, b.getI32Type()), pair);
+  return vector::ExtractOp::create(b, loc, asWord, ArrayRef<int64_t>{0});
+}
 
 void gpu_kernels::writeMmaKernel(OpBuilder &b, Contraction &c,
                                  MmaOperand operand) {

@@ -82,6 +82,23 @@ Value gpu_kernels::guardedLoad(OpBuilder &b, Location loc, Value memref,
   return ifOp.getResult(0);
 }
 
+Value gpu_kernels::shuffleXor(OpBuilder &b, Location loc, Value value,
+                              int64_t offset, int64_t width) {
+  Type i32 = b.getI32Type();
+  return gpu::ShuffleOp::create(
+             b, loc, value, arith::ConstantIntOp::create(b, loc, i32, offset),
+             arith::ConstantIntOp::create(b, loc, i32, width),
+             gpu::ShuffleMode::XOR)
+      .getShuffleResult();
+}
+
+SmallVector<Value> gpu_kernels::withIndices(ValueRange lead, Value i, Value j) {
+  SmallVector<Value> indices(lead.begin(), lead.end());
+  indices.push_back(i);
+  indices.push_back(j);
+  return indices;
+}
+
 Value gpu_kernels::lessThan(OpBuilder &b, Location loc, Value a, Value bound) {
   return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, a, bound);
 }

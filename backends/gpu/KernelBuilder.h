@@ -45,6 +45,15 @@ Value guardedLoad(OpBuilder &b, Location loc, Value memref, ValueRange indices,
 Value guardedLoadF32(OpBuilder &b, Location loc, Value memref,
                      ValueRange indices, Value inBounds);
 
+/// `value` (32 bits) from the lane `offset` lanes away (xor) within
+/// groups of `width` lanes (gpu.shuffle xor).
+Value shuffleXor(OpBuilder &b, Location loc, Value value, int64_t offset,
+                 int64_t width);
+
+/// `lead` followed by `i` and `j`: the indices of a row-major element
+/// behind batch indices.
+SmallVector<Value> withIndices(ValueRange lead, Value i, Value j);
+
 /// `a < b` on indices.
 Value lessThan(OpBuilder &b, Location loc, Value a, Value bound);
 

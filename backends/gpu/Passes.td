@@ -70,6 +70,15 @@ def AttentionKernels : Pass<"kiln-gpu-attention-kernels", "func::FuncOp"> {
     registers, each row's max from 4 registers and two `gpu.shuffle xor`
     (lanes 16 and 32 apart).
 
+    With `matrix-unit=mma.sync` (NVIDIA sm_80 and up) attention with f16
+    or bf16 operands (the model's, or f32 ones at `precision` bf16/fp16;
+    head sizes up to 128) runs on the tensor cores: 4 warps per 64 query
+    rows, 16 rows per warp, 32 keys of K ([key][d]) and V ([d][key]) staged
+    per step and walked 16 at a time: S = Q·Kᵀ as two m16n8k16 tiles, the
+    online softmax on the accumulators (a row's max from 4 registers and
+    two xor shuffles), then O += P·V with the S accumulators reused as the
+    A fragment. Other operands (fp32, tf32) take the SIMT kernel.
+
     Before:
     ```mlir
     %o = kiln.attention %q, %k, %v {causal = true, scale = 0.125 : f64}
@@ -98,14 +107,16 @@ def AttentionKernels : Pass<"kiln-gpu-attention-kernels", "func::FuncOp"> {
            "the f32 MFMA, bf16 and fp16 that 16x16x16 MFMA (f32 "
            "accumulation); the SIMT kernel computes in f32">,
     Option<"matrixUnit", "matrix-unit", "std::string", "\"none\"",
-           "none (the SIMT kernel) or mfma (AMD Instinct, wave64: "
-           "AttentionMfma.cpp)">,
+           "none (the SIMT kernel), mfma (AMD Instinct, wave64: "
+           "AttentionMfma.cpp) or mma.sync (NVIDIA sm_80 and up, f16/bf16 "
+           "operands: AttentionMma.cpp)">,
   ];
   let dependentDialects = ["gpu::GPUDialect", "arith::ArithDialect",
                            "bufferization::BufferizationDialect",
                            "math::MathDialect", "memref::MemRefDialect",
                            "scf::SCFDialect", "vector::VectorDialect",
-                           "amdgpu::AMDGPUDialect"];
+                           "amdgpu::AMDGPUDialect", "LLVM::LLVMDialect",
+                           "NVVM::NVVMDialect"];
 }
 
 def NormalizationKernels

@@ -63,11 +63,13 @@ void mlir::kiln::buildLoweringPipeline(OpPassManager &pm,
   // GPU targets write fused attention as one flash kernel of their own,
   // and normalization rows as block reductions.
   if (options.target.isGpu() && options.optLevel > 0) {
-    // AMD matrix cores take attention's products too (AttentionMfma.cpp).
+    // Matrix cores take attention's products too (AttentionMfma.cpp,
+    // AttentionMma.cpp).
     AttentionKernelsOptions attention;
     const GpuTarget &gpu = options.target.gpu;
-    attention.matrixUnit =
-        gpu.isAmd() && gpu.hasTensorCores() ? "mfma" : "none";
+    attention.matrixUnit = !gpu.hasTensorCores() ? "none"
+                           : gpu.isAmd()         ? "mfma"
+                                                 : "mma.sync";
     attention.precision = stringifyGpuPrecision(gpu.precision).str();
     pm.addNestedPass<func::FuncOp>(createAttentionKernels(attention));
     pm.addNestedPass<func::FuncOp>(createNormalizationKernels());

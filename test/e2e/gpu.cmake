@@ -117,6 +117,12 @@ foreach(precision tf32 bf16 fp16)
   if(precision STREQUAL "bf16")
     list(APPEND models resnet18) # the widest error: 8-bit mantissas
   endif()
+  if(NOT precision STREQUAL "tf32")
+    # Attention on tensor cores (AttentionMma.cpp): causal, additive and
+    # padding masks, Sq != Sk with dv != d, head 128.
+    list(APPEND models attention.sdpa_causal attention.bhsd_additive_mask
+         attention.bshd_hf attention.bhsd_mul attention.bhsd_head128)
+  endif()
   foreach(entry ${KILN_GPU_MODELS})
     list(GET entry 0 name)
     if(NOT name IN_LIST models)
@@ -146,6 +152,20 @@ foreach(precision tf32 bf16 fp16)
   set_tests_properties(gpu.${precision}.models.large_matmul
     gpu.${precision}.models.large_matmul.assemble PROPERTIES
     SKIP_RETURN_CODE 77 LABELS "gpu;models" RESOURCE_LOCK gpu.large_matmul)
+endforeach()
+
+# Half-precision attention runs on tensor cores natively too.
+foreach(type float16 bfloat16)
+  set(work ${CMAKE_CURRENT_BINARY_DIR}/work/gpu/half_attention_${type})
+  set(export "python3 '${CMAKE_CURRENT_SOURCE_DIR}/models/export_half_models.py' ${type} '${work}/onnx' attention || exit $?")
+  add_test(NAME gpu.models.half_attention_${type}
+    COMMAND bash -c "${export}; KILN_REL_L2=1e-2 KILN_COMPILE_FLAGS='--target=cuda --gpu-emulate' '${CMAKE_CURRENT_SOURCE_DIR}/run_example.sh' '$<TARGET_FILE:kiln>' '${work}/onnx' '${work}/emulated'")
+  add_test(NAME gpu.models.half_attention_${type}.assemble
+    COMMAND bash -c "${export}; '${CMAKE_CURRENT_SOURCE_DIR}/check_gpu_assembly.sh' '$<TARGET_FILE:kiln>' '${work}/onnx/model.onnx' '${work}/cuda'")
+  set_tests_properties(gpu.models.half_attention_${type}
+    gpu.models.half_attention_${type}.assemble PROPERTIES
+    SKIP_RETURN_CODE 77 LABELS "gpu;models"
+    RESOURCE_LOCK gpu.half_attention_${type})
 endforeach()
 
 # Half-precision models: their contractions run on tensor cores natively
