@@ -199,6 +199,8 @@ Value MmaFlashWriter::write() {
         updateRunningMax(b, loc, carried[2], acrossGroup(maxHi, /*max=*/true));
     Value sumLo = arith::MulFOp::create(b, loc, carried[1], nextLo.correction);
     Value sumHi = arith::MulFOp::create(b, loc, carried[3], nextHi.correction);
+    // (l sums the f32 probabilities; P·V uses them rounded to the operand
+    // type, as FlashAttention-2 does.)
     SmallVector<Value> p;
     for (auto [e, score] : llvm::enumerate(scores)) {
       bool hi = e % 4 >= 2;

@@ -7,7 +7,8 @@
 // through their indexing maps) becomes one kernel that stages tiles of both
 // operands through shared memory:
 //
-//   grid (ceil(N/64), ceil(M/64), batch), 16x16 threads, a 64x64 block tile;
+//   grid (ceil(N/64), ceil(M/64), batch x K slices), 16x16 threads, a
+//   64x64 block tile;
 //   per 16-deep K step each thread loads 4 elements of A and 4 of B into
 //   shared memory (A transposed, its rows padded against bank conflicts),
 //   the block synchronizes, and each thread accumulates a 4x4 register tile

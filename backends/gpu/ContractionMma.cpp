@@ -4,21 +4,23 @@
 // loads and epilogue as the SIMT kernel, with the products on tensor cores
 // (PTX mma.sync, f32 accumulation):
 //
-//   grid (ceil(N/tile), ceil(M/tile), batch). Problems that fill the GPU
-//   with them take 128x128 tiles, 8 warps of 64x32 (4x4 mma tiles of
-//   16x8 each); smaller ones 64x64 tiles, 4 warps of 32x32 (2x4). Each
-//   step stages a 32-deep slice of A (tile rows x 32) and B (stored
-//   transposed, tile columns x 32, so both operands' fragments are pairs
-//   along k) in shared memory converted to the operand type (f16, bf16, or
-//   f32 rounded to tf32; 16-deep for tf32). Two stages: the next slice is
-//   loaded from global memory into registers before the products and
-//   stored into the other stage after them, one barrier per step. A
-//   warp's global loads run along the operand's contiguous dim.
+//   grid (ceil(N/tile), ceil(M/tile), batch x K slices). Problems that
+//   fill the GPU with them take 128x128 tiles, 8 warps of 64x32 (4x4 mma
+//   tiles of 16x8 each); smaller ones 64x64 tiles, 4 warps of 32x32 (2x4).
+//   Each step stages a 32-deep slice of A ([tile rows][32]) and B
+//   ([tile columns][32] when B is k-contiguous, else as it lies,
+//   [32][tile columns]) in shared memory converted to the operand type
+//   (f16, bf16, or f32 rounded to tf32; 16-deep for tf32). Two stages:
+//   the next slice is loaded from global memory into registers before the
+//   products and stored into the other stage after them, one barrier per
+//   step. A warp's global loads run along the operand's contiguous dim.
 //   Fragments are read in the layout the PTX ISA gives for each lane
 //   (group g = lane / 4, thread t = lane % 4): A rows g and g + 8 at k 2t
-//   (+1, +8, +9), B column g at the same k, each pair one aligned 32-bit
-//   shared load; m16n8k16 for f16/bf16, m16n8k8 for tf32; accumulator
-//   rows g and g + 8 at columns 2t and 2t + 1.
+//   (+1, +8, +9), B column g at the same k — a pair along k is one aligned
+//   32-bit shared load from a [rows][k] stage, two 16-bit loads from a
+//   [k][n] one; m16n8k16 for f16/bf16, m16n8k8 for tf32; accumulator rows
+//   g and g + 8 at columns 2t and 2t + 1. Small problems split K
+//   (ContractionWriter::planSplits).
 //
 // The emulator runs nvvm.mma.sync as a warp-collective call
 // (kiln-gpu-emulate-kernels), so these kernels are checked on the CPU too.
@@ -162,8 +164,8 @@ Value MmaWriter::toOperand(Value v) {
 }
 
 Value MmaWriter::pair(Value shared, Value stage, Value row, Value col) {
-  // Both operands are k-contiguous in shared memory and the pair starts at
-  // an even column of a row of an even length: one aligned 32-bit load.
+  // A [rows][k] stage: the pair starts at an even column of a row of an
+  // even length, one aligned 32-bit load.
   auto pairType = VectorType::get({2}, elementType());
   Value pair = vector::LoadOp::create(b, loc, pairType, shared,
                                       ValueRange{stage, row, col},
@@ -375,7 +377,7 @@ void MmaWriter::write() {
   // t); a [k][n] row is 8 elements longer than the tile (k row t or 2t,
   // column g).
   const int64_t pad = operand == MmaOperand::TF32 ? 4 : 8;
-  const bool bKMajor = !kContiguous(c.mapB, c.k);
+  const bool bKMajor = !kContiguous(c.mapB, c.k); // as Staging::kMajor
   w.planSplits(t.tileM, t.tileN, t.depth);
   MemRefType tileA = workgroupMemRef({2, t.tileM, t.depth + pad}, element);
   MemRefType tileB =
@@ -399,13 +401,13 @@ void MmaWriter::write() {
   this->kBound = kBound;
   Staging planA = plan(/*isA=*/true, t, threads, tid);
   Staging planB = plan(/*isA=*/false, t, threads, tid);
+  assert(planB.kMajor == bKMajor && "B's stage layout decided twice");
   auto fetch = [&](Value k0) {
     SmallVector<Value> values = this->fetch(planA, batch, m0, k0);
     values.append(this->fetch(planB, batch, n0, k0));
     return values;
   };
-  // B is stored transposed (n rows, k contiguous) so that both operands'
-  // fragments are pairs along k.
+  // Each operand into its stage layout (Staging::kMajor).
   auto stage = [&](ArrayRef<Value> values, Value at) {
     size_t countA = t.tileM * t.depth / threads;
     store(planA, values.take_front(countA), sharedA, at);
@@ -423,8 +425,8 @@ void MmaWriter::write() {
   // One barrier per step: the next step's operands are fetched before the
   // products and stored into the other stage after them.
   SmallVector<Value> initAcc(tilesM * tilesN * 4, w.initialAccumulator());
-  // (The last slice of a split K may have fewer steps; its extra ones
-  // fetch zeros.)
+  // (Every slice of a split K takes sliceK / depth steps; the last one
+  // may hold less of K, and its steps past K fetch zeros.)
   int64_t steps =
       w.splits > 1 ? w.sliceK / t.depth : llvm::divideCeil(w.sizeK, t.depth);
   auto kLoop =

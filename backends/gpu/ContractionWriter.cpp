@@ -302,7 +302,7 @@ SmallVector<Value> ContractionWriter::grid(int64_t tileM, int64_t tileN) {
 }
 
 void ContractionWriter::planSplits(int64_t tileM, int64_t tileN, int64_t step) {
-  // Enough blocks for two per SM of a large GPU (132 on an H100) when the
+  // About one block per SM of a large GPU (132 on an H100) when the
   // tiles alone give fewer than 64, each slice at least 256 deep.
   constexpr int64_t kWantedBlocks = 128, kFewBlocks = 64, kMinSlice = 256;
   int64_t batch = c.size(c.batch);
