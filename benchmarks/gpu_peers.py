@@ -4,7 +4,12 @@ the GPU: torch.matmul (cuBLAS) for gemm:N:DTYPE, the flash backend of
 scaled_dot_product_attention for attention:B:H:S:D:CAUSAL:DTYPE. Median
 milliseconds of CUDA-event-timed runs, inputs on the device.
 
-    gpu_peers.py MODELS_DIR      prints "NAME MS TFLOPS" per row
+    gpu_peers.py MODELS_DIR [NAME...]
+                                 prints "NAME MS TFLOPS" per row, or for
+                                 a whole-model row (model:NAME, from
+                                 benchmarks/gpu_model_rows.py) "NAME
+                                 EAGER_MS COMPILED_MS" with the row's
+                                 torch.compile mode
 """
 import os
 import sys
@@ -30,6 +35,8 @@ def median_ms(fn, runs=20):
 
 def flops(peer):
     kind, *args = peer.split(":")
+    if kind == "model":
+        return None
     if kind == "gemm":
         n = int(args[0])
         return 2.0 * n ** 3
@@ -59,14 +66,41 @@ def workload(peer):
     return run
 
 
+def model_times(name, precision, mode):
+    """Eager and torch.compile(mode) median ms of a whole-model row
+    (benchmarks/gpu_model_rows.py), under autocast at bf16/fp16."""
+    import contextlib
+
+    import gpu_model_rows
+    module, inputs = gpu_model_rows.make(name)
+    module = module.cuda()
+    args = [gpu_model_rows.example(shape, n).cuda() for n, shape in inputs]
+    torch.backends.cuda.matmul.allow_tf32 = precision == "tf32"
+    torch.backends.cudnn.allow_tf32 = precision == "tf32"
+    dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(precision)
+    context = (torch.autocast("cuda", dtype=dtype) if dtype
+               else contextlib.nullcontext())
+    with torch.no_grad(), context:
+        eager = median_ms(lambda: module(*args))
+        torch._dynamo.reset()
+        compiled = torch.compile(module, mode=mode)
+        return eager, median_ms(lambda: compiled(*args))
+
+
 def main():
-    root = sys.argv[1]
+    root, only = sys.argv[1], set(sys.argv[2:])
     for name in sorted(os.listdir(root)):
+        if only and name not in only:
+            continue
         spec = os.path.join(root, name, "spec")
         if not os.path.exists(spec):
             continue
-        peer = open(spec).read().split()[0]
+        peer, precision, *mode = open(spec).read().split()
         try:
+            if peer.startswith("model:"):
+                eager, compiled = model_times(peer[6:], precision, mode[0])
+                print(f"{name} {eager:.4f} {compiled:.4f}", flush=True)
+                continue
             ms = median_ms(workload(peer))
             print(f"{name} {ms:.4f} {flops(peer) / ms / 1e9:.1f}", flush=True)
         except Exception as e:  # a failed peer leaves its row's cell empty
