@@ -181,8 +181,12 @@ mlir::kiln::assemblePtx(const CudaToolkit &toolkit, llvm::StringRef ptx,
     return failure();
   std::string archFlag = ("-arch=" + arch).str();
   std::string optFlag = "-O" + std::to_string(optLevel);
-  llvm::StringRef args[] = {toolkit.ptxas, archFlag, optFlag,    "-v",
-                            input.path,    "-o",     output.path};
+  // Kernels are optimized in parallel over all cores (--split-compile 0):
+  // BERT-base's 190 kernels took 5.4 s per arch in one thread, 3.0 s on 2
+  // cores, with the same -v report (registers, spills, shared memory).
+  llvm::StringRef args[] = {toolkit.ptxas,     archFlag, optFlag,
+                            "--split-compile", "0",      "-v",
+                            input.path,        "-o",     output.path};
   if (failed(run(args, log, error)))
     return failure();
   FailureOr<std::string> bytes = output.read(error);
