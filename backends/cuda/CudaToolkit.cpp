@@ -12,6 +12,7 @@
 
 #include <cstdlib>
 #include <optional>
+#include <vector>
 
 using namespace mlir;
 using namespace mlir::kiln;
@@ -183,12 +184,18 @@ mlir::kiln::assemblePtx(const CudaToolkit &toolkit, llvm::StringRef ptx,
   std::string optFlag = "-O" + std::to_string(optLevel);
   // Kernels are optimized in parallel over all cores (--split-compile 0):
   // BERT-base's 190 kernels took 5.4 s per arch in one thread, 3.0 s on 2
-  // cores, with the same -v report (registers, spills, shared memory).
-  llvm::StringRef args[] = {toolkit.ptxas,     archFlag, optFlag,
-                            "--split-compile", "0",      "-v",
-                            input.path,        "-o",     output.path};
-  if (failed(run(args, log, error)))
-    return failure();
+  // cores, with the same -v report (registers, spills, shared memory). A
+  // ptxas too old for the option assembles in one thread.
+  std::vector<llvm::StringRef> args = {
+      toolkit.ptxas, archFlag,   optFlag, "--split-compile", "0",
+      "-v",          input.path, "-o",    output.path};
+  if (failed(run(args, log, error))) {
+    if (llvm::StringRef(error).find("split-compile") == llvm::StringRef::npos)
+      return failure();
+    args.erase(args.begin() + 3, args.begin() + 5);
+    if (failed(run(args, log, error)))
+      return failure();
+  }
   FailureOr<std::string> bytes = output.read(error);
   FailureOr<std::string> report = log.read(error);
   if (failed(bytes) || failed(report))

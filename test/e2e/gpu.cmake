@@ -188,6 +188,14 @@ foreach(type float16 bfloat16)
     RESOURCE_LOCK gpu.half_matmul_${type})
 endforeach()
 
+# A toolkit whose ptxas lacks --split-compile still assembles.
+add_test(NAME gpu.old_ptxas
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/check_old_ptxas.sh $<TARGET_FILE:kiln>
+          ${CMAKE_CURRENT_SOURCE_DIR}/autotune/matmul.onnx
+          ${CMAKE_CURRENT_BINARY_DIR}/work/gpu/old_ptxas)
+set_tests_properties(gpu.old_ptxas PROPERTIES SKIP_RETURN_CODE 77
+  LABELS gpu)
+
 # GPU flags the compiler refuses, each with its message.
 set(gpu_model ${CMAKE_CURRENT_SOURCE_DIR}/autotune/matmul.onnx)
 add_test(NAME gpu.flags.precision_needs_sm80
