@@ -17,20 +17,13 @@ import sys
 import torch
 import torch.nn.functional as F
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "scripts"))
+import gpu_check_torch  # noqa: E402 (the shared timing)
 
-def median_ms(fn, runs=20):
-    for _ in range(3):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(runs):
-        start, stop = torch.cuda.Event(True), torch.cuda.Event(True)
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        times.append(start.elapsed_time(stop))
-    return sorted(times)[len(times) // 2]
+
+def median_ms(fn):
+    return gpu_check_torch.median_ms(fn, runs=20, warmup=3)
 
 
 def flops(peer):
@@ -69,22 +62,11 @@ def workload(peer):
 def model_times(name, precision, mode):
     """Eager and torch.compile(mode) median ms of a whole-model row
     (benchmarks/gpu_model_rows.py), under autocast at bf16/fp16."""
-    import contextlib
-
     import gpu_model_rows
     module, inputs = gpu_model_rows.make(name)
-    module = module.cuda()
     args = [gpu_model_rows.example(shape, n).cuda() for n, shape in inputs]
-    torch.backends.cuda.matmul.allow_tf32 = precision == "tf32"
-    torch.backends.cudnn.allow_tf32 = precision == "tf32"
-    dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(precision)
-    context = (torch.autocast("cuda", dtype=dtype) if dtype
-               else contextlib.nullcontext())
-    with torch.no_grad(), context:
-        eager = median_ms(lambda: module(*args))
-        torch._dynamo.reset()
-        compiled = torch.compile(module, mode=mode)
-        return eager, median_ms(lambda: compiled(*args))
+    return gpu_check_torch.time_module(module.cuda(), args, precision, mode,
+                                       runs=20, warmup=3)
 
 
 def main():

@@ -56,8 +56,8 @@ def build(source):
     return make(), names
 
 
-def median_ms(fn, runs=100):
-    for _ in range(10):
+def median_ms(fn, runs=100, warmup=10):
+    for _ in range(warmup):
         fn()
     torch.cuda.synchronize()
     times = []
@@ -71,23 +71,28 @@ def median_ms(fn, runs=100):
     return sorted(times)[len(times) // 2]
 
 
-def time_model(source, model_dir, precision):
-    """Eager and torch.compile median milliseconds of one model."""
+def time_module(module, inputs, precision, mode="default", **timing):
+    """Eager and torch.compile(mode) median milliseconds of `module` on
+    device `inputs` at `precision` (tf32 allows TF32 matmuls, bf16/fp16 run
+    under autocast); `timing` goes to median_ms."""
     torch.backends.cuda.matmul.allow_tf32 = precision == "tf32"
     torch.backends.cudnn.allow_tf32 = precision == "tf32"
     autocast = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(precision)
-    model, names = build(source)
-    model = model.eval().cuda()
-    inputs = [torch.from_numpy(np.load(os.path.join(model_dir, n + ".npy")))
-              .cuda() for n in names]
     context = (torch.autocast("cuda", dtype=autocast) if autocast
                else contextlib.nullcontext())
     with torch.no_grad(), context:
-        eager = median_ms(lambda: model(*inputs))
+        eager = median_ms(lambda: module(*inputs), **timing)
         torch._dynamo.reset()
-        compiled_model = torch.compile(model)
-        compiled = median_ms(lambda: compiled_model(*inputs))
-    return eager, compiled
+        compiled = torch.compile(module, mode=mode)
+        return eager, median_ms(lambda: compiled(*inputs), **timing)
+
+
+def time_model(source, model_dir, precision):
+    """Eager and torch.compile median milliseconds of one model."""
+    model, names = build(source)
+    inputs = [torch.from_numpy(np.load(os.path.join(model_dir, n + ".npy")))
+              .cuda() for n in names]
+    return time_module(model.eval().cuda(), inputs, precision)
 
 
 def main():

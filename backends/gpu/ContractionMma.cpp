@@ -84,10 +84,10 @@ struct Staging {
   Value buffer, aligned;
 };
 
-class MmaWriter {
+class MmaWriter : IndexMath {
 public:
   MmaWriter(OpBuilder &b, Contraction &c, MmaOperand operand)
-      : w(b, c), b(b), c(c), operand(operand), loc(w.loc) {}
+      : IndexMath{b, c.op.getLoc()}, w(b, c), c(c), operand(operand) {}
   void write();
 
 private:
@@ -112,21 +112,6 @@ private:
   Value columnPair(Value shared, Value stage, Value row, Value col);
   /// One element of a shared-memory stage as a tf32 operand register.
   Value word(Value shared, Value stage, Value row, Value col);
-  Value add(Value x, int64_t y) {
-    return y == 0 ? x : arith::AddIOp::create(b, loc, x, index(b, loc, y));
-  }
-  Value mul(Value x, int64_t y) {
-    return arith::MulIOp::create(b, loc, x, index(b, loc, y));
-  }
-  Value div(Value x, int64_t y) {
-    return arith::DivUIOp::create(b, loc, x, index(b, loc, y));
-  }
-  Value rem(Value x, int64_t y) {
-    return arith::RemUIOp::create(b, loc, x, index(b, loc, y));
-  }
-  Value both(Value p, Value q) { return arith::AndIOp::create(b, loc, p, q); }
-  SmallVector<Value> mma(ValueRange a, ValueRange bFrag, ValueRange acc,
-                         int64_t k);
   /// The staging plan of A (`isA`) or B for tiling `t`.
   Staging plan(bool isA, const MmaTiling &t, int64_t threads, Value tid);
   /// The operand's slice at depth k0 for the tile starting at row `row0`,
@@ -138,13 +123,12 @@ private:
   /// A loaded element as an operand: narrowed or rounded to tf32.
   Value convert(Value raw);
 
-  MmaTiling tiling{};
+  /// The problem's bounds: rows (M), columns (N), and the end of the
+  /// block's K range.
   Value kBound, mBound, nBound;
   ContractionWriter w;
-  OpBuilder &b;
   Contraction &c;
   MmaOperand operand;
-  Location loc;
 };
 
 Value MmaWriter::toOperand(Value v) {
@@ -189,11 +173,6 @@ Value MmaWriter::columnPair(Value shared, Value stage, Value row, Value col) {
 Value MmaWriter::word(Value shared, Value stage, Value row, Value col) {
   Value v = memref::LoadOp::create(b, loc, shared, ValueRange{stage, row, col});
   return arith::BitcastOp::create(b, loc, b.getI32Type(), v);
-}
-
-SmallVector<Value> MmaWriter::mma(ValueRange a, ValueRange bFrag,
-                                  ValueRange acc, int64_t k) {
-  return mmaSync(b, loc, operand, a, bFrag, acc, k);
 }
 
 Value MmaWriter::convert(Value raw) {
@@ -395,13 +374,10 @@ void MmaWriter::write() {
   Value n0 = mul(launch.getBlockIds().x, t.tileN);
   Value blockZ = launch.getBlockIds().z;
   SmallVector<Value> batch = w.batchIndices(blockZ);
-  auto [kBegin, kBound] = w.kRange(blockZ);
-  Value mBound = index(b, loc, w.sizeM), nBound = index(b, loc, w.sizeN);
-
-  tiling = t;
-  this->mBound = mBound;
-  this->nBound = nBound;
-  this->kBound = kBound;
+  Value kBegin;
+  std::tie(kBegin, kBound) = w.kRange(blockZ);
+  mBound = index(b, loc, w.sizeM);
+  nBound = index(b, loc, w.sizeN);
   Staging planA = plan(/*isA=*/true, t, threads, tid);
   Staging planB = plan(/*isA=*/false, t, threads, tid);
   assert(planB.kMajor == bKMajor && "B's stage layout decided twice");
@@ -485,7 +461,8 @@ void MmaWriter::write() {
         for (int64_t j = 0; j < tilesN; ++j) {
           int64_t at = (i * tilesN + j) * 4;
           SmallVector<Value> d =
-              mma(a, bFrags[j], ArrayRef<Value>(acc).slice(at, 4), step);
+              mmaSync(b, loc, operand, a, bFrags[j],
+                      ArrayRef<Value>(acc).slice(at, 4), step);
           std::copy(d.begin(), d.end(), acc.begin() + at);
         }
       }

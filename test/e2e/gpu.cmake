@@ -154,38 +154,28 @@ foreach(precision tf32 bf16 fp16)
     SKIP_RETURN_CODE 77 LABELS "gpu;models" RESOURCE_LOCK gpu.large_matmul)
 endforeach()
 
-# Half-precision attention runs on tensor cores natively too.
-foreach(type float16 bfloat16)
-  set(work ${CMAKE_CURRENT_BINARY_DIR}/work/gpu/half_attention_${type})
-  set(export "python3 '${CMAKE_CURRENT_SOURCE_DIR}/models/export_half_models.py' ${type} '${work}/onnx' attention || exit $?")
-  add_test(NAME gpu.models.half_attention_${type}
-    COMMAND bash -c "${export}; KILN_REL_L2=1e-2 KILN_COMPILE_FLAGS='--target=cuda --gpu-emulate' '${CMAKE_CURRENT_SOURCE_DIR}/run_example.sh' '$<TARGET_FILE:kiln>' '${work}/onnx' '${work}/emulated'")
-  add_test(NAME gpu.models.half_attention_${type}.assemble
-    COMMAND bash -c "${export}; '${CMAKE_CURRENT_SOURCE_DIR}/check_gpu_assembly.sh' '$<TARGET_FILE:kiln>' '${work}/onnx/model.onnx' '${work}/cuda'")
-  set_tests_properties(gpu.models.half_attention_${type}
-    gpu.models.half_attention_${type}.assemble PROPERTIES
-    SKIP_RETURN_CODE 77 LABELS "gpu;models"
-    RESOURCE_LOCK gpu.half_attention_${type})
-endforeach()
-
-# Half-precision models: their contractions run on tensor cores natively
-# (mma.sync with f32 accumulation), emulated against numpy within 1e-2
-# relative L2 error, and assembled without spills.
-foreach(type float16 bfloat16)
-  set(work ${CMAKE_CURRENT_BINARY_DIR}/work/gpu/half_matmul_${type})
-  set(export "python3 '${CMAKE_CURRENT_SOURCE_DIR}/models/export_half_models.py' ${type} '${work}/onnx' || exit $?")
-  add_test(NAME gpu.models.half_matmul_${type}
-    COMMAND bash -c "${export}; KILN_REL_L2=1e-2 KILN_COMPILE_FLAGS='--target=cuda --gpu-emulate' '${CMAKE_CURRENT_SOURCE_DIR}/run_example.sh' '$<TARGET_FILE:kiln>' '${work}/onnx' '${work}/emulated'")
-  add_test(NAME gpu.models.half_matmul_${type}.assemble
-    COMMAND bash -c "${export}; '${CMAKE_CURRENT_SOURCE_DIR}/check_gpu_assembly.sh' '$<TARGET_FILE:kiln>' '${work}/onnx/model.onnx' '${work}/cuda'")
-  # Below sm_80 the same contractions are SIMT kernels computing in f32.
-  add_test(NAME gpu.models.half_matmul_${type}.sm_75
-    COMMAND bash -c "${export}; KILN_REL_L2=1e-2 KILN_COMPILE_FLAGS='--target=cuda --gpu-emulate --gpu-arch=sm_75' '${CMAKE_CURRENT_SOURCE_DIR}/run_example.sh' '$<TARGET_FILE:kiln>' '${work}/onnx' '${work}/sm_75'")
-  set_tests_properties(gpu.models.half_matmul_${type}
-    gpu.models.half_matmul_${type}.sm_75
-    gpu.models.half_matmul_${type}.assemble PROPERTIES
-    SKIP_RETURN_CODE 77 LABELS "gpu;models"
-    RESOURCE_LOCK gpu.half_matmul_${type})
+# Half-precision models: their contractions and attention run on tensor
+# cores natively (mma.sync with f32 accumulation), emulated against numpy
+# within 1e-2 relative L2 error, and assembled without spills.
+foreach(kind matmul attention)
+  foreach(type float16 bfloat16)
+    set(name half_${kind}_${type})
+    set(work ${CMAKE_CURRENT_BINARY_DIR}/work/gpu/${name})
+    set(export "python3 '${CMAKE_CURRENT_SOURCE_DIR}/models/export_half_models.py' ${type} '${work}/onnx' ${kind} || exit $?")
+    add_test(NAME gpu.models.${name}
+      COMMAND bash -c "${export}; KILN_REL_L2=1e-2 KILN_COMPILE_FLAGS='--target=cuda --gpu-emulate' '${CMAKE_CURRENT_SOURCE_DIR}/run_example.sh' '$<TARGET_FILE:kiln>' '${work}/onnx' '${work}/emulated'")
+    add_test(NAME gpu.models.${name}.assemble
+      COMMAND bash -c "${export}; '${CMAKE_CURRENT_SOURCE_DIR}/check_gpu_assembly.sh' '$<TARGET_FILE:kiln>' '${work}/onnx/model.onnx' '${work}/cuda'")
+    set(tests gpu.models.${name} gpu.models.${name}.assemble)
+    if(kind STREQUAL "matmul")
+      # Below sm_80 the same contractions are SIMT kernels computing in f32.
+      add_test(NAME gpu.models.${name}.sm_75
+        COMMAND bash -c "${export}; KILN_REL_L2=1e-2 KILN_COMPILE_FLAGS='--target=cuda --gpu-emulate --gpu-arch=sm_75' '${CMAKE_CURRENT_SOURCE_DIR}/run_example.sh' '$<TARGET_FILE:kiln>' '${work}/onnx' '${work}/sm_75'")
+      list(APPEND tests gpu.models.${name}.sm_75)
+    endif()
+    set_tests_properties(${tests} PROPERTIES
+      SKIP_RETURN_CODE 77 LABELS "gpu;models" RESOURCE_LOCK gpu.${name})
+  endforeach()
 endforeach()
 
 # A toolkit whose ptxas lacks --split-compile still assembles.
