@@ -20,7 +20,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 # relative L2 error of onnxruntime's fp32 outputs.
 models=(cnn transformer bert_encoder gpt2_blocks inception_block
         attention:sdpa_causal attention:mha resnet18
-        transformer@tf32 transformer@fp16 gpt2_blocks@bf16 bert_encoder@bf16)
+        transformer@tf32 transformer@fp16 gpt2_blocks@bf16 bert_encoder@bf16
+        attention:sdpa_causal@bf16 attention:mha@bf16)
 
 bundle() {
   local build=${1:-$root/build}
