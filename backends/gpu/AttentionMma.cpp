@@ -13,15 +13,17 @@
 //   contiguous) in shared memory, zeros past the last key and the head
 //   size; then each warp walks them 16 keys at a time:
 //
-//   - S (16 rows x 16 keys) = Q·Kᵀ: two n8 tiles of d/16 mma each; the
-//     lane holds S[g][2t, 2t+1] and S[g + 8][2t, 2t+1] of each tile.
+//   - S (16 rows x 16 keys) = Q·Kᵀ: two n8 tiles of d/16 mma each, their
+//     K fragments by one ldmatrix.x4 per 16 dims; the lane holds
+//     S[g][2t, 2t+1] and S[g + 8][2t, 2t+1] of each tile.
 //   - Online softmax per row: a row's max is a max of the lane's 4 scores
 //     and two xor shuffles (lanes 1 and 2 apart: the 4 lanes of group g);
 //     the running sum stays per lane, added across the group at the end.
 //   - O (16 rows x dv) += P·V: the two S tiles' accumulators, rounded to
 //     the operand type, are exactly the A fragment of one m16n8k16 (rows
 //     g, g + 8; keys 2t, 2t+1 and 2t+8, 2t+9), so P never leaves registers;
-//     one mma per 8 output columns.
+//     one mma per 8 output columns, V's fragments by one ldmatrix.x4 per
+//     16 columns.
 //
 // Causal blocks stop at their last row; the additive mask is read per
 // score; a row with every key masked gives NaN as the unfused softmax
@@ -127,6 +129,11 @@ Value MmaFlashWriter::write() {
           ? SmallVector<Value>()
           : delinearize(b, loc, launch.getBlockIds().y, shape.batchSizes);
   Value zero = f32(0.0), negInf = f32(-std::numeric_limits<double>::infinity());
+  // ldmatrix.x4 of an [n][k] stage: lane l gives row l % 8 (+8 for the
+  // second n8 tile, l >= 16) at k +8 for odd matrices.
+  Value quad = div(lane, 8);
+  Value ldRow = add(rem(lane, 8), mul(div(quad, 2), 8));
+  Value ldCol = mul(rem(quad, 2), 8);
   Value rows = index(b, loc, sq), dBound = index(b, loc, d);
   Value okLo = lessThan(b, loc, rowLo, rows);
   Value okHi = lessThan(b, loc, rowHi, rows);
@@ -172,16 +179,19 @@ Value MmaFlashWriter::write() {
     Value scale = f32(op.getScale().convertToDouble());
     SmallVector<Value> scores;
     Value maxLo = negInf, maxHi = negInf;
+    // Kᵀ's B fragments of both tiles per 16 dims: one ldmatrix.x4 of the
+    // [key][d] stage (matrices: keys +0/+8, dims +0/+8).
+    SmallVector<SmallVector<Value>> kFragments;
+    for (int64_t s = 0; s < dPad / 16; ++s)
+      kFragments.push_back(ldMatrixX4(b, loc, operand, sharedK,
+                                      {add(j0, ldRow), add(ldCol, 16 * s)},
+                                      /*transpose=*/false));
     for (int64_t n = 0; n < 2; ++n) {
       SmallVector<Value> acc(4, zero);
-      Value keyRow = add(add(j0, group), 8 * n);
-      for (int64_t s = 0; s < dPad / 16; ++s) {
-        Value dim = add(mul(thread, 2), 16 * s);
-        acc = mmaSync(b, loc, operand, qFragments[s],
-                      {sharedPair(sharedK, keyRow, dim),
-                       sharedPair(sharedK, keyRow, add(dim, 8))},
-                      acc, 16);
-      }
+      for (int64_t s = 0; s < dPad / 16; ++s)
+        acc =
+            mmaSync(b, loc, operand, qFragments[s],
+                    {kFragments[s][2 * n], kFragments[s][2 * n + 1]}, acc, 16);
       for (int64_t e = 0; e < 4; ++e) {
         bool hi = e >= 2;
         Value key = add(add(add(key0, j0), mul(thread, 2)), 8 * n + e % 2);
@@ -218,18 +228,28 @@ Value MmaFlashWriter::write() {
     SmallVector<Value> pFragment = {
         registerOf(p[0], p[1]), registerOf(p[2], p[3]), registerOf(p[4], p[5]),
         registerOf(p[6], p[7])};
+    // V's B fragments from the [d][key] stage: one ldmatrix.x4 per two
+    // 8-column tiles (an odd last tile by pair loads).
     Value keyCol = add(j0, mul(thread, 2));
+    SmallVector<Value> vFragments;
+    for (int64_t t = 0; t + 1 < tiles; t += 2)
+      llvm::append_range(vFragments,
+                         ldMatrixX4(b, loc, operand, sharedVt,
+                                    {add(ldRow, 8 * t), add(j0, ldCol)},
+                                    /*transpose=*/false));
+    if (tiles % 2) {
+      Value column = add(group, 8 * (tiles - 1));
+      vFragments.push_back(sharedPair(sharedVt, column, keyCol));
+      vFragments.push_back(sharedPair(sharedVt, column, add(keyCol, 8)));
+    }
     for (int64_t t = 0; t < tiles; ++t) {
       SmallVector<Value> acc;
       for (int64_t e = 0; e < 4; ++e)
         acc.push_back(arith::MulFOp::create(b, loc, carried[4 + t * 4 + e],
                                             e >= 2 ? nextHi.correction
                                                    : nextLo.correction));
-      Value column = add(group, 8 * t);
       acc = mmaSync(b, loc, operand, pFragment,
-                    {sharedPair(sharedVt, column, keyCol),
-                     sharedPair(sharedVt, column, add(keyCol, 8))},
-                    acc, 16);
+                    {vFragments[2 * t], vFragments[2 * t + 1]}, acc, 16);
       updated.append(acc.begin(), acc.end());
     }
     return updated;

@@ -128,6 +128,16 @@ SmallVector<Value> mmaSync(OpBuilder &b, Location loc, MmaOperand operand,
 /// register: the vector itself for f16, one i32 for bf16.
 Value mmaRegister(OpBuilder &b, Location loc, MmaOperand operand, Value pair);
 
+/// PTX ldmatrix.x4 (m8n8, 16-bit elements) from a shared-memory stage:
+/// each lane gives the address of element `indices` of `shared` (lane l
+/// the start of row l % 8 of matrix l / 8, 16-byte aligned) and gets one
+/// 32-bit register of each of the four 8x8 matrices, as an mma.sync
+/// fragment takes it (row l / 4, columns 2(l % 4) and 2(l % 4) + 1; with
+/// `transpose`, rows 2(l % 4) and 2(l % 4) + 1 of column l / 4). The
+/// registers come back as mmaRegister gives them.
+SmallVector<Value> ldMatrixX4(OpBuilder &b, Location loc, MmaOperand operand,
+                              Value shared, ValueRange indices, bool transpose);
+
 /// Replaces `c` (and its epilogue) with a tensor-core kernel
 /// (ContractionMma.cpp).
 void writeMmaKernel(OpBuilder &b, Contraction &c, MmaOperand operand);

@@ -14,16 +14,18 @@
 //   the next slice is loaded from global memory into registers before the
 //   products and stored into the other stage after them, one barrier per
 //   step. A warp's global loads run along the operand's contiguous dim.
-//   Fragments are read in the layout the PTX ISA gives for each lane
-//   (group g = lane / 4, thread t = lane % 4): A rows g and g + 8 at k 2t
-//   (+1, +8, +9), B column g at the same k — a pair along k is one aligned
-//   32-bit shared load from a [rows][k] stage, two 16-bit loads from a
-//   [k][n] one; m16n8k16 for f16/bf16, m16n8k8 for tf32; accumulator rows
-//   g and g + 8 at columns 2t and 2t + 1. Small problems split K
+//   Fragments are in the layout the PTX ISA gives for each lane (group
+//   g = lane / 4, thread t = lane % 4): A rows g and g + 8 at k 2t (+1,
+//   +8, +9), B column g at the same k. f16/bf16 fragments come by
+//   ldmatrix.x4 (one per 16x16 A tile, one per two 8-wide B tiles,
+//   transposed from a [k][n] stage), tf32 ones by one 32-bit shared load
+//   per register; m16n8k16 for f16/bf16, m16n8k8 for tf32; accumulator
+//   rows g and g + 8 at columns 2t and 2t + 1. Small problems split K
 //   (ContractionWriter::planSplits).
 //
-// The emulator runs nvvm.mma.sync as a warp-collective call
-// (kiln-gpu-emulate-kernels), so these kernels are checked on the CPU too.
+// The emulator runs nvvm.mma.sync and nvvm.ldmatrix as warp-collective
+// calls (kiln-gpu-emulate-kernels), so these kernels are checked on the CPU
+// too.
 //
 //===----------------------------------------------------------------------===//
 #include "backends/gpu/ContractionKernels.h"
@@ -104,12 +106,6 @@ private:
   }
   /// `v` (f32) as stored in shared memory: narrowed, or rounded to tf32.
   Value toOperand(Value v);
-  /// Elements (row, col) and (row, col + 1) of a shared-memory stage as one
-  /// 32-bit operand register (vector<2xf16> for fp16).
-  Value pair(Value shared, Value stage, Value row, Value col);
-  /// Elements (row, col) and (row + 1, col) of a shared-memory stage as
-  /// one 32-bit operand register.
-  Value columnPair(Value shared, Value stage, Value row, Value col);
   /// One element of a shared-memory stage as a tf32 operand register.
   Value word(Value shared, Value stage, Value row, Value col);
   /// The staging plan of A (`isA`) or B for tiling `t`.
@@ -148,26 +144,6 @@ Value MmaWriter::toOperand(Value v) {
   return arith::SelectOp::create(
       b, loc, isNaN, v,
       arith::BitcastOp::create(b, loc, b.getF32Type(), rounded));
-}
-
-Value MmaWriter::pair(Value shared, Value stage, Value row, Value col) {
-  // A [rows][k] stage: the pair starts at an even column of a row of an
-  // even length, one aligned 32-bit load.
-  auto pairType = VectorType::get({2}, elementType());
-  Value pair = vector::LoadOp::create(b, loc, pairType, shared,
-                                      ValueRange{stage, row, col},
-                                      /*nontemporal=*/false, llvm::Align(4));
-  return mmaRegister(b, loc, operand, pair);
-}
-
-Value MmaWriter::columnPair(Value shared, Value stage, Value row, Value col) {
-  Value lo =
-      memref::LoadOp::create(b, loc, shared, ValueRange{stage, row, col});
-  Value hi = memref::LoadOp::create(b, loc, shared,
-                                    ValueRange{stage, add(row, 1), col});
-  Value pair = vector::FromElementsOp::create(
-      b, loc, VectorType::get({2}, elementType()), ValueRange{lo, hi});
-  return mmaRegister(b, loc, operand, pair);
 }
 
 Value MmaWriter::word(Value shared, Value stage, Value row, Value col) {
@@ -397,6 +373,20 @@ void MmaWriter::write() {
   Value group = div(lane, 4), thread = rem(lane, 4);
   Value warpM = mul(div(warp, t.warpsN), warpTileM);
   Value warpN = mul(rem(warp, t.warpsN), warpTileN);
+  // f16/bf16 fragments come by ldmatrix.x4: lane l gives row l % 8 of
+  // matrix l / 8. A's four matrices are a 16x16 tile's quarters (rows +8
+  // for odd matrices, k +8 for the last two), B's two n8 tiles' k halves.
+  const bool useLdMatrix = operand != MmaOperand::TF32;
+  assert(tilesN % 2 == 0 && "ldmatrix.x4 reads B two tiles at a time");
+  Value quad = div(lane, 8), eighth = rem(lane, 8);
+  Value ldRowA = add(warpM, add(eighth, mul(rem(quad, 2), 8)));
+  Value ldDepthA = mul(div(quad, 2), 8);
+  // [n][k] B: rows n (+8 for the second tile), k +8 for odd matrices;
+  // [k][n] B, transposed: rows k (+8 for odd matrices), n +8 likewise.
+  Value ldRowB = bKMajor ? add(eighth, mul(rem(quad, 2), 8))
+                         : add(warpN, add(eighth, mul(div(quad, 2), 8)));
+  Value ldColB =
+      bKMajor ? add(warpN, mul(div(quad, 2), 8)) : mul(rem(quad, 2), 8);
 
   stage(fetch(kBegin), index(b, loc, 0));
   gpu::BarrierOp::create(b, loc);
@@ -423,40 +413,41 @@ void MmaWriter::write() {
     SmallVector<Value> acc(kLoop.getRegionIterArgs());
     for (int64_t k = 0; k < t.depth; k += step) {
       SmallVector<SmallVector<Value>> bFrags;
-      for (int64_t j = 0; j < tilesN; ++j) {
+      for (int64_t j = 0; useLdMatrix && j < tilesN; j += 2) {
+        SmallVector<Value> words =
+            bKMajor ? ldMatrixX4(b, loc, operand, sharedB,
+                                 {current, add(ldRowB, k), add(ldColB, 8 * j)},
+                                 /*transpose=*/true)
+                    : ldMatrixX4(b, loc, operand, sharedB,
+                                 {current, add(ldRowB, 8 * j), add(ldColB, k)},
+                                 /*transpose=*/false);
+        bFrags.push_back({words[0], words[1]});
+        bFrags.push_back({words[2], words[3]});
+      }
+      // tf32 (32-bit elements, no ldmatrix): one shared load per register.
+      for (int64_t j = 0; !useLdMatrix && j < tilesN; ++j) {
         Value n = add(arith::AddIOp::create(b, loc, warpN, group), 8 * j);
-        if (bKMajor && operand == MmaOperand::TF32) {
-          Value row = add(thread, k);
-          bFrags.push_back({word(sharedB, current, row, n),
-                            word(sharedB, current, add(row, 4), n)});
-        } else if (bKMajor) {
-          Value row = add(mul(thread, 2), k);
-          bFrags.push_back({columnPair(sharedB, current, row, n),
-                            columnPair(sharedB, current, add(row, 8), n)});
-        } else if (operand == MmaOperand::TF32) {
-          Value col = add(thread, k);
-          bFrags.push_back({word(sharedB, current, n, col),
-                            word(sharedB, current, n, add(col, 4))});
-        } else {
-          Value col = add(mul(thread, 2), k);
-          bFrags.push_back({pair(sharedB, current, n, col),
-                            pair(sharedB, current, n, add(col, 8))});
-        }
+        Value depth = add(thread, k);
+        if (bKMajor)
+          bFrags.push_back({word(sharedB, current, depth, n),
+                            word(sharedB, current, add(depth, 4), n)});
+        else
+          bFrags.push_back({word(sharedB, current, n, depth),
+                            word(sharedB, current, n, add(depth, 4))});
       }
       for (int64_t i = 0; i < tilesM; ++i) {
-        Value r = add(arith::AddIOp::create(b, loc, warpM, group), 16 * i);
-        Value r8 = add(r, 8);
         SmallVector<Value> a;
-        if (operand == MmaOperand::TF32) {
+        if (useLdMatrix) {
+          a = ldMatrixX4(b, loc, operand, sharedA,
+                         {current, add(ldRowA, 16 * i), add(ldDepthA, k)},
+                         /*transpose=*/false);
+        } else {
+          Value r = add(arith::AddIOp::create(b, loc, warpM, group), 16 * i);
+          Value r8 = add(r, 8);
           Value col = add(thread, k);
           a = {word(sharedA, current, r, col), word(sharedA, current, r8, col),
                word(sharedA, current, r, add(col, 4)),
                word(sharedA, current, r8, add(col, 4))};
-        } else {
-          Value col = add(mul(thread, 2), k);
-          a = {pair(sharedA, current, r, col), pair(sharedA, current, r8, col),
-               pair(sharedA, current, r, add(col, 8)),
-               pair(sharedA, current, r8, add(col, 8))};
         }
         for (int64_t j = 0; j < tilesN; ++j) {
           int64_t at = (i * tilesN + j) * 4;
@@ -526,6 +517,45 @@ Value gpu_kernels::mmaRegister(OpBuilder &b, Location loc, MmaOperand operand,
   Value asWord = vector::BitCastOp::create(
       b, loc, VectorType::get({1}, b.getI32Type()), pair);
   return vector::ExtractOp::create(b, loc, asWord, ArrayRef<int64_t>{0});
+}
+
+SmallVector<Value> gpu_kernels::ldMatrixX4(OpBuilder &b, Location loc,
+                                           MmaOperand operand, Value shared,
+                                           ValueRange indices, bool transpose) {
+  // The element's byte address in the shared window: the stage's strides
+  // are static.
+  auto type = cast<MemRefType>(shared.getType());
+  auto [strides, offset] = type.getStridesAndOffset();
+  Value linear = index(b, loc, offset);
+  for (auto [stride, at] : llvm::zip(strides, indices))
+    linear = arith::AddIOp::create(
+        b, loc, linear,
+        arith::MulIOp::create(b, loc, at, index(b, loc, stride)));
+  int64_t bytes = type.getElementTypeBitWidth() / 8;
+  Value address = arith::AddIOp::create(
+      b, loc, memref::ExtractAlignedPointerAsIndexOp::create(b, loc, shared),
+      arith::MulIOp::create(b, loc, linear, index(b, loc, bytes)));
+  MLIRContext *ctx = b.getContext();
+  Value pointer = LLVM::IntToPtrOp::create(
+      b, loc, LLVM::LLVMPointerType::get(ctx, /*addressSpace=*/3),
+      ValueRange{arith::IndexCastUIOp::create(b, loc, b.getI64Type(), address)
+                     .getResult()});
+  Type i32 = b.getI32Type();
+  auto load = NVVM::LdMatrixOp::create(
+      b, loc, LLVM::LLVMStructType::getLiteral(ctx, {i32, i32, i32, i32}),
+      pointer, /*num=*/4,
+      transpose ? NVVM::MMALayout::col : NVVM::MMALayout::row,
+      NVVM::LdStMatrixShapeAttr::get(ctx, 8, 8), NVVM::LdStMatrixEltType::B16);
+  SmallVector<Value> registers;
+  for (int64_t i = 0; i < 4; ++i) {
+    Value word = LLVM::ExtractValueOp::create(b, loc, load, i);
+    if (operand == MmaOperand::F16)
+      word = vector::BitCastOp::create(
+          b, loc, VectorType::get({2}, b.getF16Type()),
+          vector::BroadcastOp::create(b, loc, VectorType::get({1}, i32), word));
+    registers.push_back(word);
+  }
+  return registers;
 }
 
 void gpu_kernels::writeMmaKernel(OpBuilder &b, Contraction &c,

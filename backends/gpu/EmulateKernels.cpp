@@ -51,6 +51,30 @@ std::optional<int32_t> mmaKind(NVVM::MmaOp mma) {
   return std::nullopt;
 }
 
+/// Each `llvm.extractvalue` of `op`'s struct result as a read of slot
+/// kMmaSlots - 4 + position, the word bitcast to `type`.
+LogicalResult readFromSlots(Operation *op, Value slots, Type type,
+                            StringRef what) {
+  OpBuilder b(op);
+  Location loc = op->getLoc();
+  for (Operation *user : llvm::make_early_inc_range(op->getUsers())) {
+    auto extract = dyn_cast<LLVM::ExtractValueOp>(user);
+    if (!extract || extract.getPosition().size() != 1)
+      return op->emitError("kiln-gpu-emulate-kernels: ")
+             << what << " result must be read by llvm.extractvalue";
+    b.setInsertionPoint(extract);
+    Value word = memref::LoadOp::create(
+        b, loc, slots,
+        ValueRange{arith::ConstantIndexOp::create(
+            b, loc, kMmaSlots - 4 + extract.getPosition()[0])});
+    if (word.getType() != type)
+      word = arith::BitcastOp::create(b, loc, type, word);
+    extract.replaceAllUsesWith(word);
+    extract.erase();
+  }
+  return success();
+}
+
 /// `mma` as a call of the emulator's warp-collective mma: the lane's
 /// fragments go through a slot array, the accumulators' users read D.
 LogicalResult emulateMma(NVVM::MmaOp mma, Value state, func::FuncOp mmaFn) {
@@ -84,21 +108,58 @@ LogicalResult emulateMma(NVVM::MmaOp mma, Value state, func::FuncOp mmaFn) {
       b, loc, mmaFn,
       ValueRange{state, arith::ConstantIntOp::create(b, loc, i32, *kind),
                  slots});
-  for (Operation *user : llvm::make_early_inc_range(mma->getUsers())) {
-    auto extract = dyn_cast<LLVM::ExtractValueOp>(user);
-    if (!extract || extract.getPosition().size() != 1)
-      return mma.emitError("kiln-gpu-emulate-kernels: an mma result must be "
-                           "read by llvm.extractvalue");
-    b.setInsertionPoint(extract);
-    Value word = memref::LoadOp::create(
-        b, loc, slots,
-        ValueRange{arith::ConstantIndexOp::create(
-            b, loc, kMmaSlots - 4 + extract.getPosition()[0])});
-    extract.replaceAllUsesWith(
-        arith::BitcastOp::create(b, loc, b.getF32Type(), word).getResult());
-    extract.erase();
-  }
+  if (failed(readFromSlots(mma, slots, b.getF32Type(), "an mma")))
+    return failure();
   mma.erase();
+  return success();
+}
+
+/// `load` (ldmatrix.x4) as a call of the emulator's warp-collective: the
+/// lane's row address in slots 0..1, the four registers back in 6..9.
+LogicalResult emulateLdMatrix(NVVM::LdMatrixOp load, Value state,
+                              func::FuncOp mmaFn) {
+  if (load.getNum() != 4 || load.getShape().getM() != 8 ||
+      load.getShape().getN() != 8 ||
+      load.getEltType() != NVVM::LdStMatrixEltType::B16)
+    return load.emitError("kiln-gpu-emulate-kernels: the emulator runs "
+                          "ldmatrix m8n8.x4.b16 only");
+  OpBuilder b(load);
+  Location loc = load.getLoc();
+  Type i32 = b.getI32Type(), i64 = b.getI64Type();
+  Value slots =
+      memref::AllocaOp::create(b, loc, MemRefType::get({kMmaSlots}, i32));
+  auto slot = [&](int64_t i) {
+    return ValueRange{arith::ConstantIndexOp::create(b, loc, i)};
+  };
+  // The kernel made the shared-memory pointer from an integer address
+  // (the host address of the stage here).
+  Value address;
+  if (auto cast = load.getPtr().getDefiningOp<LLVM::IntToPtrOp>())
+    address = cast.getArg();
+  else
+    address = LLVM::PtrToIntOp::create(b, loc, i64, load.getPtr());
+  memref::StoreOp::create(b, loc, arith::TruncIOp::create(b, loc, i32, address),
+                          slots, slot(0));
+  memref::StoreOp::create(
+      b, loc,
+      arith::TruncIOp::create(
+          b, loc, i32,
+          arith::ShRUIOp::create(
+              b, loc, address, arith::ConstantIntOp::create(b, loc, i64, 32))),
+      slots, slot(1));
+  int32_t kind = load.getLayout() == NVVM::MMALayout::col
+                     ? KILN_EMULATED_LDMATRIX_X4_TRANS
+                     : KILN_EMULATED_LDMATRIX_X4;
+  func::CallOp::create(
+      b, loc, mmaFn,
+      ValueRange{state, arith::ConstantIntOp::create(b, loc, i32, kind),
+                 slots});
+  if (failed(readFromSlots(load, slots, i32, "an ldmatrix")))
+    return failure();
+  Operation *pointer = load.getPtr().getDefiningOp();
+  load.erase();
+  if (pointer && isa<LLVM::IntToPtrOp>(pointer) && pointer->use_empty())
+    pointer->erase();
   return success();
 }
 
@@ -341,6 +402,12 @@ LogicalResult EmulateKernelsPass::emulate(gpu::GPUFuncOp kernel,
     if (failed(emulateMma(mma, state, mmaFn)))
       return failure();
   usesBarriers |= !mmas.empty();
+  SmallVector<NVVM::LdMatrixOp> loads;
+  func.walk([&](NVVM::LdMatrixOp load) { loads.push_back(load); });
+  for (NVVM::LdMatrixOp load : loads)
+    if (failed(emulateLdMatrix(load, state, mmaFn)))
+      return failure();
+  usesBarriers |= !loads.empty();
   SmallVector<amdgpu::MFMAOp> mfmas;
   func.walk([&](amdgpu::MFMAOp mfma) { mfmas.push_back(mfma); });
   for (amdgpu::MFMAOp mfma : mfmas)

@@ -71,6 +71,8 @@ void mlir::kiln::buildGpuCodegenPipeline(OpPassManager &pm,
   // device module with the kernels that call them.
   pm.addPass(createConvertMathToFuncs());
   pm.addPass(createOutlineKernels());
+  // Each layer's copy of a kernel becomes one kernel.
+  pm.addPass(createDedupeKernels());
   pm.addPass(createLaunchCalls());
 
   // 5. Device code.

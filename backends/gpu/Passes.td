@@ -298,6 +298,51 @@ def OutlineKernels : Pass<"kiln-gpu-outline-kernels", "ModuleOp"> {
   let dependentDialects = ["gpu::GPUDialect"];
 }
 
+def DedupeKernels : Pass<"kiln-gpu-dedupe-kernels", "ModuleOp"> {
+  let summary = "One kernel for launches that differ only in buffer offsets";
+  let description = [{
+    The layers of a transformer repeat the same kernels; once outlined,
+    their copies differ only in the constant byte offsets of the views they
+    take of the arena and the weights. Every such offset becomes an index
+    argument of the kernel (appended, in walk order), and kernels that are
+    then identical (compared as printed, names, ONNX nodes and locations
+    aside) become the first of them, which runs the ONNX nodes of all;
+    each launch passes its own offsets. A kernel with no twin is left as
+    it was. The device code generator and the assembler then see each
+    kernel once: BERT-base's twelve layers share one set.
+
+    Before:
+    ```mlir
+    gpu.launch_func @kiln_kernels::@kiln_kernel_0 ... args(%arena : memref<64xi8>)
+    gpu.launch_func @kiln_kernels::@kiln_kernel_1 ... args(%arena : memref<64xi8>)
+    gpu.module @kiln_kernels {
+      gpu.func @kiln_kernel_0(%a: memref<64xi8>) kernel {
+        %c0 = arith.constant 0 : index
+        %v = memref.view %a[%c0][] : memref<64xi8> to memref<8xf32>
+        ...
+      }
+      gpu.func @kiln_kernel_1(%a: memref<64xi8>) kernel {
+        %c32 = arith.constant 32 : index
+        %v = memref.view %a[%c32][] : memref<64xi8> to memref<8xf32>
+        ...
+      }
+    }
+    ```
+    After:
+    ```mlir
+    gpu.launch_func @kiln_kernels::@kiln_kernel_0 ... args(%arena : memref<64xi8>, %c0 : index)
+    gpu.launch_func @kiln_kernels::@kiln_kernel_0 ... args(%arena : memref<64xi8>, %c32 : index)
+    gpu.module @kiln_kernels {
+      gpu.func @kiln_kernel_0(%a: memref<64xi8>, %shift: index) kernel {
+        %v = memref.view %a[%shift][] : memref<64xi8> to memref<8xf32>
+        ...
+      }
+    }
+    ```
+  }];
+  let dependentDialects = ["gpu::GPUDialect", "arith::ArithDialect"];
+}
+
 def LaunchCalls : Pass<"kiln-gpu-launch-calls", "ModuleOp"> {
   let summary = "Turn gpu.launch_func into calls of the runtime's launch";
   let description = [{

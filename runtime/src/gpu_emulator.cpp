@@ -112,6 +112,30 @@ void computeMma(uint32_t kind, const std::array<uint32_t, kMmaSlots> *warp,
   }
 }
 
+// One lane's ldmatrix.x4 registers from the rows its warp's lanes point
+// to (lane 8r + j: row j of matrix r): row l / 4 at columns 2t, 2t + 1 (t
+// = l % 4), or transposed, rows 2t and 2t + 1 at column l / 4.
+void loadMatrices(bool transpose, const std::array<uint32_t, kMmaSlots> *warp,
+                  size_t lane, uint32_t *slots) {
+  auto row = [&](size_t from) {
+    uint64_t address = uint64_t(warp[from][1]) << 32 | warp[from][0];
+    return reinterpret_cast<const unsigned char *>(uintptr_t(address));
+  };
+  size_t g = lane / 4, t = lane % 4;
+  for (size_t r = 0; r < 4; ++r) {
+    uint32_t word;
+    if (!transpose) {
+      std::memcpy(&word, row(8 * r + g) + 4 * t, sizeof word);
+    } else {
+      uint16_t lo, hi;
+      std::memcpy(&lo, row(8 * r + 2 * t) + 2 * g, sizeof lo);
+      std::memcpy(&hi, row(8 * r + 2 * t + 1) + 2 * g, sizeof hi);
+      word = uint32_t(hi) << 16 | lo;
+    }
+    slots[6 + r] = word;
+  }
+}
+
 // D = A B + C for one lane of an AMD wave (64 lanes), from the lanes'
 // fragments in the CDNA layout: with kpl = K / 4 values per lane, lane l
 // holds A[l % 16][kpl * (l / 16) + e] and B[kpl * (l / 16) + e][l % 16];
@@ -251,7 +275,11 @@ private:
       bool valid = from < width && group + from < self->exchange_.size();
       slots[6] = valid ? self->exchange_[group + from][0] : slots[0];
       slots[7] = valid;
-    } else if (kind >= KILN_EMULATED_MFMA_F32_16X16X4)
+    } else if (kind == KILN_EMULATED_LDMATRIX_X4 ||
+               kind == KILN_EMULATED_LDMATRIX_X4_TRANS)
+      loadMatrices(kind == KILN_EMULATED_LDMATRIX_X4_TRANS,
+                   &self->exchange_[me - me % 32], me % 32, slots);
+    else if (kind >= KILN_EMULATED_MFMA_F32_16X16X4)
       computeMfma(kind, &self->exchange_[me - me % 64], me % 64, slots);
     else
       computeMma(kind, &self->exchange_[me - me % 32], me % 32, slots);

@@ -221,6 +221,13 @@ typedef struct kiln_emulated_thread {
  * group); on return [6] the value of lane (lane ^ offset) of the group and
  * [7] 1 if that lane is in the group (else [6] is the lane's own value). */
 #define KILN_EMULATED_SHUFFLE_XOR 6
+/* PTX ldmatrix.sync.aligned.m8n8.x4(.trans).b16, collective like the MMAs:
+ * slots[0..1] the lane's row address (low word first; lane l gives row
+ * l % 8 of matrix l / 8); on return [6..9] one 32-bit register of each
+ * matrix: its row l / 4 at columns 2(l % 4), 2(l % 4) + 1, or with .trans
+ * its rows 2(l % 4), 2(l % 4) + 1 at column l / 4. */
+#define KILN_EMULATED_LDMATRIX_X4 7
+#define KILN_EMULATED_LDMATRIX_X4_TRANS 8
 
 /* A kernel compiled for the host: args[i] points to parameter i's slot. */
 typedef void (*kiln_emulated_kernel_fn)(void *const *args,

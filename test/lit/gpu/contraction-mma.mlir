@@ -7,7 +7,8 @@
 // [m][k] with rows padded to 40, B as it lies, [k][n], rows padded to 72),
 // the first slice before the
 // loop, then per 32-deep step the next slice fetched, 2 (k) x 2x4 mma tiles
-// of 16x8 per warp from aligned pair loads, the slice stored into the
+// of 16x8 per warp, their fragments by ldmatrix.x4 (B's transposed from
+// its [k][n] stage, A's as they lie), the slice stored into the
 // other stage and one barrier; f32 accumulators. Operands whose contiguous
 // extent is a multiple of 4 floats are fetched as 16-byte vectors when
 // their buffer is 16-byte aligned at run time (else element by element),
@@ -27,9 +28,11 @@
 // BF16:           vector.store %{{.+}}, %[[AS]][{{.*}}] {alignment = 8 : i64} : memref<2x64x40xbf16, #gpu.address_space<workgroup>>, vector<4xbf16>
 // BF16:           gpu.barrier
 // BF16:           scf.for
-// BF16:             memref.load %[[BS]]
-// BF16:             vector.bitcast %{{.+}} : vector<2xbf16> to vector<1xi32>
-// BF16:             vector.load %[[AS]][{{.*}}] {alignment = 4 : i64} : memref<2x64x40xbf16, #gpu.address_space<workgroup>>, vector<2xbf16>
+// BF16:             memref.extract_aligned_pointer_as_index %[[BS]]
+// BF16:             llvm.inttoptr %{{.+}} : i64 to !llvm.ptr<3>
+// BF16:             nvvm.ldmatrix %{{.+}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<col>, num = 4 : i32, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>} : (!llvm.ptr<3>) -> !llvm.struct<(i32, i32, i32, i32)>
+// BF16:             memref.extract_aligned_pointer_as_index %[[AS]]
+// BF16:             nvvm.ldmatrix %{{.+}} {{{.*}}layout = #nvvm.mma_layout<row>, num = 4 : i32{{.*}}}
 // BF16-COUNT-16:    nvvm.mma.sync {{.*}} {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
 // BF16:             memref.store %{{.+}}, %[[AS]]
 // BF16:             gpu.barrier
@@ -42,8 +45,11 @@
 // TF32:           arith.andi %{{.+}}, %c-8192_i32 : i32
 // TF32-COUNT-16:  nvvm.mma.sync {{.*}}multiplicandAPtxType = #nvvm.mma_type<tf32>{{.*}}shape = #nvvm.shape<m = 16, n = 8, k = 8>
 
-// fp16: pairs of halves as vector<2xf16> operands.
+// fp16: pairs of halves as vector<2xf16> operands (ldmatrix's registers
+// bitcast).
 // FP16-LABEL: func.func @matmul(
+// FP16:           nvvm.ldmatrix
+// FP16:           vector.bitcast %{{.+}} : vector<1xi32> to vector<2xf16>
 // FP16-COUNT-16:  nvvm.mma.sync {{.*}} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
 func.func @matmul(%a: tensor<100x200xf32>, %b: tensor<200x300xf32>) -> tensor<100x300xf32> {
   %zero = arith.constant 0.0 : f32
@@ -73,11 +79,13 @@ func.func @large(%a: tensor<2048x256xf32>, %b: tensor<256x2048xf32>) -> tensor<2
 }
 
 // B stored [n][k] (a Linear layer's weight): staged k-contiguous like A,
-// [n][k] rows padded to 40, its fragments read as aligned pairs too.
+// [n][k] rows padded to 40, its fragments by ldmatrix.x4 as they lie.
 // BF16-LABEL: func.func @transposed_b(
 // BF16:         workgroup(%{{.+}} : memref<2x64x40xbf16, #gpu.address_space<workgroup>>, %[[TBS:.+]] : memref<2x64x40xbf16, #gpu.address_space<workgroup>>)
 // BF16:           scf.for
-// BF16:             vector.load %[[TBS]][{{.*}}] {alignment = 4 : i64} : memref<2x64x40xbf16, #gpu.address_space<workgroup>>, vector<2xbf16>
+// BF16:             memref.extract_aligned_pointer_as_index %[[TBS]]
+// BF16:             nvvm.ldmatrix %{{.+}} {{{.*}}layout = #nvvm.mma_layout<row>, num = 4 : i32{{.*}}}
+// BF16-NOT:         nvvm.mma_layout<col>, num = 4
 // BF16-COUNT-16:    nvvm.mma.sync
 func.func @transposed_b(%a: tensor<100x200xf32>, %b: tensor<300x200xf32>) -> tensor<100x300xf32> {
   %zero = arith.constant 0.0 : f32
