@@ -17,6 +17,8 @@
 #include "llvm/ADT/MapVector.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <limits>
+
 namespace mlir::kiln {
 #define GEN_PASS_DEF_DEDUPEKERNELS
 #include "backends/gpu/Passes.h.inc"
@@ -78,7 +80,17 @@ std::string kernelKey(gpu::GPUFuncOp copy) {
   copy->removeAttr("kiln.onnx_nodes");
   std::string text;
   llvm::raw_string_ostream os(text);
-  copy->print(os, OpPrintingFlags().printGenericOpForm());
+  // Every printing option set here: the command line's (--mlir-print-*)
+  // must not elide what tells two kernels apart, nor add locations.
+  OpPrintingFlags flags;
+  flags.printGenericOpForm()
+      .skipRegions(false)
+      .enableDebugInfo(false)
+      .elideLargeElementsAttrs(std::numeric_limits<int64_t>::max())
+      .elideLargeResourceString(std::numeric_limits<int64_t>::max())
+      .printNameLocAsPrefix(false)
+      .printValueUsers(false);
+  copy->print(os, flags);
   return text;
 }
 
@@ -146,17 +158,15 @@ struct DedupeKernelsPass
       if (launch.getKernelModuleName().getValue() != kernels.getName() ||
           it == byName.end())
         continue;
+      // (Changed in place: async tokens, clusters and attributes stay.)
       b.setInsertionPoint(launch);
-      SmallVector<Value> operands(launch.getKernelOperands());
       for (int64_t shift : it->second->shifts)
-        operands.push_back(
-            arith::ConstantIndexOp::create(b, launch.getLoc(), shift));
+        launch.getKernelOperandsMutable().append(ValueRange{
+            arith::ConstantIndexOp::create(b, launch.getLoc(), shift)});
       gpu::GPUFuncOp kernel = target.lookup(it->first());
-      gpu::LaunchFuncOp::create(b, launch.getLoc(), kernel,
-                                launch.getGridSizeOperandValues(),
-                                launch.getBlockSizeOperandValues(),
-                                launch.getDynamicSharedMemorySize(), operands);
-      launch.erase();
+      launch.setKernelAttr(
+          SymbolRefAttr::get(kernels.getNameAttr(),
+                             {FlatSymbolRefAttr::get(kernel.getNameAttr())}));
     }
     for (auto &[key, variants] : groups)
       if (variants.size() > 1)
