@@ -459,6 +459,32 @@ Value mlir::kiln::createScalarConstant(OpBuilder &b, Location loc, Type type,
                                    b.getIntegerAttr(type, (int64_t)value));
 }
 
+Value mlir::kiln::createElementCount(OpBuilder &b, Location loc, Value source,
+                                     ArrayRef<int64_t> dims, Type type) {
+  auto shaped = cast<ShapedType>(source.getType());
+  int64_t known = 1;
+  Value count;
+  for (int64_t d : dims) {
+    if (!shaped.isDynamicDim(d)) {
+      known *= shaped.getDimSize(d);
+      continue;
+    }
+    Value extent = tensor::DimOp::create(b, loc, source, d);
+    count = count ? arith::MulIOp::create(b, loc, count, extent) : extent;
+  }
+  if (!count)
+    return createScalarConstant(b, loc, type, double(known));
+  if (known != 1)
+    count = arith::MulIOp::create(
+        b, loc, count, arith::ConstantIndexOp::create(b, loc, known));
+  Value wide = arith::IndexCastOp::create(b, loc, b.getI64Type(), count);
+  if (isa<FloatType>(type))
+    return arith::SIToFPOp::create(b, loc, type, wide);
+  if (type.getIntOrFloatBitWidth() == 64)
+    return wide;
+  return arith::TruncIOp::create(b, loc, type, wide);
+}
+
 namespace {
 TypedAttr getLimit(Type type, bool highest) {
   if (auto floatType = dyn_cast<FloatType>(type))

@@ -140,6 +140,12 @@ Value createPad(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> low,
 /// Constant scalar of a signless/float type.
 Value createScalarConstant(OpBuilder &b, Location loc, Type type, double value);
 
+/// The number of elements along dims `dims` of `source` as a scalar of
+/// `type` (float or signless integer): a constant when those extents are
+/// static, else their product computed at run time.
+Value createElementCount(OpBuilder &b, Location loc, Value source,
+                         ArrayRef<int64_t> dims, Type type);
+
 /// The smallest / largest value of a (kiln) element type: -inf/+inf for
 /// floats, the integer limits otherwise; as a signless attribute.
 TypedAttr getLowestValue(Type kilnElementType);

@@ -212,14 +212,15 @@ struct LayerNormLowering : OpConversionPattern<kiln::LayerNormOp> {
     }
 
     SmallVector<int64_t> normalized;
-    int64_t count = 1;
-    for (int64_t d = axis; d < rank; ++d) {
-      if (type.isDynamicDim(d))
-        return rewriter.notifyMatchFailure(
-            op, "normalizing over a run-time dim is not supported");
+    for (int64_t d = axis; d < rank; ++d)
       normalized.push_back(d);
-      count *= type.getDimSize(d);
-    }
+    // A run-time count when a normalized extent is known only at run time
+    // (else a constant in each generic that divides).
+    bool runTime = llvm::any_of(
+        normalized, [&](int64_t d) { return type.isDynamicDim(d); });
+    Value runTimeCount =
+        runTime ? createElementCount(rewriter, loc, x, normalized, accType)
+                : Value();
     ArrayRef<int64_t> outerShape = type.getShape().take_front(axis);
     auto outerType = RankedTensorType::get(outerShape, accType);
     AffineMap outerMap = dropDimsMap(ctx, rank, normalized);
@@ -227,8 +228,10 @@ struct LayerNormLowering : OpConversionPattern<kiln::LayerNormOp> {
       return convertScalar(b, l, v, v.getType(), accType);
     };
     auto divideByCount = [&](OpBuilder &b, Location l, Value v) -> Value {
-      return arith::DivFOp::create(b, l, v,
-                                   createScalarConstant(b, l, accType, count));
+      Value count = runTimeCount
+                        ? runTimeCount
+                        : createElementCount(b, l, x, normalized, accType);
+      return arith::DivFOp::create(b, l, v, count);
     };
 
     Value sum = createReductionGeneric(

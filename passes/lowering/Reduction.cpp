@@ -63,10 +63,6 @@ struct ReduceLowering : OpConversionPattern<OpTy> {
     }
 
     SmallVector<int64_t> reducedShape = dropDims(type.getShape(), axes);
-    // Mean over a run-time extent divides by a run-time count.
-    for (int64_t axis : axes)
-      if (kind == ReduceKind::Mean && type.isDynamicDim(axis))
-        return rewriter.notifyMatchFailure(op, "mean over a run-time dim");
     Value init = createFilledTensor(
         rewriter, loc, reducedShape,
         runTimeDims(rewriter, loc, input, allDimsExcept(type.getRank(), axes)),
@@ -98,13 +94,19 @@ struct ReduceLowering : OpConversionPattern<OpTy> {
 
     auto reducedType = RankedTensorType::get(reducedShape, elementType);
     if (kind == ReduceKind::Mean) {
-      int64_t count = 1;
-      for (int64_t axis : axes)
-        count *= type.getDimSize(axis);
+      // (Over run-time extents, the count is computed at run time; an
+      // empty reduction divides by zero as ONNX's reference does.)
+      bool runTime = llvm::any_of(
+          axes, [&](int64_t axis) { return type.isDynamicDim(axis); });
+      Value runTimeCount =
+          runTime ? createElementCount(rewriter, loc, input, axes, accType)
+                  : Value();
       result = createElementwiseGeneric(
           rewriter, loc, reducedType, result,
           [&](OpBuilder &b, Location l, ValueRange args) -> Value {
-            Value n = createScalarConstant(b, l, accType, count);
+            Value n = runTimeCount
+                          ? runTimeCount
+                          : createElementCount(b, l, input, axes, accType);
             Value mean;
             if (isFloat)
               mean = arith::DivFOp::create(b, l, args[0], n);

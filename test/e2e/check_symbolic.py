@@ -5,7 +5,8 @@ Exports with torch.onnx (dynamic_axes) a GPT-2 style block (causal mask
 built from the sequence length), the same block with GPT-2's mask (a slice
 of a registered triangle, bounds computed from the sequence length), a
 BERT-style encoder (token and position embeddings, a padding mask), a small
-CNN and ResNet-18 with a dynamic batch; compiles each ONCE with kiln (no
+CNN and ResNet-18 with a dynamic batch, a mean over the sequence and a
+layer norm over a run-time extent; compiles each ONCE with kiln (no
 --input-shape) and runs it at several sizes against onnxruntime. Then the
 run-time errors: two inputs that disagree on a shared dim, and a size
 outside the --dim range.
@@ -273,6 +274,65 @@ expect_error("run-time extent of 1", code, text,
              "node 'add': the inputs differ in the run-time extent of result "
              "dim 1 (an extent of 1 known only at run time does not "
              "broadcast)")
+
+# A mean over the sequence (a sentence embedding's pooling) and a layer
+# norm over a run-time extent: the counts they divide by come from the run.
+def save_model(name, nodes, inputs, output_shape):
+    graph = helper.make_graph(
+        nodes, name,
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, shape)
+         for n, shape in inputs],
+        [helper.make_tensor_value_info("out", TensorProto.FLOAT,
+                                       output_shape)])
+    path = os.path.join(work, name + ".onnx")
+    onnx.save(helper.make_model(graph,
+                                opset_imports=[helper.make_opsetid("", 17)]),
+              path)
+    return path
+
+
+pool = save_model("mean_pool",
+                  [helper.make_node("ReduceMean", ["x"], ["out"], axes=[1],
+                                    keepdims=0, name="pool")],
+                  [("x", ["batch", "seq", 16])], ["batch", 16])
+check_sizes("mean_pool", pool, compile_model(pool),
+            lambda b, t: {"x": rng.standard_normal((b, t, 16),
+                                                   dtype=np.float32)},
+            [(1, 1), (3, 7), (2, 300)])
+norm = save_model("norm_run_time",
+                  [helper.make_node("LayerNormalization", ["x", "g", "b"],
+                                    ["out"], axis=-1, name="norm")],
+                  [("x", [3, "n"]), ("g", ["n"]), ("b", ["n"])], [3, "n"])
+check_sizes("norm_run_time", norm, compile_model(norm),
+            lambda n: {"x": rng.standard_normal((3, n), dtype=np.float32) + 5,
+                       "g": rng.standard_normal(n, dtype=np.float32),
+                       "b": rng.standard_normal(n, dtype=np.float32)},
+            [(1,), (5,), (300,)])
+
+# Run-time height and width: an instance norm and a global average pool
+# reduce over them; a convolution's window needs them static and says so.
+spatial = save_model(
+    "spatial_norm",
+    [helper.make_node("InstanceNormalization", ["x", "s", "b"], ["n"],
+                      name="norm"),
+     helper.make_node("GlobalAveragePool", ["n"], ["out"], name="pool")],
+    [("x", [1, 3, "h", "w"]), ("s", [3]), ("b", [3])], [1, 3, 1, 1])
+check_sizes("spatial_norm", spatial, compile_model(spatial),
+            lambda h, w: {"x": rng.standard_normal((1, 3, h, w),
+                                                   dtype=np.float32),
+                          "s": rng.standard_normal(3, dtype=np.float32),
+                          "b": rng.standard_normal(3, dtype=np.float32)},
+            [(5, 7), (16, 3)])
+conv = save_model("conv_run_time_hw",
+                  [helper.make_node("Conv", ["x", "w"], ["out"], pads=[1] * 4,
+                                    name="conv")],
+                  [("x", [1, 3, "h", "w"]), ("w", [4, 3, 3, 3])], None)
+done = subprocess.run([kiln, "compile", conv, "-o", conv + ".so"],
+                      capture_output=True, text=True)
+expect_error("conv over a run-time height", done.returncode, done.stderr,
+             "error: spatial dim 2 of 'x' is known only at run time; Conv "
+             "needs static spatial extents (give them with --input-shape) at "
+             "node 'conv' (Conv)")
 
 inspect = subprocess.run([kiln, "inspect", encoder_so], capture_output=True,
                          text=True).stdout

@@ -155,6 +155,14 @@ LogicalResult runTimeScales(NodeContext &c, ResizeSpec &s, size_t i) {
 
 FailureOr<Value> makeResize(NodeContext &c, const ResizeSpec &s) {
   auto type = c.type(c.input(0));
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (type.isDynamicDim(d)) {
+      c.error = fmt::format("Resize needs static input extents: dim {} of "
+                            "'{}' is known only at run time (give it one "
+                            "with --input-shape)",
+                            d, c.node.input(0));
+      return failure();
+    }
   if (s.mode != "nearest" && !isa<FloatType>(type.getElementType())) {
     (void)c.unsupported(s.mode + " Resize of integer tensors");
     return failure();

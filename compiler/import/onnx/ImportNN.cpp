@@ -18,6 +18,20 @@ using namespace mlir::kiln::onnx_import;
 namespace k = mlir::kiln;
 
 namespace {
+/// Convolution and pooling windows run over static spatial extents: a
+/// symbolic batch is fine, a run-time height or width is refused.
+LogicalResult checkStaticSpatialDims(NodeContext &c, RankedTensorType input) {
+  for (int64_t d = 2; d < input.getRank(); ++d)
+    if (input.isDynamicDim(d)) {
+      c.error = fmt::format("spatial dim {} of '{}' is known only at run "
+                            "time; {} needs static spatial extents (give "
+                            "them with --input-shape)",
+                            d, c.node.input(0), c.opType());
+      return failure();
+    }
+  return success();
+}
+
 /// Window attributes of Conv/Pool with auto_pad resolved to explicit pads.
 struct Window {
   SmallVector<int64_t> kernel, strides, dilations, pads;
@@ -30,6 +44,8 @@ FailureOr<Window> readWindow(NodeContext &c, ArrayRef<int64_t> kernel) {
     c.error = fmt::format("input must have rank >= 3, got {}", input.getRank());
     return failure();
   }
+  if (failed(checkStaticSpatialDims(c, input)))
+    return failure();
   Window w;
   w.kernel.assign(kernel.begin(), kernel.end());
   w.strides = c.attrInts("strides").value_or(SmallVector<int64_t>(n, 1));
@@ -155,6 +171,8 @@ Results importConvTranspose(NodeContext &c) {
   int64_t rank = e.rank(x), n = rank - 2;
   if (n < 1 || e.rank(w) != rank)
     return c.fail("X and W must have the same rank, at least 3");
+  if (failed(checkStaticSpatialDims(c, c.type(x))))
+    return failure();
   int64_t group = c.attrInt("group", 1);
   SmallVector<int64_t> wShape(e.shape(w));
   int64_t channels = wShape[0], outPerGroup = wShape[1];

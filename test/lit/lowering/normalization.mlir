@@ -142,6 +142,23 @@ func.func @layer_norm(%x: tensor<2x3x8xf32>, %g: tensor<3x8xf32>, %b: tensor<8xf
 
 // -----
 
+// Layer norm over a run-time extent: mean and variance divide by the
+// extent read at run time.
+// CHECK-LABEL: func.func @layer_norm_run_time
+// CHECK-SAME: (%[[X:.+]]: tensor<3x?xf32>
+// CHECK: %[[T:.+]] = tensor.dim %[[X]], %{{.+}} : tensor<3x?xf32>
+// CHECK: %[[I:.+]] = arith.index_cast %[[T]] : index to i64
+// CHECK: %[[N:.+]] = arith.sitofp %[[I]] : i64 to f32
+// CHECK: arith.divf %{{.+}}, %[[N]] : f32
+// CHECK: arith.divf %{{.+}}, %[[N]] : f32
+// CHECK: math.rsqrt
+func.func @layer_norm_run_time(%x: tensor<3x?xf32>, %g: tensor<?xf32>, %b: tensor<?xf32>) -> tensor<3x?xf32> {
+  %y = kiln.layer_norm %x, %g, %b {axis = 1 : i64, epsilon = 1.0e-05 : f64} : (tensor<3x?xf32>, tensor<?xf32>, tensor<?xf32>) -> tensor<3x?xf32>
+  return %y : tensor<3x?xf32>
+}
+
+// -----
+
 // No bias; a scale with a unit dim (normalizing over [128, 768]) is collapsed
 // like any broadcast operand.
 // CHECK-DAG: #[[$LAST:.+]] = affine_map<(d0, d1, d2) -> (d2)>

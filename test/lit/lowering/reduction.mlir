@@ -50,6 +50,25 @@ func.func @reduce_mean_float(%x: tensor<1x512x7x7xf32>) -> tensor<1x512x1x1xf32>
   return %y : tensor<1x512x1x1xf32>
 }
 
+// Mean over a run-time extent: the count is that extent times the static
+// ones, computed once before the division.
+// CHECK-LABEL: func.func @reduce_mean_run_time
+// CHECK-SAME: (%[[X:.+]]: tensor<2x?x4xf32>)
+// CHECK: %[[SUM:.+]] = linalg.generic
+// CHECK: %[[C1:.+]] = arith.constant 1 : index
+// CHECK: %[[T:.+]] = tensor.dim %[[X]], %[[C1]] : tensor<2x?x4xf32>
+// CHECK: %[[C4:.+]] = arith.constant 4 : index
+// CHECK: %[[TN:.+]] = arith.muli %[[T]], %[[C4]] : index
+// CHECK: %[[I:.+]] = arith.index_cast %[[TN]] : index to i64
+// CHECK: %[[N:.+]] = arith.sitofp %[[I]] : i64 to f32
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[SUM]] : tensor<2xf32>)
+// CHECK: arith.divf %{{.+}}, %[[N]] : f32
+func.func @reduce_mean_run_time(%x: tensor<2x?x4xf32>) -> tensor<2xf32> {
+  %y = kiln.reduce_mean %x {axes = array<i64: 1, 2>, keepdims = false} : (tensor<2x?x4xf32>) -> tensor<2xf32>
+  return %y : tensor<2xf32>
+}
+
 // Integer means divide as the type's signedness says.
 // CHECK-LABEL: func.func @reduce_mean_int
 // CHECK: arith.addi
