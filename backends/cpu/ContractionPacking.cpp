@@ -139,16 +139,6 @@ linalg::GenericOp buildPackedGeneric(OpBuilder &b, Location loc, Value lhs,
             ValueRange{arith::AddFOp::create(b, loc, args[2], product)});
       });
 }
-/// f32 -> bf16, rounding to nearest even (NaN stays a quiet NaN).
-uint16_t toBf16(float x) {
-  uint32_t bits;
-  std::memcpy(&bits, &x, sizeof bits);
-  if ((bits & 0x7fffffffu) > 0x7f800000u)
-    return uint16_t((bits >> 16) | 0x40);
-  bits += 0x7fffu + ((bits >> 16) & 1u);
-  return uint16_t(bits >> 16);
-}
-
 /// `a` [M, K] or [K, M] (`map` says which, over loops (m, .., k)) as a bf16
 /// [M, K]: the A operand of the k-pair contraction, whose pairs are then
 /// adjacent.

@@ -41,6 +41,7 @@
 #include "compiler/logging/Logging.h"
 #include "compiler/logging/Report.h"
 #include "dialects/kiln/NodeLocation.h"
+#include "passes/graph/ConstantBytes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -175,6 +176,31 @@ struct ContractionKernelsPass
     : public kiln::impl::ContractionKernelsBase<ContractionKernelsPass> {
   using Base::Base;
 
+  /// `operand` as a `narrow` constant when it is an f32 constant, made once
+  /// per constant (weights shared by several contractions stay shared).
+  Value narrowedWeight(Value operand, Type narrow) {
+    auto constant = operand.getDefiningOp<arith::ConstantOp>();
+    auto value =
+        constant ? dyn_cast<ElementsAttr>(constant.getValue()) : ElementsAttr();
+    if (!value)
+      return Value();
+    auto key = std::make_pair(operand, narrow);
+    if (Value known = narrowed.lookup(key))
+      return known;
+    std::optional<ElementsAttr> attr =
+        narrowConstant(value, narrow, "narrowed_weight");
+    if (!attr)
+      return Value();
+    OpBuilder b(constant);
+    b.setInsertionPointAfter(constant);
+    Value copy =
+        arith::ConstantOp::create(b, constant.getLoc(), cast<TypedAttr>(*attr));
+    narrowed[key] = copy;
+    report::count("gpu_weights_narrowed");
+    return copy;
+  }
+  DenseMap<std::pair<Value, Type>, Value> narrowed;
+
   void runOnOperation() override {
     if (!llvm::is_contained({"fp32", "tf32", "bf16", "fp16"}, precision)) {
       getOperation().emitError("kiln-gpu-contraction-kernels: unknown "
@@ -236,7 +262,16 @@ struct ContractionKernelsPass
         writeMmaKernel(b, c, MmaOperand::BF16);
       else if (precision == "fp32")
         writeSimtKernel(b, c);
-      else
+      else if (precision != "tf32") {
+        // f32 weights are read as bf16/f16 rounded once, here: half the
+        // bytes of the weights, and no conversion in the staging loop.
+        Type narrow =
+            precision == "bf16" ? Type(b.getBF16Type()) : Type(b.getF16Type());
+        c.narrowedA = narrowedWeight(c.op.getDpsInputs()[0], narrow);
+        c.narrowedB = narrowedWeight(c.op.getDpsInputs()[1], narrow);
+        writeMmaKernel(
+            b, c, precision == "fp16" ? MmaOperand::F16 : MmaOperand::BF16);
+      } else
         writeMmaKernel(b, c,
                        precision == "fp16"   ? MmaOperand::F16
                        : precision == "bf16" ? MmaOperand::BF16

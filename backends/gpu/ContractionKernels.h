@@ -32,6 +32,9 @@ struct Contraction {
   /// between it and the contraction.
   linalg::GenericOp epilogue;
   int64_t epilogueOperand = -1;
+  /// f16/bf16 copies of f32 constant operands (weights), rounded at
+  /// compile time, that a tensor-core kernel reads instead of A or B.
+  Value narrowedA, narrowedB;
 
   SmallVector<int64_t> sizes(ArrayRef<unsigned> dims) const {
     SmallVector<int64_t> result;

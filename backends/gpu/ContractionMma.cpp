@@ -330,10 +330,10 @@ void MmaWriter::write() {
   const int64_t warpTileM = t.tileM / t.warpsM, warpTileN = t.tileN / t.warpsN;
   const int64_t tilesM = warpTileM / 16, tilesN = warpTileN / 8;
   const int64_t step = operand == MmaOperand::TF32 ? 8 : 16;
-  // Two stages, rows padded so the fragment reads of a warp fall in 32
-  // different banks: a [rows][k] row is 20 words either way (row g, word
-  // t); a [k][n] row is 8 elements longer than the tile (k row t or 2t,
-  // column g).
+  // Two stages, rows padded so that the 8 rows an ldmatrix phase reads (or
+  // a tf32 warp's fragment loads, row g, word t) fall in different banks,
+  // and every row starts 16-byte aligned: a [rows][k] row is 20 words
+  // either way, a [k][n] row 8 elements longer than the tile.
   const int64_t pad = operand == MmaOperand::TF32 ? 4 : 8;
   const bool bKMajor = !kContiguous(c.mapB, c.k); // as Staging::kMajor
   w.planSplits(t.tileM, t.tileN, t.depth);
@@ -377,7 +377,8 @@ void MmaWriter::write() {
   // matrix l / 8. A's four matrices are a 16x16 tile's quarters (rows +8
   // for odd matrices, k +8 for the last two), B's two n8 tiles' k halves.
   const bool useLdMatrix = operand != MmaOperand::TF32;
-  assert(tilesN % 2 == 0 && "ldmatrix.x4 reads B two tiles at a time");
+  assert((!useLdMatrix || tilesN % 2 == 0) &&
+         "ldmatrix.x4 reads B two tiles at a time");
   Value quad = div(lane, 8), eighth = rem(lane, 8);
   Value ldRowA = add(warpM, add(eighth, mul(rem(quad, 2), 8)));
   Value ldDepthA = mul(div(quad, 2), 8);
@@ -526,6 +527,9 @@ SmallVector<Value> gpu_kernels::ldMatrixX4(OpBuilder &b, Location loc,
   // are static.
   auto type = cast<MemRefType>(shared.getType());
   auto [strides, offset] = type.getStridesAndOffset();
+  assert(!ShapedType::isDynamic(offset) &&
+         llvm::none_of(strides, ShapedType::isDynamic) &&
+         "a stage has a static layout");
   Value linear = index(b, loc, offset);
   for (auto [stride, at] : llvm::zip(strides, indices))
     linear = arith::AddIOp::create(

@@ -178,8 +178,10 @@ ContractionWriter::ContractionWriter(OpBuilder &b, Contraction &c)
   sizeM = c.size(c.m);
   sizeN = c.size(c.n);
   sizeK = c.size(c.k);
-  bufA = readOnlyBuffer(b, loc, c.op.getDpsInputs()[0]);
-  bufB = readOnlyBuffer(b, loc, c.op.getDpsInputs()[1]);
+  bufA = readOnlyBuffer(b, loc,
+                        c.narrowedA ? c.narrowedA : c.op.getDpsInputs()[0]);
+  bufB = readOnlyBuffer(b, loc,
+                        c.narrowedB ? c.narrowedB : c.op.getDpsInputs()[1]);
   if (c.init)
     bufInit = readOnlyBuffer(b, loc, c.init);
   if (c.epilogue)

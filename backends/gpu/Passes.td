@@ -180,8 +180,12 @@ def ContractionKernels : Pass<"kiln-gpu-contraction-kernels", "func::FuncOp"> {
     warps; 32-deep steps (16 for tf32) through two shared-memory stages in
     the operand type (f32 rounded to tf32), the next slice fetched into
     registers (16-byte vectors when the buffer is aligned at run time)
-    during the products; `nvvm.mma.sync` m16n8k16 (m16n8k8 for tf32) with
-    f32 accumulators, the same init and epilogue. A problem with fewer than
+    during the products; fragments by `nvvm.ldmatrix` x4 (16-bit operands);
+    `nvvm.mma.sync` m16n8k16 (m16n8k8 for tf32) with f32 accumulators, the
+    same init and epilogue. At bf16/fp16, an f32 constant operand (a
+    weight) is read from a copy rounded to the operand type at compile
+    time (`narrowed_weight`, counted as `gpu_weights_narrowed`; one copy
+    per constant), so the weights take half the bytes. A problem with fewer than
     64 tiles and a deep K (a 7x7 convolution at batch 1) splits K across
     blocks (grid z): each block writes its slice's partial product to a
     workspace and a second kernel sums the slices, then applies the fill,

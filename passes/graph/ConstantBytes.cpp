@@ -5,6 +5,9 @@
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinDialect.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
+#include "llvm/ADT/APFloat.h"
+
+#include <cstring>
 
 using namespace mlir;
 
@@ -32,6 +35,45 @@ std::optional<std::vector<char>> mlir::kiln::constantBytes(ElementsAttr attr) {
     return std::vector<char>(data.begin(), data.end());
   }
   return std::nullopt;
+}
+
+uint16_t mlir::kiln::toBf16(float x) {
+  uint32_t bits;
+  std::memcpy(&bits, &x, sizeof bits);
+  if ((bits & 0x7fffffffu) > 0x7f800000u)
+    return uint16_t((bits >> 16) | 0x40);
+  bits += 0x7fffu + ((bits >> 16) & 1u);
+  return uint16_t(bits >> 16);
+}
+
+std::optional<ElementsAttr>
+mlir::kiln::narrowConstant(ElementsAttr attr, Type narrow, StringRef name) {
+  auto type = dyn_cast<RankedTensorType>(attr.getType());
+  if (!type || !type.getElementType().isF32() ||
+      !(narrow.isBF16() || narrow.isF16()))
+    return std::nullopt;
+  std::optional<std::vector<char>> bytes = constantBytes(attr);
+  if (!bytes)
+    return std::nullopt;
+  size_t count = bytes->size() / sizeof(float);
+  std::vector<uint16_t> bits(count);
+  for (size_t i = 0; i < count; ++i) {
+    float x;
+    std::memcpy(&x, bytes->data() + i * sizeof x, sizeof x);
+    if (narrow.isBF16()) {
+      bits[i] = toBf16(x);
+      continue;
+    }
+    bool lost;
+    llvm::APFloat value(x);
+    value.convert(llvm::APFloat::IEEEhalf(), llvm::APFloat::rmNearestTiesToEven,
+                  &lost);
+    bits[i] = uint16_t(value.bitcastToAPInt().getZExtValue());
+  }
+  return bytesToConstant(
+      type.clone(narrow), name,
+      ArrayRef<char>(reinterpret_cast<const char *>(bits.data()),
+                     bits.size() * sizeof(uint16_t)));
 }
 
 void mlir::kiln::releaseIfUnreferenced(Operation *scope,

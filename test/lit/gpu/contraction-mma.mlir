@@ -84,8 +84,9 @@ func.func @large(%a: tensor<2048x256xf32>, %b: tensor<256x2048xf32>) -> tensor<2
 // BF16:         workgroup(%{{.+}} : memref<2x64x40xbf16, #gpu.address_space<workgroup>>, %[[TBS:.+]] : memref<2x64x40xbf16, #gpu.address_space<workgroup>>)
 // BF16:           scf.for
 // BF16:             memref.extract_aligned_pointer_as_index %[[TBS]]
-// BF16:             nvvm.ldmatrix %{{.+}} {{{.*}}layout = #nvvm.mma_layout<row>, num = 4 : i32{{.*}}}
-// BF16-NOT:         nvvm.mma_layout<col>, num = 4
+// BF16-NOT:         nvvm.ldmatrix
+// BF16:             nvvm.ldmatrix
+// BF16-SAME:          layout = #nvvm.mma_layout<row>, num = 4 : i32
 // BF16-COUNT-16:    nvvm.mma.sync
 func.func @transposed_b(%a: tensor<100x200xf32>, %b: tensor<300x200xf32>) -> tensor<100x300xf32> {
   %zero = arith.constant 0.0 : f32
@@ -94,4 +95,26 @@ func.func @transposed_b(%a: tensor<100x200xf32>, %b: tensor<300x200xf32>) -> ten
   %c = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
       ins(%a, %b : tensor<100x200xf32>, tensor<300x200xf32>) outs(%f : tensor<100x300xf32>) -> tensor<100x300xf32>
   return %c : tensor<100x300xf32>
+}
+
+// A constant f32 weight is read as a bf16 (fp16) copy rounded at compile
+// time (the kernel stages its elements as they are; A, a run-time f32
+// input, is still rounded while staged), and the f32 constant is left to
+// the cleanup. tf32 keeps f32 weights.
+// BF16-LABEL: func.func @constant_weight(
+// BF16:         %[[W:.+]] = arith.constant dense_resource<narrowed_weight{{.*}}> : tensor<4x8xbf16>
+// BF16:         bufferization.to_buffer %[[W]] read_only : tensor<4x8xbf16> to memref<4x8xbf16>
+// BF16:         gpu.launch
+// BF16:           memref.load %{{.+}} : memref<4x8xbf16>
+// FP16-LABEL: func.func @constant_weight(
+// FP16:         arith.constant dense_resource<narrowed_weight{{.*}}> : tensor<4x8xf16>
+// TF32-LABEL: func.func @constant_weight(
+// TF32-NOT:     narrowed_weight
+func.func @constant_weight(%a: tensor<100x4xf32>) -> tensor<100x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %w = arith.constant dense<[[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0], [0.5, 0.25, 0.125, 1.5, 2.5, 3.5, 4.5, 5.5], [-1.0, -2.0, -3.0, -4.0, -5.0, -6.0, -7.0, -8.0], [1.0e-3, 2.0e-3, 3.0e-3, 4.0e-3, 5.0e-3, 6.0e-3, 7.0e-3, 8.0e-3]]> : tensor<4x8xf32>
+  %e = tensor.empty() : tensor<100x8xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<100x8xf32>) -> tensor<100x8xf32>
+  %c = linalg.matmul ins(%a, %w : tensor<100x4xf32>, tensor<4x8xf32>) outs(%f : tensor<100x8xf32>) -> tensor<100x8xf32>
+  return %c : tensor<100x8xf32>
 }
