@@ -30,6 +30,24 @@ class Mlp(nn.Module):
         return self.fc2(F.relu(self.fc1(x)))
 
 
+class Decoder(nn.Module):
+    """Transposed convolutions, as a segmentation or GAN decoder has them:
+    stride 2 with output_padding, groups, dilation, a 1-D one."""
+
+    def __init__(self):
+        super().__init__()
+        self.up1 = nn.ConvTranspose2d(8, 6, 3, stride=2, padding=1,
+                                      output_padding=1)
+        self.up2 = nn.ConvTranspose2d(6, 4, 3, stride=2, padding=2,
+                                      output_padding=1, groups=2, dilation=2,
+                                      bias=False)
+        self.line = nn.ConvTranspose1d(4, 3, 4, stride=3, padding=1)
+
+    def forward(self, x):
+        y = self.up2(F.relu(self.up1(x)))
+        return self.line(y.flatten(2))
+
+
 class Block(nn.Module):
     """A pre-norm transformer block: attention through SDPA, GELU MLP."""
 
@@ -131,6 +149,7 @@ def tokens_and_mask(batch, seq):
 BOTH, CORE = ("", "_core"), ("_core",)
 MODELS = {
     "mlp": (Mlp, lambda: (torch.randn(3, 16),), BOTH),
+    "decoder": (Decoder, lambda: (torch.randn(2, 8, 5, 7),), BOTH),
     "resnet18": (torchvision_model("resnet18"), image(64), BOTH),
     "block": (Block, lambda: (torch.randn(2, 10, 64),), BOTH),
     "block_causal": (lambda: Block(causal=True),

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/import/common/ConvTranspose.h"
 #include "compiler/import/onnx/ImportNNBuilder.h"
 
 #include "onnx/onnx.pb.h"
@@ -160,9 +161,7 @@ convTransposePads(NodeContext &c, ArrayRef<int64_t> inputShape,
   return pads;
 }
 
-/// ConvTranspose as a convolution: the input with (stride - 1) zeros between
-/// elements, padded by dilation * (kernel - 1) less ONNX's pads, convolved
-/// with the kernel flipped in space and regrouped from [C, M/g] to [M, C/g].
+/// ConvTranspose as a convolution (buildConvTranspose).
 Results importConvTranspose(NodeContext &c) {
   Value x = c.input(0), w = c.input(1);
   if (!x || !w)
@@ -175,7 +174,7 @@ Results importConvTranspose(NodeContext &c) {
     return failure();
   int64_t group = c.attrInt("group", 1);
   SmallVector<int64_t> wShape(e.shape(w));
-  int64_t channels = wShape[0], outPerGroup = wShape[1];
+  int64_t channels = wShape[0];
   if (group < 1 || channels % group || e.shape(x)[1] != channels)
     return c.fail("X channels, W and group do not match");
   SmallVector<int64_t> kernel(ArrayRef<int64_t>(wShape).drop_front(2));
@@ -195,53 +194,8 @@ Results importConvTranspose(NodeContext &c) {
   if (failed(pads))
     return failure();
 
-  Value z = x;
-  SmallVector<int64_t> convPads(2 * n);
-  for (int64_t i = 0; i < n; ++i) {
-    int64_t axis = i + 2, in = inputShape[i], s = strides[i];
-    if (s > 1 && in > 1) {
-      // [.., in, ..] -> [.., in, 1, ..] ++ zeros [.., in, s-1, ..] ->
-      // [.., in*s, ..], then drop the zeros after the last element.
-      SmallVector<int64_t> split(e.shape(z));
-      split.insert(split.begin() + axis + 1, 1);
-      SmallVector<int64_t> zeros(split);
-      zeros[axis + 1] = s - 1;
-      SmallVector<int64_t> merged(e.shape(z));
-      merged[axis] = in * s;
-      z = e.concat({e.reshape(z, split), e.splat(zeros, e.elementType(x), 0)},
-                   axis + 1);
-      z = e.slice(e.reshape(z, merged), axis, 0, (in - 1) * s + 1);
-    }
-    int64_t reach = dilations[i] * (kernel[i] - 1);
-    int64_t low = reach - (*pads)[i];
-    int64_t high = reach - (*pads)[n + i] + outputPadding[i];
-    if (z && (low < 0 || high < 0)) {
-      int64_t size = e.shape(z)[axis];
-      z = e.slice(z, axis, std::max<int64_t>(0, -low),
-                  size - std::max<int64_t>(0, -high));
-    }
-    convPads[i] = std::max<int64_t>(0, low);
-    convPads[n + i] = std::max<int64_t>(0, high);
-    w = e.slice(w, axis, kernel[i] - 1, -1, -1);
-  }
-  // [C, M/g, k..] -> [g, C/g, M/g, k..] -> [g, M/g, C/g, k..] -> [M, C/g, k..]
-  SmallVector<int64_t> grouped = {group, channels / group, outPerGroup};
-  grouped.append(kernel);
-  SmallVector<int64_t> perm = {0, 2, 1};
-  SmallVector<int64_t> regrouped = {group * outPerGroup, channels / group};
-  for (int64_t i = 0; i < n; ++i) {
-    perm.push_back(i + 3);
-    regrouped.push_back(kernel[i]);
-  }
-  w = e.reshape(e.transpose(e.reshape(w, grouped), perm), regrouped);
-  SmallVector<Value> operands = {z, w};
-  if (c.hasInput(2))
-    operands.push_back(c.input(2));
-  return e.done({e.op<k::ConvOp>(
-      operands, {c.named("strides", c.i64s(SmallVector<int64_t>(n, 1))),
-                 c.named("pads", c.i64s(convPads)),
-                 c.named("dilations", c.i64s(dilations)),
-                 c.named("group", c.b.getI64IntegerAttr(group))})});
+  return one(buildConvTranspose(c, x, w, c.input(2), strides, *pads, dilations,
+                                outputPadding, group));
 }
 
 /// MaxPool's Indices: for each output, the flat index into the input of the

@@ -1,11 +1,14 @@
 //===- AtenNN.cpp - ATen's layers: linear, conv, norms, pools, SDPA -------===//
 //
-// Both forms torch.export users save: the ops as exported (conv2d, linear,
-// batch_norm, layer_norm, scaled_dot_product_attention) and their core ATen
-// decompositions (convolution, addmm, _native_batch_norm_legit_no_training,
-// native_layer_norm). SDPA imports straight to kiln.attention.
+// Both forms torch.export users save: the ops as exported (conv2d,
+// conv_transpose2d, linear, batch_norm, layer_norm,
+// scaled_dot_product_attention) and their core ATen decompositions
+// (convolution, transposed or not, addmm,
+// _native_batch_norm_legit_no_training, native_layer_norm). SDPA imports
+// straight to kiln.attention.
 //
 //===----------------------------------------------------------------------===//
+#include "compiler/import/common/ConvTranspose.h"
 #include "compiler/import/pt2/AtenContext.h"
 
 #include <cmath>
@@ -61,8 +64,10 @@ Results matmul(AtenContext &c, StringRef lhs, StringRef rhs) {
   return one(c.make<MatMulOp>({*a, *b}));
 }
 
-/// Conv attributes from torch's per-dim stride/padding/dilation.
-Results convolution(AtenContext &c, bool full) {
+/// Conv attributes from torch's per-dim stride/padding/dilation; `full`:
+/// aten.convolution (its transposed flag and output_padding read),
+/// `transposed`: conv_transpose (output_padding read).
+Results convolution(AtenContext &c, bool full, bool transposed = false) {
   FailureOr<Value> x = c.tensor("input"), w = c.tensor("weight"),
                    bias = c.optionalTensor("bias");
   FailureOr<SmallVector<int64_t>> stride = c.ints("stride"),
@@ -75,11 +80,10 @@ Results convolution(AtenContext &c, bool full) {
   if (failed(padding))
     return failure(); // conv2d.padding ('same', 'valid') has its own overload
   if (full) {
-    FailureOr<bool> transposed = c.boolean("transposed");
-    if (failed(transposed))
+    FailureOr<bool> flag = c.boolean("transposed");
+    if (failed(flag))
       return failure();
-    if (*transposed)
-      return c.fail("transposed convolution is not supported yet"), failure();
+    transposed = *flag;
   }
   int64_t spatial = c.type(*w).getRank() - 2;
   auto perDim = [&](SmallVector<int64_t> v) {
@@ -93,6 +97,28 @@ Results convolution(AtenContext &c, bool full) {
                   llvm::Twine(spatial) + " spatial dims"),
            failure();
   pads.append(SmallVector<int64_t>(pads));
+  if (transposed) {
+    // x [N, C, ..], weight [C, M/groups, k..]; torch's padding trims both
+    // ends of the output, output_padding extends its end.
+    FailureOr<SmallVector<int64_t>> outputPadding = c.ints("output_padding");
+    if (failed(outputPadding))
+      return failure();
+    SmallVector<int64_t> extra = perDim(*outputPadding);
+    RankedTensorType xType = c.type(*x), wType = c.type(*w);
+    int64_t channels = wType.getDimSize(0);
+    if (xType.getRank() != spatial + 2 || (int64_t)extra.size() != spatial ||
+        *groups < 1 || channels % *groups || xType.getDimSize(1) != channels)
+      return c.fail("the input, weight, groups and output_padding of a "
+                    "transposed convolution do not match"),
+             failure();
+    for (int64_t d = 2; d < xType.getRank(); ++d)
+      if (xType.isDynamicDim(d))
+        return c.fail("a transposed convolution needs static spatial "
+                      "extents (give them with --input-shape)"),
+               failure();
+    return one(buildConvTranspose(c, *x, *w, *bias, perDim(*stride), pads,
+                                  perDim(*dilation), extra, *groups));
+  }
   SmallVector<Value> operands = {*x, *w};
   if (*bias)
     operands.push_back(*bias);
@@ -363,6 +389,10 @@ void mlir::kiln::pt2::registerAtenNNHandlers(llvm::StringMap<AtenHandler> &t) {
   t["aten.conv2d.default"] = [](AtenContext &c) {
     return convolution(c, false);
   };
+  t["aten.conv_transpose2d.input"] = [](AtenContext &c) {
+    return convolution(c, false, /*transposed=*/true);
+  };
+  t["aten.conv_transpose1d.default"] = t["aten.conv_transpose2d.input"];
   t["aten.convolution.default"] = [](AtenContext &c) {
     return convolution(c, true);
   };

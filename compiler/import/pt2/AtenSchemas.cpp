@@ -29,6 +29,12 @@ const char *const kSchemas[][2] = {
     // Convolution, normalization, pooling.
     {"aten.conv2d.default", "input, weight, bias=None, stride=[1, 1], "
                             "padding=[0, 0], dilation=[1, 1], groups=1"},
+    {"aten.conv_transpose2d.input",
+     "input, weight, bias=None, stride=[1, 1], padding=[0, 0], "
+     "output_padding=[0, 0], groups=1, dilation=[1, 1]"},
+    {"aten.conv_transpose1d.default",
+     "input, weight, bias=None, stride=[1], padding=[0], "
+     "output_padding=[0], groups=1, dilation=[1]"},
     {"aten.convolution.default", "input, weight, bias, stride, padding, "
                                  "dilation, transposed, output_padding, "
                                  "groups"},

@@ -68,6 +68,8 @@ const llvm::StringSet<> &batchFreeOps() {
   static const llvm::StringSet<> ops = {
       "aten.conv2d.default",
       "aten.convolution.default",
+      "aten.conv_transpose2d.input",
+      "aten.conv_transpose1d.default",
       "aten.batch_norm.default",
       "aten._native_batch_norm_legit_no_training.default",
       "aten.max_pool2d.default",
