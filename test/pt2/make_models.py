@@ -171,15 +171,24 @@ DYNAMIC = {
     "mlp_dyn": (Mlp, lambda b: (torch.randn(b, 16),), (1, 3, 7)),
     "resnet18_dyn": (torchvision_model("resnet18"),
                      lambda b: (torch.randn(b, 3, 64, 64),), (1, 2, 5)),
+    # A transformer block with a symbolic batch and sequence: its views
+    # keep both symbols in place.
+    "block_dyn": (Block, lambda s: (torch.randn(*(s if isinstance(s, tuple)
+                                                  else (2, s + 6)), 64),),
+                  ((1, 1), (1, 7), (3, 64), (2, 200))),
 }
+SEQUENCE = {"block_dyn"}
 
 
 def make_dynamic(out, name):
     make, sample, batches = DYNAMIC[name]
     model = make().eval()
     batch = torch.export.Dim("batch", min=1, max=64)
+    dims = {0: batch}
+    if name in SEQUENCE:  # [batch, seq, ...]: both symbolic
+        dims[1] = torch.export.Dim("seq", min=1, max=256)
     ep = torch.export.export(model, sample(4),
-                             dynamic_shapes=({0: batch},))
+                             dynamic_shapes=(dims,))
     names = [s.arg.name for s in ep.graph_signature.input_specs
              if s.kind == torch.export.graph_signature.InputKind.USER_INPUT]
     args = sample(4)
@@ -192,7 +201,9 @@ def make_dynamic(out, name):
         args = sample(b)
         with torch.no_grad():
             y = model(*args)
-        d = os.path.join(out, name, "runs", str(b))
+        d = os.path.join(out, name, "runs",
+                         str(b) if isinstance(b, int) else
+                         "x".join(map(str, b)))
         os.makedirs(d, exist_ok=True)
         for input_name, x in zip(names, args):
             np.save(os.path.join(d, input_name + ".npy"), x.numpy())

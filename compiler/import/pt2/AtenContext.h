@@ -46,6 +46,9 @@ public:
   const llvm::json::Object &node;
   const OpSchema &schema;
   std::function<Value(llvm::StringRef)> lookup;
+  /// The program's graph (its tensor_values and sym_int_values give the
+  /// sympy expression of each symbolic size); null in tests of handlers.
+  const llvm::json::Object *graph = nullptr;
 
   /// The argument's union object ({"as_int": 3}, ...): the node's, else the
   /// schema's default; null if neither.
@@ -58,6 +61,12 @@ public:
   FailureOr<llvm::SmallVector<Value>> tensors(llvm::StringRef name);
   FailureOr<int64_t> integer(llvm::StringRef name);
   FailureOr<llvm::SmallVector<int64_t>> ints(llvm::StringRef name);
+  /// The sizes of a view of tensor argument `input` (a SymInt list):
+  /// constants as given, and kDynamic for an entry that names a symbolic
+  /// size equal to `input`'s own dim at the same position (the view keeps
+  /// that dim). Fails (recorded) on any other symbolic entry.
+  FailureOr<llvm::SmallVector<int64_t>> viewSizes(llvm::StringRef name,
+                                                  llvm::StringRef input);
   /// as_float (also "Infinity", "-Infinity", "NaN") or as_int.
   FailureOr<double> number(llvm::StringRef name);
   FailureOr<bool> boolean(llvm::StringRef name);

@@ -320,6 +320,13 @@ Results attention(AtenContext &c) {
            failure();
   RankedTensorType qType = c.type(*q);
   int64_t rank = qType.getRank(), depth = qType.getDimSize(rank - 1);
+  // Batch, heads and sequence lengths may be symbolic, the head size not.
+  for (Value operand : {*q, *k, *v})
+    if (c.type(operand).isDynamicDim(rank - 1) ||
+        (*gqa && rank >= 3 && c.type(operand).isDynamicDim(rank - 3)))
+      return c.fail("scaled_dot_product_attention with a symbolic head "
+                    "size or head count; compile with --input-shape"),
+             failure();
   double scale = 1.0 / std::sqrt(double(depth));
   if (!c.isNone("scale")) {
     FailureOr<double> given = c.number("scale");

@@ -330,6 +330,65 @@ FailureOr<SmallVector<int64_t>> AtenContext::ints(StringRef name) {
   return fail("argument '" + name + "' is not a list of integers");
 }
 
+namespace {
+/// The sympy expression of a size entry ({"as_expr": {"expr_str": ...}}).
+std::optional<StringRef> expressionOf(const Object *size) {
+  const Object *expr = size ? size->getObject("as_expr") : nullptr;
+  return expr ? expr->getString("expr_str") : std::nullopt;
+}
+
+/// A lone symbol's name ("Symbol('s27', positive=True)" -> "s27"), else the
+/// expression as written.
+std::string symbolName(StringRef expr) {
+  StringRef rest = expr;
+  if (rest.consume_front("Symbol('"))
+    return rest.take_until([](char ch) { return ch == '\''; }).str();
+  return expr.str();
+}
+} // namespace
+
+FailureOr<SmallVector<int64_t>> AtenContext::viewSizes(StringRef name,
+                                                       StringRef input) {
+  const Object *a = arg(name);
+  const llvm::json::Array *list = a ? a->getArray("as_sym_ints") : nullptr;
+  if (!list || !graph)
+    return ints(name);
+  const Object *in = arg(input);
+  const Object *t = in ? in->getObject("as_tensor") : nullptr;
+  std::optional<StringRef> tensorName = t ? t->getString("name") : std::nullopt;
+  const Object *values = graph->getObject("tensor_values");
+  const Object *meta =
+      values && tensorName ? values->getObject(*tensorName) : nullptr;
+  const llvm::json::Array *dims = meta ? meta->getArray("sizes") : nullptr;
+  const Object *symInts = graph->getObject("sym_int_values");
+  SmallVector<int64_t> sizes;
+  for (auto [i, v] : llvm::enumerate(*list)) {
+    const Object *entry = v.getAsObject();
+    if (std::optional<int64_t> constant =
+            entry ? entry->getInteger("as_int") : std::nullopt) {
+      sizes.push_back(*constant);
+      continue;
+    }
+    std::optional<StringRef> symbol =
+        entry ? entry->getString("as_name") : std::nullopt;
+    std::optional<StringRef> expr =
+        symbol && symInts ? expressionOf(symInts->getObject(*symbol))
+                          : std::nullopt;
+    std::optional<StringRef> own = dims && i < dims->size()
+                                       ? expressionOf((*dims)[i].getAsObject())
+                                       : std::nullopt;
+    if (!expr || !own || *expr != *own)
+      return fail("argument '" + name + "' entry " + llvm::Twine(i) +
+                  " is a symbolic size" +
+                  (expr ? " (" + symbolName(*expr) + ")" : std::string()) +
+                  " other than dim " + llvm::Twine(i) + " of '" +
+                  tensorName.value_or("?") +
+                  "'; compile with --input-shape to specialize it");
+    sizes.push_back(ShapedType::kDynamic);
+  }
+  return sizes;
+}
+
 FailureOr<double> AtenContext::number(StringRef name) {
   const Object *a = arg(name);
   const llvm::json::Value *v = a ? a->get("as_float") : nullptr;

@@ -190,11 +190,23 @@ Results anyDim(AtenContext &c) {
 /// view/reshape to `size`, one entry of which may be -1.
 Results view(AtenContext &c, StringRef name) {
   FailureOr<Value> x = c.tensor("self");
-  FailureOr<SmallVector<int64_t>> size = c.ints(name);
+  FailureOr<SmallVector<int64_t>> size = c.viewSizes(name, "self");
   if (failed(x) || failed(size))
     return failure();
-  int64_t total = c.type(*x).getNumElements(), known = 1, infer = -1;
   SmallVector<int64_t> shape = *size;
+  // Symbolic dims of the input stay where they are (viewSizes checked
+  // that each is the input's own); the static ones are given.
+  if (!c.type(*x).hasStaticShape()) {
+    bool kept = llvm::any_of(shape, ShapedType::isDynamic);
+    if (!kept || llvm::is_contained(shape, -1))
+      return c.fail("a view of a tensor with symbolic sizes to " +
+                    llvm::Twine(kept ? "a -1 beside symbolic sizes"
+                                     : "static sizes") +
+                    "; compile with --input-shape to specialize it"),
+             failure();
+    return one(c.reshape(*x, shape));
+  }
+  int64_t total = c.type(*x).getNumElements(), known = 1, infer = -1;
   for (auto [i, d] : llvm::enumerate(shape)) {
     if (d == -1 && infer < 0)
       infer = i;
@@ -332,6 +344,10 @@ Results split(AtenContext &c, bool sizes) {
   if (failed(axis))
     return failure();
   int64_t extent = c.type(*x).getDimSize(*axis);
+  if (ShapedType::isDynamic(extent))
+    return c.fail("split along the symbolic dim " + llvm::Twine(*axis) +
+                  "; compile with --input-shape to specialize it"),
+           failure();
   SmallVector<int64_t> pieces = *given;
   if (!sizes) {
     int64_t size = pieces.empty() ? 0 : pieces[0];

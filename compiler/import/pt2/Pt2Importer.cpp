@@ -36,30 +36,30 @@ constexpr int64_t kMaxSymbolExtent = (int64_t(1) << 31) - 1;
 /// may be symbolic.
 const llvm::StringSet<> &shapeFreeOps() {
   static const llvm::StringSet<> ops = {
-      "aten.relu.default",       "aten.relu_.default",
-      "aten.gelu.default",       "aten.silu.default",
-      "aten.silu_.default",      "aten.sigmoid.default",
-      "aten.tanh.default",       "aten.exp.default",
-      "aten.sqrt.default",       "aten.rsqrt.default",
-      "aten.neg.default",        "aten.hardtanh.default",
-      "aten.hardtanh_.default",  "aten.hardswish.default",
+      "aten.relu.default", "aten.relu_.default", "aten.gelu.default",
+      "aten.silu.default", "aten.silu_.default", "aten.sigmoid.default",
+      "aten.tanh.default", "aten.exp.default", "aten.sqrt.default",
+      "aten.rsqrt.default", "aten.neg.default", "aten.hardtanh.default",
+      "aten.hardtanh_.default", "aten.hardswish.default",
       "aten.hardswish_.default", "aten.hardsigmoid.default",
-      "aten.clamp.default",      "aten.logical_not.default",
-      "aten.add.Tensor",         "aten.add_.Tensor",
-      "aten.add.Scalar",         "aten.sub.Tensor",
-      "aten.mul.Tensor",         "aten.mul_.Tensor",
-      "aten.mul.Scalar",         "aten.div.Tensor",
-      "aten.div.Scalar",         "aten.where.self",
-      "aten.clone.default",      "aten.alias.default",
-      "aten.detach.default",     "aten.contiguous.default",
-      "aten.dropout.default",    "aten.dropout_.default",
-      "aten.to.dtype",           "aten._to_copy.default",
-      "aten.permute.default",    "aten.t.default",
-      "aten.transpose.int",      "aten.linear.default",
-      "aten.addmm.default",      "aten.mm.default",
-      "aten.matmul.default",     "aten.softmax.int",
-      "aten._softmax.default",   "aten.mean.dim",
-      "aten.sym_size.int"};
+      "aten.clamp.default", "aten.logical_not.default", "aten.add.Tensor",
+      "aten.add_.Tensor", "aten.add.Scalar", "aten.sub.Tensor",
+      "aten.mul.Tensor", "aten.mul_.Tensor", "aten.mul.Scalar",
+      "aten.div.Tensor", "aten.div.Scalar", "aten.where.self",
+      "aten.clone.default", "aten.alias.default", "aten.detach.default",
+      "aten.contiguous.default", "aten.dropout.default",
+      "aten.dropout_.default", "aten.to.dtype", "aten._to_copy.default",
+      "aten.permute.default", "aten.t.default", "aten.transpose.int",
+      "aten.linear.default", "aten.addmm.default", "aten.mm.default",
+      "aten.matmul.default", "aten.softmax.int", "aten._softmax.default",
+      "aten.mean.dim", "aten.sym_size.int",
+      // These read only the extents they check themselves: views keep
+      // symbolic dims in place (AtenContext::viewSizes), split and SDPA
+      // refuse a symbolic split dim or head size, layer norms normalize
+      // over run-time extents too.
+      "aten.view.default", "aten._unsafe_view.default", "aten.reshape.default",
+      "aten.split.Tensor", "aten.scaled_dot_product_attention.default",
+      "aten.layer_norm.default", "aten.native_layer_norm.default"};
   return ops;
 }
 
@@ -341,6 +341,7 @@ llvm::Error Importer::importNode(const Object &node) {
                                b.getStringAttr(op));
   AtenContext c(b, loc, op, node, *schema,
                 [&](StringRef value) { return lookup(value); });
+  c.graph = &archive.graph();
   lastDiagnostic.clear();
   Results results = handler->second(c);
   if (failed(results))
