@@ -27,6 +27,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 using namespace mlir::kiln;
@@ -50,28 +51,28 @@ Value reshapeTo(OpBuilder &b, Location loc, Type resultType, Value input,
   return tensor::CastOp::create(b, loc, type, reshaped);
 }
 
-/// The reshape of `input` to `resultType` (extents `dims`) as a collapse
-/// then an expand, when its run-time dims pair up one to one between the
-/// two shapes (each with a check that the extents agree) and the static
-/// runs between them have equal products: the usual [B, S, 768] <->
-/// [B, S, 12, 64]. Views, no copy. Null when the shapes do not pair up.
-Value structuralReshape(OpBuilder &b, Location loc, IndexMath &m,
-                        RankedTensorType resultType, Value input,
-                        ArrayRef<Value> dims) {
-  auto inType = cast<RankedTensorType>(input.getType());
-  ArrayRef<int64_t> src = inType.getShape(), dst = resultType.getShape();
+/// How a reshape is a collapse then an expand: when the run-time dims of
+/// the two shapes pair up one to one and the static runs between them
+/// have equal products (the usual [B, S, 768] <-> [B, S, 12, 64]).
+struct ViewPairing {
   SmallVector<ReassociationIndices> srcGroups, dstGroups;
-  SmallVector<int64_t> common;
-  Value sameRunTime = m.t(true);
+  /// (input dim, result dim) of each run-time pair: the view holds when
+  /// their extents agree as the model runs ([B, S, 16] as [S, B, 16]
+  /// pairs up, but is a view only when B == S).
+  SmallVector<std::pair<int64_t, int64_t>> runTime;
+};
+
+std::optional<ViewPairing> pairUp(ArrayRef<int64_t> src,
+                                  ArrayRef<int64_t> dst) {
+  ViewPairing p;
   size_t i = 0, j = 0;
   while (i < src.size() && j < dst.size()) {
     if (ShapedType::isDynamic(src[i]) || ShapedType::isDynamic(dst[j])) {
       if (!ShapedType::isDynamic(src[i]) || !ShapedType::isDynamic(dst[j]))
-        return {};
-      sameRunTime = m.andi(sameRunTime, m.eq(m.dim(input, i), dims[j]));
-      srcGroups.push_back({(int64_t)i++});
-      dstGroups.push_back({(int64_t)j++});
-      common.push_back(ShapedType::kDynamic);
+        return std::nullopt;
+      p.runTime.push_back({(int64_t)i, (int64_t)j});
+      p.srcGroups.push_back({(int64_t)i++});
+      p.dstGroups.push_back({(int64_t)j++});
       continue;
     }
     ReassociationIndices srcGroup{(int64_t)i}, dstGroup{(int64_t)j};
@@ -79,48 +80,83 @@ Value structuralReshape(OpBuilder &b, Location loc, IndexMath &m,
     while (srcProduct != dstProduct) {
       if (srcProduct < dstProduct) {
         if (i >= src.size() || ShapedType::isDynamic(src[i]))
-          return {};
+          return std::nullopt;
         srcGroup.push_back(i);
         srcProduct *= src[i++];
       } else {
         if (j >= dst.size() || ShapedType::isDynamic(dst[j]))
-          return {};
+          return std::nullopt;
         dstGroup.push_back(j);
         dstProduct *= dst[j++];
       }
     }
-    srcGroups.push_back(srcGroup);
-    dstGroups.push_back(dstGroup);
-    common.push_back(srcProduct);
+    p.srcGroups.push_back(srcGroup);
+    p.dstGroups.push_back(dstGroup);
   }
   // Trailing 1s join the last group.
   for (; i < src.size(); ++i) {
-    if (src[i] != 1 || srcGroups.empty())
-      return {};
-    srcGroups.back().push_back(i);
+    if (src[i] != 1 || p.srcGroups.empty())
+      return std::nullopt;
+    p.srcGroups.back().push_back(i);
   }
   for (; j < dst.size(); ++j) {
-    if (dst[j] != 1 || dstGroups.empty())
-      return {};
-    dstGroups.back().push_back(j);
+    if (dst[j] != 1 || p.dstGroups.empty())
+      return std::nullopt;
+    p.dstGroups.back().push_back(j);
   }
-  if (srcGroups.empty())
-    return {};
-  emitRuntimeCheck(b, loc, sameRunTime,
-                   "Reshape: a run-time extent of the shape differs from the "
-                   "input's");
+  if (p.srcGroups.empty())
+    return std::nullopt;
+  return p;
+}
+
+/// Whether `extent` is `tensor.dim %input, d`, through index casts, the
+/// shape vector's elements and the select that replaces a -1 (an extent
+/// is never -1).
+bool isDimOf(Value extent, Value input, int64_t d) {
+  while (Operation *def = extent.getDefiningOp()) {
+    if (isa<arith::IndexCastOp, arith::IndexCastUIOp>(def)) {
+      extent = def->getOperand(0);
+      continue;
+    }
+    if (auto select = dyn_cast<arith::SelectOp>(def)) {
+      extent = select.getFalseValue();
+      continue;
+    }
+    if (auto extract = dyn_cast<tensor::ExtractOp>(def)) {
+      auto elements =
+          extract.getTensor().getDefiningOp<tensor::FromElementsOp>();
+      APInt at;
+      if (!elements || extract.getIndices().size() != 1 ||
+          !matchPattern(extract.getIndices()[0], m_ConstantInt(&at)))
+        return false;
+      extent = elements.getElements()[at.getZExtValue()];
+      continue;
+    }
+    auto dim = dyn_cast<tensor::DimOp>(def);
+    std::optional<int64_t> index = dim ? dim.getConstantIndex() : std::nullopt;
+    return dim && dim.getSource() == input && index == d;
+  }
+  return false;
+}
+
+/// The reshape of `input` to `resultType` (extents `dims`) as the views
+/// `p` gives. No copy.
+Value viewReshape(OpBuilder &b, Location loc, const ViewPairing &p,
+                  RankedTensorType resultType, Value input,
+                  ArrayRef<Value> dims) {
+  auto inType = cast<RankedTensorType>(input.getType());
   Value collapsed = input;
-  if (srcGroups.size() != src.size())
-    collapsed = tensor::CollapseShapeOp::create(b, loc, input, srcGroups);
-  if (dstGroups.size() == dst.size())
+  if (p.srcGroups.size() != (size_t)inType.getRank())
+    collapsed = tensor::CollapseShapeOp::create(b, loc, input, p.srcGroups);
+  if (p.dstGroups.size() == (size_t)resultType.getRank())
     return tensor::CastOp::create(b, loc, resultType, collapsed);
   SmallVector<OpFoldResult> sizes;
-  for (auto [d, extent] : llvm::enumerate(dst))
+  for (auto [d, extent] : llvm::enumerate(resultType.getShape()))
     sizes.push_back(ShapedType::isDynamic(extent)
                         ? OpFoldResult(dims[d])
                         : OpFoldResult(b.getIndexAttr(extent)));
-  return tensor::ExpandShapeOp::create(b, loc, resultType, collapsed, dstGroups,
-                                       sizes);
+  return tensor::ExpandShapeOp::create(b, loc, resultType, collapsed,
+                                       p.dstGroups, sizes);
 }
 
 struct DynamicReshapeLowering : OpConversionPattern<kiln::DynamicReshapeOp> {
@@ -181,9 +217,34 @@ struct DynamicReshapeLowering : OpConversionPattern<kiln::DynamicReshapeOp> {
     emitRuntimeCheck(rewriter, loc, m.eq(count, total),
                      "Reshape: the shape's element count differs from the "
                      "input's");
-    Value result = structuralReshape(rewriter, loc, m, resultType, input, dims);
-    if (!result)
+    // A view when the run-time extents pair up as the types say, else a
+    // reshape through the shape (chosen when the model runs).
+    auto inType = cast<RankedTensorType>(input.getType());
+    std::optional<ViewPairing> pairing =
+        pairUp(inType.getShape(), resultType.getShape());
+    Value result;
+    if (!pairing) {
       result = reshapeTo(rewriter, loc, resultType, input, dims);
+    } else if (llvm::all_of(pairing->runTime, [&](auto pair) {
+                 return isDimOf(dims[pair.second], input, pair.first);
+               })) {
+      result = viewReshape(rewriter, loc, *pairing, resultType, input, dims);
+    } else {
+      Value same = m.t(true);
+      for (auto [i, j] : pairing->runTime)
+        same = m.andi(same, m.eq(m.dim(input, i), dims[j]));
+      auto choice = scf::IfOp::create(rewriter, loc, TypeRange{resultType},
+                                      same, /*withElseRegion=*/true);
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(&choice.getThenRegion().front());
+      scf::YieldOp::create(
+          rewriter, loc,
+          viewReshape(rewriter, loc, *pairing, resultType, input, dims));
+      rewriter.setInsertionPointToStart(&choice.getElseRegion().front());
+      scf::YieldOp::create(rewriter, loc,
+                           reshapeTo(rewriter, loc, resultType, input, dims));
+      result = choice.getResult(0);
+    }
     rewriter.replaceOp(op, result);
     return success();
   }

@@ -211,26 +211,24 @@ def errors():
         sys.exit(f"FAIL: the zip64 archive runs wrong: {r.stdout}{r.stderr}")
     print("ok: a zip64 archive (70,000 extra entries) compiles and matches")
 
-    # A view that moves a symbolic size to another dim (x [b, t, 16]
-    # reshaped to [t, b, -1]): refused, naming the symbol, the node and
-    # the way out.
-    dyn = os.path.join(e, "swap_dyn.pt2")
-    with open(os.path.join(e, "swap_dyn.py"), "w") as f:
+    # A pooling window over a symbolic height and width: refused, naming
+    # the node, the tensor and the way out.
+    dyn = os.path.join(e, "pool_dyn.pt2")
+    with open(os.path.join(e, "pool_dyn.py"), "w") as f:
         f.write("import sys, torch\n"
                 "class M(torch.nn.Module):\n"
                 "    def forward(self, x):\n"
-                "        return x.reshape(x.shape[1], x.shape[0], -1) * 2\n"
-                "b = torch.export.Dim('b', min=1, max=8)\n"
-                "seq = torch.export.Dim('seq', min=2, max=128)\n"
-                "ep = torch.export.export(M(), (torch.randn(2, 10, 16),), "
-                "dynamic_shapes=({0: b, 1: seq},))\n"
+                "        return torch.nn.functional.max_pool2d(x, 2)\n"
+                "h = torch.export.Dim('h', min=4, max=64)\n"
+                "w = torch.export.Dim('w', min=4, max=64)\n"
+                "ep = torch.export.export(M(), (torch.randn(1, 3, 16, 16),), "
+                "dynamic_shapes=({2: h, 3: w},))\n"
                 "torch.export.save(ep, sys.argv[1])\n")
-    subprocess.run([sys.executable, os.path.join(e, "swap_dyn.py"), dyn],
+    subprocess.run([sys.executable, os.path.join(e, "pool_dyn.py"), dyn],
                    check=True, capture_output=True)
     expect(["compile", dyn, "-o", out],
-           r"argument 'shape' entry 0 is a symbolic size \(s\d+\) other "
-           r"than dim 0 of 'x'; compile with --input-shape to specialize it "
-           r"at node 'reshape' \(aten\.reshape\.default\)")
+           r"aten\.max_pool2d\.default at node 'max_pool2d' reads the "
+           r"extents of 'x', which are symbolic; compile with --input-shape")
 
     # Swin's raw export fills views in place: refused, naming the way out.
     swin = os.path.join(WORK, "swin_t", "model.pt2")

@@ -194,20 +194,23 @@ def make_dynamic(out, name):
     args = sample(4)
     with torch.no_grad():
         y = model(*args)
-    # As exported: core ATen spells flatten as a view of symbolic sizes,
-    # which the importer does not take yet.
-    save(out, name, ep, names, args, (y,))
+    # As exported, and in core ATen (whose views take sizes the program
+    # computes: [b * t, d]).
+    forms = {name: ep, name + "_core": ep.run_decompositions()}
+    for form, program in forms.items():
+        save(out, form, program, names, args, (y,))
     for b in batches:
         args = sample(b)
         with torch.no_grad():
             y = model(*args)
-        d = os.path.join(out, name, "runs",
-                         str(b) if isinstance(b, int) else
-                         "x".join(map(str, b)))
-        os.makedirs(d, exist_ok=True)
-        for input_name, x in zip(names, args):
-            np.save(os.path.join(d, input_name + ".npy"), x.numpy())
-        np.save(os.path.join(d, "expected0.npy"), y.numpy())
+        for form in forms:
+            d = os.path.join(out, form, "runs",
+                             str(b) if isinstance(b, int) else
+                             "x".join(map(str, b)))
+            os.makedirs(d, exist_ok=True)
+            for input_name, x in zip(names, args):
+                np.save(os.path.join(d, input_name + ".npy"), x.numpy())
+            np.save(os.path.join(d, "expected0.npy"), y.numpy())
 
 
 def main():

@@ -49,6 +49,9 @@ public:
   /// The program's graph (its tensor_values and sym_int_values give the
   /// sympy expression of each symbolic size); null in tests of handlers.
   const llvm::json::Object *graph = nullptr;
+  /// The program's symbolic integers computed so far (sym_size and the
+  /// `_operator` arithmetic on them), as i64 values; null in tests.
+  llvm::StringMap<Value> *symInts = nullptr;
 
   /// The argument's union object ({"as_int": 3}, ...): the node's, else the
   /// schema's default; null if neither.
@@ -65,8 +68,20 @@ public:
   /// constants as given, and kDynamic for an entry that names a symbolic
   /// size equal to `input`'s own dim at the same position (the view keeps
   /// that dim). Fails (recorded) on any other symbolic entry.
-  FailureOr<llvm::SmallVector<int64_t>> viewSizes(llvm::StringRef name,
-                                                  llvm::StringRef input);
+  /// With `runTime`, any other symbolic entry that the program computed
+  /// (a product of sizes, say) is kDynamic too, its i64 value in
+  /// `runTime` at that position (null elsewhere).
+  FailureOr<llvm::SmallVector<int64_t>>
+  viewSizes(llvm::StringRef name, llvm::StringRef input,
+            llvm::SmallVectorImpl<Value> *runTime = nullptr);
+  /// A SymInt argument as an i64 value: a constant, or a symbolic integer
+  /// the program computed before this node.
+  FailureOr<Value> symInt(llvm::StringRef name);
+  /// Records `value` as the node's symbolic integer output.
+  void setSymIntOutput(Value value);
+  /// The static extents the archive records for the node's tensor output
+  /// (kDynamic for symbolic ones); empty when it records none.
+  llvm::SmallVector<int64_t> outputExtents() const;
   /// as_float (also "Infinity", "-Infinity", "NaN") or as_int.
   FailureOr<double> number(llvm::StringRef name);
   FailureOr<bool> boolean(llvm::StringRef name);

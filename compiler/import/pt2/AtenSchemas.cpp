@@ -9,6 +9,8 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/import/pt2/AtenContext.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
 #include "llvm/ADT/StringExtras.h"
 
 #include <cmath>
@@ -155,6 +157,11 @@ const char *const kSchemas[][2] = {
     {"aten.ones_like.default", "self, dtype=None, layout=None, device=None, "
                                "pin_memory=None, memory_format=None"},
     {"aten.sym_size.int", "self, dim"},
+    // Arithmetic on symbolic sizes (a view to [b * t, d]).
+    {"_operator.mul", "a, b"},
+    {"_operator.add", "a, b"},
+    {"_operator.sub", "a, b"},
+    {"_operator.floordiv", "a, b"},
     {"aten._assert_tensor_metadata.default",
      "a, size=None, stride=None, dtype=None, device=None, layout=None"},
     {"aten.to.dtype", "self, dtype, non_blocking=False, copy=False, "
@@ -347,8 +354,9 @@ std::string symbolName(StringRef expr) {
 }
 } // namespace
 
-FailureOr<SmallVector<int64_t>> AtenContext::viewSizes(StringRef name,
-                                                       StringRef input) {
+FailureOr<SmallVector<int64_t>>
+AtenContext::viewSizes(StringRef name, StringRef input,
+                       SmallVectorImpl<Value> *runTime) {
   const Object *a = arg(name);
   const llvm::json::Array *list = a ? a->getArray("as_sym_ints") : nullptr;
   if (!list || !graph)
@@ -360,8 +368,10 @@ FailureOr<SmallVector<int64_t>> AtenContext::viewSizes(StringRef name,
   const Object *meta =
       values && tensorName ? values->getObject(*tensorName) : nullptr;
   const llvm::json::Array *dims = meta ? meta->getArray("sizes") : nullptr;
-  const Object *symInts = graph->getObject("sym_int_values");
+  const Object *symbolic = graph->getObject("sym_int_values");
   SmallVector<int64_t> sizes;
+  if (runTime)
+    runTime->assign(list->size(), Value());
   for (auto [i, v] : llvm::enumerate(*list)) {
     const Object *entry = v.getAsObject();
     if (std::optional<int64_t> constant =
@@ -372,21 +382,74 @@ FailureOr<SmallVector<int64_t>> AtenContext::viewSizes(StringRef name,
     std::optional<StringRef> symbol =
         entry ? entry->getString("as_name") : std::nullopt;
     std::optional<StringRef> expr =
-        symbol && symInts ? expressionOf(symInts->getObject(*symbol))
-                          : std::nullopt;
+        symbol && symbolic ? expressionOf(symbolic->getObject(*symbol))
+                           : std::nullopt;
     std::optional<StringRef> own = dims && i < dims->size()
                                        ? expressionOf((*dims)[i].getAsObject())
                                        : std::nullopt;
-    if (!expr || !own || *expr != *own)
-      return fail("argument '" + name + "' entry " + llvm::Twine(i) +
-                  " is a symbolic size" +
-                  (expr ? " (" + symbolName(*expr) + ")" : std::string()) +
-                  " other than dim " + llvm::Twine(i) + " of '" +
-                  tensorName.value_or("?") +
-                  "'; compile with --input-shape to specialize it");
     sizes.push_back(ShapedType::kDynamic);
+    if (expr && own && *expr == *own)
+      continue;
+    Value computed =
+        runTime && symbol && symInts ? symInts->lookup(*symbol) : Value();
+    if (computed) {
+      (*runTime)[i] = computed;
+      continue;
+    }
+    return fail("argument '" + name + "' entry " + llvm::Twine(i) +
+                " is a symbolic size" +
+                (expr ? " (" + symbolName(*expr) + ")" : std::string()) +
+                " other than dim " + llvm::Twine(i) + " of '" +
+                tensorName.value_or("?") +
+                "'; compile with --input-shape to specialize it");
   }
   return sizes;
+}
+
+FailureOr<Value> AtenContext::symInt(StringRef name) {
+  const Object *a = arg(name);
+  std::optional<int64_t> constant = a ? a->getInteger("as_int") : std::nullopt;
+  const Object *sym = a ? a->getObject("as_sym_int") : nullptr;
+  if (!constant && sym)
+    constant = sym->getInteger("as_int");
+  if (constant)
+    return Value(
+        arith::ConstantIntOp::create(b, loc, b.getI64Type(), *constant));
+  std::optional<StringRef> symbol =
+      sym ? sym->getString("as_name") : std::nullopt;
+  if (Value known = symbol && symInts ? symInts->lookup(*symbol) : Value())
+    return known;
+  return fail("argument '" + name +
+              "' is not a symbolic integer computed before this node");
+}
+
+void AtenContext::setSymIntOutput(Value value) {
+  const llvm::json::Array *outputs = node.getArray("outputs");
+  const Object *out =
+      outputs && !outputs->empty() ? outputs->front().getAsObject() : nullptr;
+  const Object *sym = out ? out->getObject("as_sym_int") : nullptr;
+  std::optional<StringRef> name =
+      sym ? sym->getString("as_name") : std::nullopt;
+  if (name && symInts)
+    (*symInts)[*name] = value;
+}
+
+SmallVector<int64_t> AtenContext::outputExtents() const {
+  const llvm::json::Array *outputs = node.getArray("outputs");
+  const Object *out =
+      outputs && !outputs->empty() ? outputs->front().getAsObject() : nullptr;
+  const Object *t = out ? out->getObject("as_tensor") : nullptr;
+  std::optional<StringRef> name = t ? t->getString("name") : std::nullopt;
+  const Object *values = graph ? graph->getObject("tensor_values") : nullptr;
+  const Object *meta = values && name ? values->getObject(*name) : nullptr;
+  const llvm::json::Array *sizes = meta ? meta->getArray("sizes") : nullptr;
+  SmallVector<int64_t> extents;
+  for (const llvm::json::Value &v : sizes ? *sizes : llvm::json::Array()) {
+    const Object *o = v.getAsObject();
+    std::optional<int64_t> i = o ? o->getInteger("as_int") : std::nullopt;
+    extents.push_back(i ? *i : ShapedType::kDynamic);
+  }
+  return extents;
 }
 
 FailureOr<double> AtenContext::number(StringRef name) {

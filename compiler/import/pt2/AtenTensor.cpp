@@ -1,6 +1,9 @@
 //===- AtenTensor.cpp - ATen's elementwise, reduction and shape ops -------===//
 #include "compiler/import/pt2/AtenContext.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
 #include <cmath>
 
 using namespace mlir;
@@ -188,12 +191,46 @@ Results anyDim(AtenContext &c) {
 }
 
 /// view/reshape to `size`, one entry of which may be -1.
+/// A view whose sizes the program computes ([b * t, d]): the shape as a
+/// run-time i64 vector (sizes kept in place read from the input), the
+/// static extents the archive records for the result kept in its type.
+FailureOr<Value> computedView(AtenContext &c, Value x, ArrayRef<int64_t> shape,
+                              ArrayRef<Value> runTime) {
+  Type i64 = c.b.getI64Type();
+  SmallVector<Value> elements;
+  for (auto [i, d] : llvm::enumerate(shape)) {
+    if (runTime[i]) {
+      elements.push_back(runTime[i]);
+    } else if (ShapedType::isDynamic(d)) {
+      Value extent = tensor::DimOp::create(c.b, c.loc, x, i);
+      elements.push_back(arith::IndexCastOp::create(c.b, c.loc, i64, extent));
+    } else {
+      elements.push_back(arith::ConstantIntOp::create(c.b, c.loc, i64, d));
+    }
+  }
+  Value shapeValue = tensor::FromElementsOp::create(
+      c.b, c.loc, RankedTensorType::get({(int64_t)shape.size()}, i64),
+      elements);
+  SmallVector<int64_t> known = c.outputExtents();
+  if (known.size() != shape.size())
+    known.assign(shape.size(), ShapedType::kDynamic);
+  for (int64_t &d : known)
+    if (ShapedType::isDynamic(d))
+      d = -1;
+  return c.make<DynamicReshapeOp>({x, shapeValue},
+                                  {c.named("allow_zero", c.b.getBoolAttr(true)),
+                                   c.named("static_shape", c.i64s(known))});
+}
+
 Results view(AtenContext &c, StringRef name) {
   FailureOr<Value> x = c.tensor("self");
-  FailureOr<SmallVector<int64_t>> size = c.viewSizes(name, "self");
+  SmallVector<Value> runTime;
+  FailureOr<SmallVector<int64_t>> size = c.viewSizes(name, "self", &runTime);
   if (failed(x) || failed(size))
     return failure();
   SmallVector<int64_t> shape = *size;
+  if (llvm::any_of(runTime, [](Value v) { return bool(v); }))
+    return one(computedView(c, *x, shape, runTime));
   // Symbolic dims of the input stay where they are (viewSizes checked
   // that each is the input's own); the static ones are given.
   if (!c.type(*x).hasStaticShape()) {
@@ -302,12 +339,83 @@ Results squeeze(AtenContext &c) {
   return one(c.reshape(*x, shape));
 }
 
+/// An expand to sizes the program computes (a weight broadcast over a
+/// symbolic batch): kiln.dynamic_expand of the run-time shape, -1 entries
+/// reading the input's extent; the static extents the archive records
+/// for the result kept in its type.
+FailureOr<Value> computedExpand(AtenContext &c, Value x) {
+  const llvm::json::Array *list =
+      c.arg("size") ? c.arg("size")->getArray("as_sym_ints") : nullptr;
+  RankedTensorType in = c.type(x);
+  int64_t rank = list ? list->size() : 0, lead = rank - in.getRank();
+  if (!list || lead < 0)
+    return c.fail("expand to fewer dims than the input has"), failure();
+  Type i64 = c.b.getI64Type();
+  SmallVector<Value> elements;
+  for (auto [i, v] : llvm::enumerate(*list)) {
+    const llvm::json::Object *entry = v.getAsObject();
+    std::optional<int64_t> constant =
+        entry ? entry->getInteger("as_int") : std::nullopt;
+    std::optional<StringRef> symbol =
+        entry ? entry->getString("as_name") : std::nullopt;
+    Value value;
+    if (constant && *constant == -1 && (int64_t)i >= lead) {
+      int64_t d = i - lead;
+      value =
+          in.isDynamicDim(d)
+              ? Value(arith::IndexCastOp::create(
+                    c.b, c.loc, i64, tensor::DimOp::create(c.b, c.loc, x, d)))
+              : Value(arith::ConstantIntOp::create(c.b, c.loc, i64,
+                                                   in.getDimSize(d)));
+    } else if (constant) {
+      value = arith::ConstantIntOp::create(c.b, c.loc, i64, *constant);
+    } else if (symbol && c.symInts) {
+      value = c.symInts->lookup(*symbol);
+    }
+    if (!value)
+      return c.fail("argument 'size' entry " + llvm::Twine(i) +
+                    " is not a size computed before this node"),
+             failure();
+    elements.push_back(value);
+  }
+  Value shape = tensor::FromElementsOp::create(
+      c.b, c.loc, RankedTensorType::get({rank}, i64), elements);
+  SmallVector<int64_t> known = c.outputExtents();
+  if ((int64_t)known.size() != rank)
+    known.assign(rank, ShapedType::kDynamic);
+  for (int64_t &d : known)
+    if (ShapedType::isDynamic(d))
+      d = -1;
+  return c.make<DynamicExpandOp>({x, shape},
+                                 {c.named("static_shape", c.i64s(known))});
+}
+
 Results expand(AtenContext &c) {
   FailureOr<Value> x = c.tensor("self");
-  FailureOr<SmallVector<int64_t>> size = c.ints("size");
-  if (failed(x) || failed(size))
+  if (failed(x))
     return failure();
+  const llvm::json::Object *arg = c.arg("size");
+  const llvm::json::Array *list = arg ? arg->getArray("as_sym_ints") : nullptr;
+  bool symbolic = list && llvm::any_of(*list, [](const llvm::json::Value &v) {
+                    return v.getAsObject() && v.getAsObject()->get("as_name");
+                  });
   ArrayRef<int64_t> in = c.type(*x).getShape();
+  if (symbolic || !c.type(*x).hasStaticShape()) {
+    // Each symbolic dim expanded to itself (core ATen's attention expands
+    // q, k and v to their own shapes) is no op; anything else is
+    // broadcast at run time.
+    FailureOr<SmallVector<int64_t>> same = c.viewSizes("size", "self");
+    bool identity = succeeded(same) && same->size() == in.size();
+    for (size_t i = 0; identity && i < in.size(); ++i)
+      identity = (*same)[i] == -1 || (*same)[i] == in[i];
+    c.error.clear();
+    if (identity)
+      return SmallVector<Value>{*x};
+    return one(computedExpand(c, *x));
+  }
+  FailureOr<SmallVector<int64_t>> size = c.ints("size");
+  if (failed(size))
+    return failure();
   SmallVector<int64_t> shape = *size;
   int64_t lead = shape.size() - in.size();
   if (lead < 0)
@@ -400,8 +508,12 @@ Results fullLike(AtenContext &c) {
   if (!c.isNone("dtype"))
     return c.fail("full_like with a dtype is not supported"), failure();
   RankedTensorType type = c.type(*x);
-  return SmallVector<Value>{
-      c.filled(type.getShape(), type.getElementType(), *v)};
+  if (type.hasStaticShape())
+    return SmallVector<Value>{
+        c.filled(type.getShape(), type.getElementType(), *v)};
+  // Symbolic sizes: where(true, value, x) has x's shape and only the value.
+  return one(c.make<WhereOp>({c.filled({}, c.b.getI1Type(), 1),
+                              c.filled({}, type.getElementType(), *v), *x}));
 }
 
 /// The dtype torch gives a number with no dtype: bool, int64 or float32.

@@ -6,7 +6,9 @@
 #include "dialects/kiln/KilnDialect.h"
 #include "dialects/kiln/KilnOps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
@@ -52,14 +54,19 @@ const llvm::StringSet<> &shapeFreeOps() {
       "aten.permute.default", "aten.t.default", "aten.transpose.int",
       "aten.linear.default", "aten.addmm.default", "aten.mm.default",
       "aten.matmul.default", "aten.softmax.int", "aten._softmax.default",
-      "aten.mean.dim", "aten.sym_size.int",
+      "aten.mean.dim", "aten.sym_size.int", "_operator.mul", "_operator.add",
+      "_operator.sub", "_operator.floordiv",
       // These read only the extents they check themselves: views keep
-      // symbolic dims in place (AtenContext::viewSizes), split and SDPA
+      // symbolic dims in place or take sizes the program computes
+      // (AtenContext::viewSizes), split and SDPA
       // refuse a symbolic split dim or head size, layer norms normalize
       // over run-time extents too.
       "aten.view.default", "aten._unsafe_view.default", "aten.reshape.default",
-      "aten.split.Tensor", "aten.scaled_dot_product_attention.default",
-      "aten.layer_norm.default", "aten.native_layer_norm.default"};
+      "aten.split.Tensor", "aten.split_with_sizes.default",
+      "aten.expand.default", "aten.full_like.default", "aten.bmm.default",
+      "aten.eq.Scalar", "aten.any.dim",
+      "aten.scaled_dot_product_attention.default", "aten.layer_norm.default",
+      "aten.native_layer_norm.default"};
   return ops;
 }
 
@@ -236,6 +243,8 @@ private:
   const ImportOptions &options;
   OpBuilder b;
   llvm::StringMap<Value> values;
+  /// Symbolic integers (sym_size, arithmetic on them) as i64 values.
+  llvm::StringMap<Value> symInts;
   std::string lastDiagnostic;
 };
 
@@ -307,7 +316,7 @@ llvm::Error Importer::checkSymbolicOperands(const Object &node, StringRef op,
     if (batchOnly && onlyBatch)
       continue;
     return error(op + " at node '" + name + "' reads the extents of '" +
-                 in->getString("name").value_or("?") +
+                 t->getString("name").value_or("?") +
                  "', which are symbolic; compile with --input-shape to "
                  "specialize them (symbolic sizes reach elementwise ops, "
                  "matmuls, softmax and transposes, and a symbolic batch "
@@ -342,6 +351,7 @@ llvm::Error Importer::importNode(const Object &node) {
   AtenContext c(b, loc, op, node, *schema,
                 [&](StringRef value) { return lookup(value); });
   c.graph = &archive.graph();
+  c.symInts = &symInts;
   lastDiagnostic.clear();
   Results results = handler->second(c);
   if (failed(results))
@@ -379,7 +389,8 @@ llvm::Expected<OwningOpRef<ModuleOp>> Importer::run() {
       lastDiagnostic = diag.str();
     return success();
   });
-  ctx.loadDialect<kiln::KilnDialect, func::FuncDialect>();
+  ctx.loadDialect<kiln::KilnDialect, func::FuncDialect, arith::ArithDialect,
+                  tensor::TensorDialect>();
 
   // Inputs in signature order: user inputs become arguments, the rest
   // constants read from the archive.

@@ -40,15 +40,41 @@ func.func @dynamic_range(%s: tensor<i64>, %l: tensor<i64>, %d: tensor<i64>) -> t
 // -----
 
 // [batch, seq, 64] -> [batch, seq, 4, 16] from a shape of symbolic scalars:
-// the run-time dims pair up, so the reshape is a view (expand_shape) with a
-// check that the extents agree, not a tensor.reshape.
+// the run-time dims pair up, so when their extents agree as the model runs
+// the reshape is a view (expand_shape); when they do not (the scalars are
+// the input's dims in another order) it reshapes through the shape.
 // CHECK-LABEL: func.func @split_heads
 // CHECK-SAME:    (%[[X:.+]]: tensor<?x?x64xf32>
-// CHECK:       cf.assert %{{.+}}, "node '?': Reshape: a run-time extent of the shape differs from the input's"
-// CHECK:       %[[R:.+]] = tensor.expand_shape %[[X]] {{\[\[}}0], [1], [2, 3]] output_shape [%{{.+}}, %{{.+}}, 4, 16] : tensor<?x?x64xf32> into tensor<?x?x4x16xf32>
-// CHECK-NOT:   tensor.reshape
+// CHECK:       %[[R:.+]] = scf.if %{{.+}} -> (tensor<?x?x4x16xf32>) {
+// CHECK:         tensor.expand_shape %[[X]] {{\[\[}}0], [1], [2, 3]] output_shape [%{{.+}}, %{{.+}}, 4, 16] : tensor<?x?x64xf32> into tensor<?x?x4x16xf32>
+// CHECK:       } else {
+// CHECK:         tensor.reshape %[[X]]
 // CHECK:       return %[[R]]
 func.func @split_heads(%x: tensor<?x?x64xf32>, %b: i64, %s: i64) -> tensor<?x?x4x16xf32> {
+  %c4 = arith.constant 4 : i64
+  %c16 = arith.constant 16 : i64
+  %shape = tensor.from_elements %b, %s, %c4, %c16 : tensor<4xi64>
+  %y = kiln.dynamic_reshape %x, %shape {allow_zero = true, static_shape = array<i64: -1, -1, 4, 16>} : (tensor<?x?x64xf32>, tensor<4xi64>) -> tensor<?x?x4x16xf32>
+  return %y : tensor<?x?x4x16xf32>
+}
+
+// -----
+
+// The same with the shape built from the input's own dims: provably a view,
+// no run-time choice.
+// CHECK-LABEL: func.func @split_heads_own_dims
+// CHECK-SAME:    (%[[X:.+]]: tensor<?x?x64xf32>
+// CHECK-NOT:   scf.if
+// CHECK:       %[[R:.+]] = tensor.expand_shape %[[X]] {{\[\[}}0], [1], [2, 3]]
+// CHECK-NOT:   tensor.reshape
+// CHECK:       return %[[R]]
+func.func @split_heads_own_dims(%x: tensor<?x?x64xf32>) -> tensor<?x?x4x16xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %d0 = tensor.dim %x, %c0 : tensor<?x?x64xf32>
+  %d1 = tensor.dim %x, %c1 : tensor<?x?x64xf32>
+  %b = arith.index_cast %d0 : index to i64
+  %s = arith.index_cast %d1 : index to i64
   %c4 = arith.constant 4 : i64
   %c16 = arith.constant 16 : i64
   %shape = tensor.from_elements %b, %s, %c4, %c16 : tensor<4xi64>
