@@ -221,6 +221,7 @@ struct ContractionKernelsPass
              "mfma)";
       return signalPassFailure();
     }
+    narrowed.clear();
     SmallVector<linalg::LinalgOp> candidates;
     getOperation().walk([&](linalg::LinalgOp op) {
       if (!op->getParentOfType<scf::ForallOp>()) // not inside a tiled loop

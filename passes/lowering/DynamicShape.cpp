@@ -111,14 +111,23 @@ std::optional<ViewPairing> pairUp(ArrayRef<int64_t> src,
 
 /// Whether `extent` is `tensor.dim %input, d`, through index casts, the
 /// shape vector's elements and the select that replaces a -1 (an extent
-/// is never -1).
+/// is never -1); any other select (the one copying the input's dim for a
+/// 0) does not count.
 bool isDimOf(Value extent, Value input, int64_t d) {
   while (Operation *def = extent.getDefiningOp()) {
     if (isa<arith::IndexCastOp, arith::IndexCastUIOp>(def)) {
       extent = def->getOperand(0);
       continue;
     }
+    // Only the select that replaces a -1 entry: `select(v == -1, _, v)`.
     if (auto select = dyn_cast<arith::SelectOp>(def)) {
+      auto compare = select.getCondition().getDefiningOp<arith::CmpIOp>();
+      APInt minusOne;
+      if (!compare || compare.getPredicate() != arith::CmpIPredicate::eq ||
+          compare.getLhs() != select.getFalseValue() ||
+          !matchPattern(compare.getRhs(), m_ConstantInt(&minusOne)) ||
+          !minusOne.isAllOnes())
+        return false;
       extent = select.getFalseValue();
       continue;
     }

@@ -101,6 +101,17 @@ struct ReduceLowering : OpConversionPattern<OpTy> {
       Value runTimeCount =
           runTime ? createElementCount(rewriter, loc, input, axes, accType)
                   : Value();
+      // An integer division by an empty extent's 0 would trap: divide by 1
+      // (the sum is 0 then).
+      if (runTimeCount && !isFloat) {
+        Value zero = createScalarConstant(rewriter, loc, accType, 0);
+        Value one = createScalarConstant(rewriter, loc, accType, 1);
+        runTimeCount = arith::SelectOp::create(
+            rewriter, loc,
+            arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
+                                  runTimeCount, zero),
+            one, runTimeCount);
+      }
       result = createElementwiseGeneric(
           rewriter, loc, reducedType, result,
           [&](OpBuilder &b, Location l, ValueRange args) -> Value {

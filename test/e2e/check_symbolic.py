@@ -309,6 +309,30 @@ check_sizes("norm_run_time", norm, compile_model(norm),
                        "b": rng.standard_normal(n, dtype=np.float32)},
             [(1,), (5,), (300,)])
 
+# A reshape to the input's own run-time dims in another order ([b, t, 16]
+# to [t, b, 16], the shape computed from Shape(x)): a view only when b == t,
+# else a reshape through the shape, chosen as the model runs.
+def const_i64(name, values):
+    return helper.make_node("Constant", [], [name], name=name,
+                            value=helper.make_tensor(name, TensorProto.INT64,
+                                                     [len(values)], values))
+
+
+swap = save_model(
+    "swap_dims",
+    [helper.make_node("Shape", ["x"], ["shape"], name="shape"),
+     const_i64("i0", [0]), const_i64("i1", [1]), const_i64("d", [16]),
+     helper.make_node("Gather", ["shape", "i1"], ["t"], axis=0, name="gt"),
+     helper.make_node("Gather", ["shape", "i0"], ["b"], axis=0, name="gb"),
+     helper.make_node("Concat", ["t", "b", "d"], ["to"], axis=0,
+                      name="cat"),
+     helper.make_node("Reshape", ["x", "to"], ["out"], name="swap")],
+    [("x", ["b", "t", 16])], ["t", "b", 16])
+check_sizes("swap_dims", swap, compile_model(swap),
+            lambda b, t: {"x": rng.standard_normal((b, t, 16),
+                                                   dtype=np.float32)},
+            [(2, 3), (4, 4), (1, 5)])
+
 # Run-time height and width: an instance norm and a global average pool
 # reduce over them; a convolution's window needs them static and says so.
 spatial = save_model(

@@ -230,6 +230,22 @@ def errors():
            r"aten\.max_pool2d\.default at node 'max_pool2d' reads the "
            r"extents of 'x', which are symbolic; compile with --input-shape")
 
+    # A transposed convolution over a symbolic batch: refused by name.
+    dyn = os.path.join(e, "up_dyn.pt2")
+    with open(os.path.join(e, "up_dyn.py"), "w") as f:
+        f.write("import sys, torch\n"
+                "m = torch.nn.ConvTranspose2d(4, 2, 3, stride=2).eval()\n"
+                "b = torch.export.Dim('b', min=1, max=8)\n"
+                "ep = torch.export.export(m, (torch.randn(2, 4, 5, 5),), "
+                "dynamic_shapes=({0: b},))\n"
+                "torch.export.save(ep, sys.argv[1])\n")
+    subprocess.run([sys.executable, os.path.join(e, "up_dyn.py"), dyn],
+                   check=True, capture_output=True)
+    expect(["compile", dyn, "-o", out],
+           r"a transposed convolution needs static input extents, the batch "
+           r"included \(give them with --input-shape\) at node "
+           r"'conv_transpose2d' \(aten\.conv_transpose2d\.input\)")
+
     # Swin's raw export fills views in place: refused, naming the way out.
     swin = os.path.join(WORK, "swin_t", "model.pt2")
     with open(os.path.join(WORK, "swin_raw.py"), "w") as f:

@@ -170,8 +170,9 @@ Results importConvTranspose(NodeContext &c) {
   int64_t rank = e.rank(x), n = rank - 2;
   if (n < 1 || e.rank(w) != rank)
     return c.fail("X and W must have the same rank, at least 3");
-  if (failed(checkStaticSpatialDims(c, c.type(x))))
-    return failure();
+  if (!c.type(x).hasStaticShape())
+    return c.fail("ConvTranspose needs static input extents, the batch "
+                  "included (give them with --input-shape)");
   int64_t group = c.attrInt("group", 1);
   SmallVector<int64_t> wShape(e.shape(w));
   int64_t channels = wShape[0];

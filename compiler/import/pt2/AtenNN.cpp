@@ -111,11 +111,10 @@ Results convolution(AtenContext &c, bool full, bool transposed = false) {
       return c.fail("the input, weight, groups and output_padding of a "
                     "transposed convolution do not match"),
              failure();
-    for (int64_t d = 2; d < xType.getRank(); ++d)
-      if (xType.isDynamicDim(d))
-        return c.fail("a transposed convolution needs static spatial "
-                      "extents (give them with --input-shape)"),
-               failure();
+    if (!xType.hasStaticShape())
+      return c.fail("a transposed convolution needs static input extents, "
+                    "the batch included (give them with --input-shape)"),
+             failure();
     return one(buildConvTranspose(c, *x, *w, *bias, perDim(*stride), pads,
                                   perDim(*dilation), extra, *groups));
   }

@@ -84,6 +84,29 @@ func.func @split_heads_own_dims(%x: tensor<?x?x64xf32>) -> tensor<?x?x4x16xf32> 
 
 // -----
 
+// The input's own dims in the other order pair up by position but are not
+// provably equal: the choice stays a run-time one.
+// CHECK-LABEL: func.func @swapped_own_dims
+// CHECK:       scf.if
+// CHECK:         tensor.expand_shape
+// CHECK:       } else {
+// CHECK:         tensor.reshape
+func.func @swapped_own_dims(%x: tensor<?x?x64xf32>) -> tensor<?x?x4x16xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %d0 = tensor.dim %x, %c0 : tensor<?x?x64xf32>
+  %d1 = tensor.dim %x, %c1 : tensor<?x?x64xf32>
+  %b = arith.index_cast %d0 : index to i64
+  %s = arith.index_cast %d1 : index to i64
+  %c4 = arith.constant 4 : i64
+  %c16 = arith.constant 16 : i64
+  %shape = tensor.from_elements %s, %b, %c4, %c16 : tensor<4xi64>
+  %y = kiln.dynamic_reshape %x, %shape {allow_zero = false, static_shape = array<i64: -1, -1, 4, 16>} : (tensor<?x?x64xf32>, tensor<4xi64>) -> tensor<?x?x4x16xf32>
+  return %y : tensor<?x?x4x16xf32>
+}
+
+// -----
+
 // [B, S, 64] x [64, 32] with run-time B and S: one linalg.matmul over the
 // collapsed rows, then the rows expanded back with the lhs's extents.
 // CHECK-LABEL: func.func @rows_matmul
