@@ -211,36 +211,37 @@ def errors():
         sys.exit(f"FAIL: the zip64 archive runs wrong: {r.stdout}{r.stderr}")
     print("ok: a zip64 archive (70,000 extra entries) compiles and matches")
 
+    def exported(name, body):
+        """An archive torch.export writes from the script `body` (which
+        sets `ep`), made in a subprocess like the others."""
+        path = os.path.join(e, name + ".pt2")
+        with open(os.path.join(e, name + ".py"), "w") as f:
+            f.write("import sys, torch\n" + body +
+                    "torch.export.save(ep, sys.argv[1])\n")
+        subprocess.run([sys.executable, os.path.join(e, name + ".py"), path],
+                       check=True, capture_output=True)
+        return path
+
     # A pooling window over a symbolic height and width: refused, naming
     # the node, the tensor and the way out.
-    dyn = os.path.join(e, "pool_dyn.pt2")
-    with open(os.path.join(e, "pool_dyn.py"), "w") as f:
-        f.write("import sys, torch\n"
-                "class M(torch.nn.Module):\n"
-                "    def forward(self, x):\n"
-                "        return torch.nn.functional.max_pool2d(x, 2)\n"
-                "h = torch.export.Dim('h', min=4, max=64)\n"
-                "w = torch.export.Dim('w', min=4, max=64)\n"
-                "ep = torch.export.export(M(), (torch.randn(1, 3, 16, 16),), "
-                "dynamic_shapes=({2: h, 3: w},))\n"
-                "torch.export.save(ep, sys.argv[1])\n")
-    subprocess.run([sys.executable, os.path.join(e, "pool_dyn.py"), dyn],
-                   check=True, capture_output=True)
+    dyn = exported("pool_dyn",
+                   "class M(torch.nn.Module):\n"
+                   "    def forward(self, x):\n"
+                   "        return torch.nn.functional.max_pool2d(x, 2)\n"
+                   "h = torch.export.Dim('h', min=4, max=64)\n"
+                   "w = torch.export.Dim('w', min=4, max=64)\n"
+                   "ep = torch.export.export(M(), (torch.randn(1, 3, 16, 16),),"
+                   " dynamic_shapes=({2: h, 3: w},))\n")
     expect(["compile", dyn, "-o", out],
            r"aten\.max_pool2d\.default at node 'max_pool2d' reads the "
            r"extents of 'x', which are symbolic; compile with --input-shape")
 
     # A transposed convolution over a symbolic batch: refused by name.
-    dyn = os.path.join(e, "up_dyn.pt2")
-    with open(os.path.join(e, "up_dyn.py"), "w") as f:
-        f.write("import sys, torch\n"
-                "m = torch.nn.ConvTranspose2d(4, 2, 3, stride=2).eval()\n"
-                "b = torch.export.Dim('b', min=1, max=8)\n"
-                "ep = torch.export.export(m, (torch.randn(2, 4, 5, 5),), "
-                "dynamic_shapes=({0: b},))\n"
-                "torch.export.save(ep, sys.argv[1])\n")
-    subprocess.run([sys.executable, os.path.join(e, "up_dyn.py"), dyn],
-                   check=True, capture_output=True)
+    dyn = exported("up_dyn",
+                   "m = torch.nn.ConvTranspose2d(4, 2, 3, stride=2).eval()\n"
+                   "b = torch.export.Dim('b', min=1, max=8)\n"
+                   "ep = torch.export.export(m, (torch.randn(2, 4, 5, 5),), "
+                   "dynamic_shapes=({0: b},))\n")
     expect(["compile", dyn, "-o", out],
            r"a transposed convolution needs static input extents, the batch "
            r"included \(give them with --input-shape\) at node "
