@@ -110,28 +110,34 @@ FailureOr<ArtifactSpec> describeIO(ModuleOp module) {
         return failure();
       spec.symbols.push_back({symbol.getName().str(), range[0], range[1]});
     }
-  for (size_t i = 0; i < type.getNumInputs(); ++i) {
-    if (!add(spec.inputs, type.getInput(i),
-             main.getArgAttrOfType<StringAttr>(i, "kiln.name"), i, "input"))
-      return failure();
-    auto dims = main.getArgAttrOfType<ArrayAttr>(i, "kiln.dims");
+  // Each dim's symbol (`kiln.dims`: an input's, or an output's computed
+  // extent the model names after one), as an index into spec.symbols.
+  auto label = [&](TensorSpec &tensor, ArrayAttr dims) {
     if (!dims)
-      continue;
-    TensorSpec &input = spec.inputs.back();
+      return;
     for (Attribute dim : dims) {
       StringRef name = cast<StringAttr>(dim).getValue();
       auto it = llvm::find_if(spec.symbols, [&](const SymbolSpec &symbol) {
         return symbol.name == name;
       });
-      input.symbols.push_back(name.empty() || it == spec.symbols.end()
-                                  ? -1
-                                  : int32_t(it - spec.symbols.begin()));
+      tensor.symbols.push_back(name.empty() || it == spec.symbols.end()
+                                   ? -1
+                                   : int32_t(it - spec.symbols.begin()));
     }
+  };
+  for (size_t i = 0; i < type.getNumInputs(); ++i) {
+    if (!add(spec.inputs, type.getInput(i),
+             main.getArgAttrOfType<StringAttr>(i, "kiln.name"), i, "input"))
+      return failure();
+    label(spec.inputs.back(), main.getArgAttrOfType<ArrayAttr>(i, "kiln.dims"));
   }
-  for (size_t i = 0; i < type.getNumResults(); ++i)
+  for (size_t i = 0; i < type.getNumResults(); ++i) {
     if (!add(spec.outputs, type.getResult(i),
              main.getResultAttrOfType<StringAttr>(i, "kiln.name"), i, "output"))
       return failure();
+    label(spec.outputs.back(),
+          main.getResultAttrOfType<ArrayAttr>(i, "kiln.dims"));
+  }
   return spec;
 }
 

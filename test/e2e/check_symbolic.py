@@ -362,7 +362,8 @@ inspect = subprocess.run([kiln, "inspect", encoder_so], capture_output=True,
                          text=True).stdout
 for line in ["  batch                    0..2147483647",
              "  seq                      1..512",
-             "  ids                      int64 [batch,seq]"]:
+             "  ids                      int64 [batch,seq]",
+             "  out                      float32 [batch,seq,64]"]:
     if line not in inspect:
         failures.append(f"kiln inspect lacks '{line}':\n{inspect}")
 

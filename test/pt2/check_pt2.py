@@ -79,6 +79,14 @@ def model(name):
         run_and_compare(so, os.path.join(runs, batch), names, name)
     if flags:
         return
+    # A symbolic batch and sequence: the artifact's output is labelled with
+    # the input's symbols ([s77,s27,64]), not [?,?,64].
+    if name.startswith("block_dyn"):
+        out = kiln("inspect", so).stdout
+        lines = out.split("outputs:")[-1].splitlines()[1:2]
+        if not lines or not re.search(r"float32 \[s\d+,s\d+,64\]", lines[0]):
+            sys.exit(f"FAIL: {name}'s output is not labelled with its "
+                     f"symbols:\n{out}")
     # kiln inspect: the program, its I/O and ops, and what -O2 does, with
     # kernels named by their FX nodes; SDPA as saved is one fused kernel.
     r = kiln("inspect", os.path.join(d, "model.pt2"))

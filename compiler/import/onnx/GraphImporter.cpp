@@ -728,8 +728,26 @@ llvm::Expected<OwningOpRef<ModuleOp>> GraphImporter::run() {
   }
   func::ReturnOp::create(b, fileLoc, results);
   func.setFunctionType(b.getFunctionType(argTypes, resultTypes));
-  for (size_t i = 0; i < (size_t)graph.output_size(); ++i)
+  for (size_t i = 0; i < (size_t)graph.output_size(); ++i) {
     func.setResultAttr(i, "kiln.name", b.getStringAttr(graph.output(i).name()));
+    // An output dim computed at run time that the model names after an
+    // input's symbol ("batch") is labelled with it, for the descriptor.
+    auto type = cast<RankedTensorType>(resultTypes[i]);
+    const auto &declared = graph.output(i).type().tensor_type();
+    if (!declared.has_shape() || declared.shape().dim_size() != type.getRank())
+      continue;
+    SmallVector<Attribute> dims;
+    bool any = false;
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      const auto &dim = declared.shape().dim(d);
+      bool named = type.isDynamicDim(d) && dim.has_dim_param() &&
+                   symbolValues.count(dim.dim_param());
+      dims.push_back(b.getStringAttr(named ? dim.dim_param() : ""));
+      any |= named;
+    }
+    if (any)
+      func.setResultAttr(i, "kiln.dims", b.getArrayAttr(dims));
+  }
 
   if (failed(verify(*module)))
     return fail(fmt::format("internal error: imported IR does not verify: {}",

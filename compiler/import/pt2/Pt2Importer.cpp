@@ -533,8 +533,37 @@ llvm::Expected<OwningOpRef<ModuleOp>> Importer::run() {
   func::ReturnOp::create(b, fileLoc, results);
   func.setFunctionType(
       b.getFunctionType(argTypes, ValueRange(results).getTypes()));
-  for (auto [i, name] : llvm::enumerate(resultNames))
+  // An output dim computed at run time whose size the archive records as
+  // one of the inputs' symbols is labelled with it, for the descriptor.
+  llvm::StringSet<> inputSymbols;
+  for (const SmallVector<std::string> &symbols : argSymbols)
+    for (const std::string &symbol : symbols)
+      if (!symbol.empty())
+        inputSymbols.insert(symbol);
+  const Object *tensorValues = archive.graph().getObject("tensor_values");
+  for (auto [i, name] : llvm::enumerate(resultNames)) {
     func.setResultAttr(i, "kiln.name", b.getStringAttr(name));
+    auto type = cast<RankedTensorType>(results[i].getType());
+    const Object *meta = tensorValues ? tensorValues->getObject(name) : nullptr;
+    const Array *sizes = meta ? meta->getArray("sizes") : nullptr;
+    if (!sizes || (int64_t)sizes->size() != type.getRank())
+      continue;
+    SmallVector<Attribute> dims;
+    bool any = false;
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      const Object *size = (*sizes)[d].getAsObject();
+      const Object *expr = size ? size->getObject("as_expr") : nullptr;
+      StringRef text = expr ? expr->getString("expr_str").value_or("") : "";
+      StringRef symbol;
+      if (text.consume_front("Symbol('"))
+        symbol = text.take_until([](char ch) { return ch == '\''; });
+      bool named = type.isDynamicDim(d) && inputSymbols.contains(symbol);
+      dims.push_back(b.getStringAttr(named ? symbol : ""));
+      any |= named;
+    }
+    if (any)
+      func.setResultAttr(i, "kiln.dims", b.getArrayAttr(dims));
+  }
   if (failed(verify(*module)))
     return fail("internal error: the imported IR does not verify: " +
                 lastDiagnostic);
