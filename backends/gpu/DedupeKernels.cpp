@@ -15,6 +15,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <limits>
@@ -110,13 +111,13 @@ struct DedupeKernelsPass
       gpu::GPUFuncOp original, copy;
       SmallVector<int64_t> shifts;
     };
-    llvm::MapVector<StringRef, SmallVector<Variant>> groups;
-    std::vector<std::unique_ptr<std::string>> keys;
+    llvm::MapVector<std::string, SmallVector<Variant>,
+                    llvm::StringMap<unsigned>>
+        groups;
     for (auto func : kernels.getOps<gpu::GPUFuncOp>()) {
       auto copy = cast<gpu::GPUFuncOp>(func->clone());
       SmallVector<int64_t> shifts = parameterizeViewShifts(copy);
-      keys.push_back(std::make_unique<std::string>(kernelKey(copy)));
-      groups[*keys.back()].push_back({func, copy, std::move(shifts)});
+      groups[kernelKey(copy)].push_back({func, copy, std::move(shifts)});
     }
 
     llvm::StringMap<Variant *> byName;

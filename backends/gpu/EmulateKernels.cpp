@@ -395,31 +395,25 @@ LogicalResult EmulateKernelsPass::emulate(gpu::GPUFuncOp kernel,
         result.setType(withoutMemorySpace(type));
   });
 
-  // Warp-collective matrix products (tensor-core kernels).
-  SmallVector<NVVM::MmaOp> mmas;
-  func.walk([&](NVVM::MmaOp mma) { mmas.push_back(mma); });
-  for (NVVM::MmaOp mma : mmas)
-    if (failed(emulateMma(mma, state, mmaFn)))
-      return failure();
-  usesBarriers |= !mmas.empty();
-  SmallVector<NVVM::LdMatrixOp> loads;
-  func.walk([&](NVVM::LdMatrixOp load) { loads.push_back(load); });
-  for (NVVM::LdMatrixOp load : loads)
-    if (failed(emulateLdMatrix(load, state, mmaFn)))
-      return failure();
-  usesBarriers |= !loads.empty();
-  SmallVector<amdgpu::MFMAOp> mfmas;
-  func.walk([&](amdgpu::MFMAOp mfma) { mfmas.push_back(mfma); });
-  for (amdgpu::MFMAOp mfma : mfmas)
-    if (failed(emulateMfma(mfma, state, mmaFn)))
-      return failure();
-  usesBarriers |= !mfmas.empty();
-  SmallVector<gpu::ShuffleOp> shuffles;
-  func.walk([&](gpu::ShuffleOp shuffle) { shuffles.push_back(shuffle); });
-  for (gpu::ShuffleOp shuffle : shuffles)
-    if (failed(emulateShuffle(shuffle, state, mmaFn)))
-      return failure();
-  usesBarriers |= !shuffles.empty();
+  // Warp-collective ops (tensor-core products, fragment loads, shuffles)
+  // become calls of the emulator's collective; a kernel with any of them
+  // runs as fibers.
+  auto emulateAll = [&](auto tag, auto emulate) -> LogicalResult {
+    using OpT = typename decltype(tag)::type;
+    SmallVector<OpT> ops;
+    func.walk([&](OpT op) { ops.push_back(op); });
+    for (OpT op : ops)
+      if (failed(emulate(op, state, mmaFn)))
+        return failure();
+    usesBarriers |= !ops.empty();
+    return success();
+  };
+  if (failed(emulateAll(llvm::type_identity<NVVM::MmaOp>(), emulateMma)) ||
+      failed(emulateAll(llvm::type_identity<NVVM::LdMatrixOp>(),
+                        emulateLdMatrix)) ||
+      failed(emulateAll(llvm::type_identity<amdgpu::MFMAOp>(), emulateMfma)) ||
+      failed(emulateAll(llvm::type_identity<gpu::ShuffleOp>(), emulateShuffle)))
+    return failure();
 
   WalkResult walk = func.walk([&](Operation *op) -> WalkResult {
     b.setInsertionPoint(op);

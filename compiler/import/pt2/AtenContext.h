@@ -79,9 +79,12 @@ public:
   FailureOr<Value> symInt(llvm::StringRef name);
   /// Records `value` as the node's symbolic integer output.
   void setSymIntOutput(Value value);
-  /// The static extents the archive records for the node's tensor output
-  /// (kDynamic for symbolic ones); empty when it records none.
-  llvm::SmallVector<int64_t> outputExtents() const;
+  /// The static extents the archive records for the node's rank-`rank`
+  /// tensor output, -1 for symbolic ones (all -1 when it records none): a
+  /// dynamic_reshape/dynamic_expand's `static_shape`.
+  llvm::SmallVector<int64_t> outputStaticShape(int64_t rank) const;
+  /// Extent `d` of `x` as an i64: a constant, or read when the model runs.
+  Value extent(Value x, int64_t d);
   /// as_float (also "Infinity", "-Infinity", "NaN") or as_int.
   FailureOr<double> number(llvm::StringRef name);
   FailureOr<bool> boolean(llvm::StringRef name);

@@ -8,7 +8,6 @@
 #include "compiler/import/pt2/AtenContext.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 using namespace mlir;
 using namespace mlir::kiln;
@@ -416,14 +415,7 @@ Results symSize(AtenContext &c) {
   FailureOr<int64_t> axis = c.dim(*d, c.type(*x).getRank());
   if (failed(axis))
     return failure();
-  Type i64 = c.b.getI64Type();
-  Value size =
-      c.type(*x).isDynamicDim(*axis)
-          ? Value(arith::IndexCastOp::create(
-                c.b, c.loc, i64, tensor::DimOp::create(c.b, c.loc, *x, *axis)))
-          : Value(arith::ConstantIntOp::create(c.b, c.loc, i64,
-                                               c.type(*x).getDimSize(*axis)));
-  c.setSymIntOutput(size);
+  c.setSymIntOutput(c.extent(*x, *axis));
   return SmallVector<Value>{Value()};
 }
 

@@ -10,6 +10,7 @@
 #include "compiler/import/pt2/AtenContext.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 #include "llvm/ADT/StringExtras.h"
 
@@ -434,7 +435,7 @@ void AtenContext::setSymIntOutput(Value value) {
     (*symInts)[*name] = value;
 }
 
-SmallVector<int64_t> AtenContext::outputExtents() const {
+SmallVector<int64_t> AtenContext::outputStaticShape(int64_t rank) const {
   const llvm::json::Array *outputs = node.getArray("outputs");
   const Object *out =
       outputs && !outputs->empty() ? outputs->front().getAsObject() : nullptr;
@@ -443,13 +444,20 @@ SmallVector<int64_t> AtenContext::outputExtents() const {
   const Object *values = graph ? graph->getObject("tensor_values") : nullptr;
   const Object *meta = values && name ? values->getObject(*name) : nullptr;
   const llvm::json::Array *sizes = meta ? meta->getArray("sizes") : nullptr;
-  SmallVector<int64_t> extents;
-  for (const llvm::json::Value &v : sizes ? *sizes : llvm::json::Array()) {
-    const Object *o = v.getAsObject();
-    std::optional<int64_t> i = o ? o->getInteger("as_int") : std::nullopt;
-    extents.push_back(i ? *i : ShapedType::kDynamic);
-  }
+  SmallVector<int64_t> extents(rank, -1);
+  if (sizes && (int64_t)sizes->size() == rank)
+    for (auto [d, v] : llvm::enumerate(*sizes))
+      if (const Object *o = v.getAsObject())
+        extents[d] = o->getInteger("as_int").value_or(-1);
   return extents;
+}
+
+Value AtenContext::extent(Value x, int64_t d) {
+  Type i64 = b.getI64Type();
+  if (!type(x).isDynamicDim(d))
+    return arith::ConstantIntOp::create(b, loc, i64, type(x).getDimSize(d));
+  return arith::IndexCastOp::create(b, loc, i64,
+                                    tensor::DimOp::create(b, loc, x, d));
 }
 
 FailureOr<double> AtenContext::number(StringRef name) {

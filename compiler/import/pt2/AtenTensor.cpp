@@ -202,8 +202,7 @@ FailureOr<Value> computedView(AtenContext &c, Value x, ArrayRef<int64_t> shape,
     if (runTime[i]) {
       elements.push_back(runTime[i]);
     } else if (ShapedType::isDynamic(d)) {
-      Value extent = tensor::DimOp::create(c.b, c.loc, x, i);
-      elements.push_back(arith::IndexCastOp::create(c.b, c.loc, i64, extent));
+      elements.push_back(c.extent(x, i));
     } else {
       elements.push_back(arith::ConstantIntOp::create(c.b, c.loc, i64, d));
     }
@@ -211,15 +210,10 @@ FailureOr<Value> computedView(AtenContext &c, Value x, ArrayRef<int64_t> shape,
   Value shapeValue = tensor::FromElementsOp::create(
       c.b, c.loc, RankedTensorType::get({(int64_t)shape.size()}, i64),
       elements);
-  SmallVector<int64_t> known = c.outputExtents();
-  if (known.size() != shape.size())
-    known.assign(shape.size(), ShapedType::kDynamic);
-  for (int64_t &d : known)
-    if (ShapedType::isDynamic(d))
-      d = -1;
-  return c.make<DynamicReshapeOp>({x, shapeValue},
-                                  {c.named("allow_zero", c.b.getBoolAttr(true)),
-                                   c.named("static_shape", c.i64s(known))});
+  return c.make<DynamicReshapeOp>(
+      {x, shapeValue},
+      {c.named("allow_zero", c.b.getBoolAttr(true)),
+       c.named("static_shape", c.i64s(c.outputStaticShape(shape.size())))});
 }
 
 Results view(AtenContext &c, StringRef name) {
@@ -360,13 +354,7 @@ FailureOr<Value> computedExpand(AtenContext &c, Value x) {
         entry ? entry->getString("as_name") : std::nullopt;
     Value value;
     if (constant && *constant == -1 && (int64_t)i >= lead) {
-      int64_t d = i - lead;
-      value =
-          in.isDynamicDim(d)
-              ? Value(arith::IndexCastOp::create(
-                    c.b, c.loc, i64, tensor::DimOp::create(c.b, c.loc, x, d)))
-              : Value(arith::ConstantIntOp::create(c.b, c.loc, i64,
-                                                   in.getDimSize(d)));
+      value = c.extent(x, i - lead);
     } else if (constant) {
       value = arith::ConstantIntOp::create(c.b, c.loc, i64, *constant);
     } else if (symbol && c.symInts) {
@@ -380,14 +368,8 @@ FailureOr<Value> computedExpand(AtenContext &c, Value x) {
   }
   Value shape = tensor::FromElementsOp::create(
       c.b, c.loc, RankedTensorType::get({rank}, i64), elements);
-  SmallVector<int64_t> known = c.outputExtents();
-  if ((int64_t)known.size() != rank)
-    known.assign(rank, ShapedType::kDynamic);
-  for (int64_t &d : known)
-    if (ShapedType::isDynamic(d))
-      d = -1;
-  return c.make<DynamicExpandOp>({x, shape},
-                                 {c.named("static_shape", c.i64s(known))});
+  return c.make<DynamicExpandOp>(
+      {x, shape}, {c.named("static_shape", c.i64s(c.outputStaticShape(rank)))});
 }
 
 Results expand(AtenContext &c) {
