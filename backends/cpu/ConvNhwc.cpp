@@ -37,6 +37,8 @@
 
 #include "passes/graph/ConstantBytes.h"
 
+#include "dialects/kiln/QuantizedContraction.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -104,7 +106,9 @@ NhwcSplit splitNhwcWork(int64_t m, int64_t panels, int64_t batch,
   return {mr, llvm::divideCeil(rowTiles, mTiles) * mr, pc};
 }
 
-/// The filter [KH, KW, C, F] as panels [ceil(F/nr)][KH*KW*C][nr], zero past F.
+/// The filter [KH, KW, C, F] as panels [ceil(F/nr)][KH*KW*C][nr], zero past F;
+/// an int8 one as k-quads [ceil(F/nr)][KH*KW*C/4][nr*4] for vpdpbusd (lane
+/// l of quad q holds k = 4q .. 4q+3 of filter l).
 Value packFilter(OpBuilder &b, Location loc, arith::ConstantOp filter,
                  int64_t nr) {
   std::optional<std::vector<char>> bytes =
@@ -114,6 +118,18 @@ Value packFilter(OpBuilder &b, Location loc, arith::ConstantOp filter,
   ArrayRef<int64_t> shape = cast<RankedTensorType>(filter.getType()).getShape();
   int64_t k = shape[0] * shape[1] * shape[2], f = shape[3];
   int64_t panels = llvm::divideCeil(f, nr);
+  if (cast<RankedTensorType>(filter.getType()).getElementType().isInteger(8)) {
+    std::vector<char> packed(panels * k * nr, 0);
+    for (int64_t p = 0; p < panels; ++p)
+      for (int64_t kk = 0; kk < k; ++kk)
+        for (int64_t lane = 0; lane < nr && p * nr + lane < f; ++lane)
+          packed[((p * (k / 4) + kk / 4) * nr + lane) * 4 + kk % 4] =
+              (*bytes)[kk * f + p * nr + lane];
+    auto type = RankedTensorType::get({panels, k / 4, nr * 4}, b.getI8Type());
+    return arith::ConstantOp::create(
+        b, loc, type,
+        cast<TypedAttr>(bytesToConstant(type, "packed_filter", packed)));
+  }
   std::vector<char> packed(panels * k * nr * sizeof(float), 0);
   const auto *src = reinterpret_cast<const float *>(bytes->data());
   auto *dst = reinterpret_cast<float *>(packed.data());
@@ -131,6 +147,21 @@ struct ConvShape {
   int64_t batch, h, w, c, kh, kw, f, oh, ow;
   int64_t sh, sw, dh, dw;
 };
+
+ConvShape convShape(Value input, arith::ConstantOp filter, Value init,
+                    ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations) {
+  ArrayRef<int64_t> in = cast<RankedTensorType>(input.getType()).getShape();
+  ArrayRef<int64_t> fs = cast<RankedTensorType>(filter.getType()).getShape();
+  ArrayRef<int64_t> out = cast<RankedTensorType>(init.getType()).getShape();
+  return {in[0],      in[1],        in[2],       in[3],  fs[0],
+          fs[1],      fs[3],        out[1],      out[2], strides[0],
+          strides[1], dilations[0], dilations[1]};
+}
+
+LogicalResult tileDirect(RewriterBase &rewriter, Operation *conv, Value input,
+                         arith::ConstantOp filter, Value init,
+                         const ConvShape &s, const ContractionTileSizes &tiles,
+                         const Epilogue *epilogue);
 } // namespace
 
 LogicalResult mlir::kiln::tileNhwcConvolution(RewriterBase &rewriter,
@@ -143,17 +174,120 @@ LogicalResult mlir::kiln::tileNhwcConvolution(RewriterBase &rewriter,
   auto filter = conv.getInputs()[1].getDefiningOp<arith::ConstantOp>();
   if (!filter)
     return failure();
-  ArrayRef<int64_t> in = cast<RankedTensorType>(input.getType()).getShape();
-  ArrayRef<int64_t> fs = cast<RankedTensorType>(filter.getType()).getShape();
-  auto outType = cast<RankedTensorType>(init.getType());
-  ArrayRef<int64_t> out = outType.getShape();
   SmallVector<int64_t> strides(conv.getStrides().getValues<int64_t>());
   SmallVector<int64_t> dilations(conv.getDilations().getValues<int64_t>());
-  ConvShape s{in[0],      in[1],        in[2],       in[3],  fs[0],
-              fs[1],      fs[3],        out[1],      out[2], strides[0],
-              strides[1], dilations[0], dilations[1]};
+  return tileDirect(rewriter, conv, input, filter, init,
+                    convShape(input, filter, init, strides, dilations), tiles,
+                    epilogue);
+}
 
-  Location loc = conv.getLoc();
+bool mlir::kiln::isInt8NhwcConvolution(Operation *op) {
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  if (!generic || !generic.hasPureTensorSemantics() ||
+      !generic->hasAttr(kInt8ConvAttr))
+    return false;
+  auto unsignedInput = generic->getAttrOfType<BoolAttr>(kInt8ContractionAttr);
+  auto shaped = [](Value v) { return cast<RankedTensorType>(v.getType()); };
+  Value input = generic.getDpsInputs()[0];
+  auto filter = generic.getDpsInputs()[1].getDefiningOp<arith::ConstantOp>();
+  return unsignedInput && unsignedInput.getValue() && filter &&
+         shaped(input).hasStaticShape() &&
+         shaped(generic.getDpsInits()[0]).hasStaticShape() &&
+         shaped(input).getDimSize(3) % 4 == 0;
+}
+
+LogicalResult mlir::kiln::tileInt8NhwcConvolution(
+    RewriterBase &rewriter, linalg::GenericOp conv,
+    const ContractionTileSizes &tiles, const Epilogue *epilogue) {
+  if (!isInt8NhwcConvolution(conv) || tiles.nr % 16 != 0)
+    return failure();
+  ArrayRef<int64_t> window =
+      conv->getAttrOfType<DenseI64ArrayAttr>(kInt8ConvAttr).asArrayRef();
+  Value input = conv.getDpsInputs()[0], init = conv.getDpsInits()[0];
+  auto filter = conv.getDpsInputs()[1].getDefiningOp<arith::ConstantOp>();
+  // Blocks of 4x the f32 K: the same filter bytes per block, i32 sums of
+  // at most 4096 products of 255 x 128 (far from overflowing).
+  ContractionTileSizes quads = tiles;
+  quads.kc = 4 * tiles.kc;
+  return tileDirect(rewriter, conv, input, filter, init,
+                    convShape(input, filter, init, window.take_front(2),
+                              window.drop_front(2)),
+                    quads, epilogue);
+}
+
+namespace {
+/// One k-quad step of the int8 kernel: for each row r, the 4 input bytes at
+/// (batch, iy[r], ix[r]) as one i32 in every lane, times the panel's quad
+/// `kq` (nr lanes of 4 bytes) with vpdpbusd into the row's nr/16 i32 halves.
+SmallVector<Value> quadStep(OpBuilder &b, Location loc, Value packed,
+                            Value panel, Value kq, Value imageRows, Value batch,
+                            ArrayRef<Value> iy, ArrayRef<Value> ix,
+                            ValueRange sums, int64_t nr) {
+  Type i8 = b.getI8Type(), i32 = b.getI32Type();
+  Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
+  Value zero = arith::ConstantOp::create(b, loc, i8, b.getZeroAttr(i8));
+  auto bytes64 = VectorType::get({64}, i8);
+  auto i32x16 = VectorType::get({16}, i32);
+  Value bRow = vector::TransferReadOp::create(
+      b, loc, VectorType::get({4 * nr}, i8), packed, ValueRange{panel, kq, c0},
+      zero, ArrayRef<bool>{true});
+  SmallVector<Value> bHalves;
+  for (int64_t h = 0; h < nr / 16; ++h)
+    bHalves.push_back(vector::ExtractStridedSliceOp::create(
+        b, loc, bRow, ArrayRef<int64_t>{64 * h}, ArrayRef<int64_t>{64},
+        ArrayRef<int64_t>{1}));
+  SmallVector<Value> next;
+  for (size_t r = 0; r < iy.size(); ++r) {
+    Value quad = vector::TransferReadOp::create(
+        b, loc, VectorType::get({4}, i8), imageRows,
+        ValueRange{batch, iy[r], ix[r]}, zero, ArrayRef<bool>{true});
+    Value bits =
+        vector::BitCastOp::create(b, loc, VectorType::get({1}, i32), quad);
+    Value a = vector::BitCastOp::create(
+        b, loc, bytes64, vector::BroadcastOp::create(b, loc, i32x16, bits));
+    for (int64_t h = 0; h < nr / 16; ++h)
+      next.push_back(LLVM::CallIntrinsicOp::create(
+                         b, loc, i32x16,
+                         b.getStringAttr("llvm.x86.avx512.vpdpbusd.512"),
+                         ValueRange{sums[r * (nr / 16) + h], a, bHalves[h]})
+                         ->getResult(0));
+  }
+  return next;
+}
+
+/// The f32 rows plus their i32 sums (nr/16 halves of 16 lanes per row).
+SmallVector<Value> addSums(OpBuilder &b, Location loc, ValueRange rows,
+                           ValueRange sums, int64_t nr) {
+  auto f32x16 = VectorType::get({16}, b.getF32Type());
+  SmallVector<Value> out;
+  for (auto [r, row] : llvm::enumerate(rows)) {
+    Value acc = row;
+    for (int64_t h = 0; h < nr / 16; ++h) {
+      Value before = vector::ExtractStridedSliceOp::create(
+          b, loc, acc, ArrayRef<int64_t>{16 * h}, ArrayRef<int64_t>{16},
+          ArrayRef<int64_t>{1});
+      Value sum = arith::AddFOp::create(
+          b, loc, before,
+          arith::SIToFPOp::create(b, loc, f32x16, sums[r * (nr / 16) + h]));
+      acc = vector::InsertStridedSliceOp::create(
+          b, loc, sum, acc, ArrayRef<int64_t>{16 * h}, ArrayRef<int64_t>{1});
+    }
+    out.push_back(acc);
+  }
+  return out;
+}
+
+/// The direct convolution of ConvNhwc.cpp's header: f32 FMAs, or for an
+/// int8 filter (uint8 input) vpdpbusd over k-quads into i32 sums that are
+/// added to the f32 rows after each K block.
+LogicalResult tileDirect(RewriterBase &rewriter, Operation *conv, Value input,
+                         arith::ConstantOp filter, Value init,
+                         const ConvShape &s, const ContractionTileSizes &tiles,
+                         const Epilogue *epilogue) {
+  auto outType = cast<RankedTensorType>(init.getType());
+  bool int8 =
+      cast<RankedTensorType>(filter.getType()).getElementType().isInteger(8);
+  Location loc = conv->getLoc();
   rewriter.setInsertionPoint(conv);
   int64_t nr = tiles.nr;
   Value packed = packFilter(rewriter, loc, filter, nr);
@@ -174,7 +308,7 @@ LogicalResult mlir::kiln::tileNhwcConvolution(RewriterBase &rewriter,
   // chunks).
   int64_t tapBlock = std::clamp<int64_t>(tiles.kc / run, 1, taps);
   int64_t split = llvm::divideCeil(run, tiles.kc);
-  int64_t chunk = llvm::divideCeil(run, split);
+  int64_t chunk = llvm::alignTo(llvm::divideCeil(run, split), int8 ? 4 : 1);
   int64_t numBlocks =
       split > 1 ? taps * split : llvm::divideCeil(taps, tapBlock);
   bool fullColumns = s.f % nr == 0;
@@ -220,6 +354,9 @@ LogicalResult mlir::kiln::tileNhwcConvolution(RewriterBase &rewriter,
                                               offsets, sizes, unit);
   Value zero = arith::ConstantOp::create(rewriter, loc, f32,
                                          rewriter.getF32FloatAttr(0));
+  auto i32x16 = VectorType::get({16}, rewriter.getI32Type());
+  Value zeroSums = arith::ConstantOp::create(rewriter, loc, i32x16,
+                                             rewriter.getZeroAttr(i32x16));
   Value lastRow = arith::SubIOp::create(rewriter, loc, mSize, c1);
 
   auto blocks = scf::ForOp::create(
@@ -288,8 +425,12 @@ LogicalResult mlir::kiln::tileNhwcConvolution(RewriterBase &rewriter,
                     } else {
                       accs = readAccs(b, loc);
                     }
+                    // int8: i32 sums from zero, added to the rows below.
+                    SmallVector<Value> sums =
+                        int8 ? SmallVector<Value>(mr * (nr / 16), zeroSums)
+                             : accs;
                     auto tapLoop = scf::ForOp::create(
-                        b, loc, tap0, tapEnd, c1, accs,
+                        b, loc, tap0, tapEnd, c1, sums,
                         [&](OpBuilder &b, Location loc, Value tap,
                             ValueRange tapAcc) {
                           IndexMath im{b, loc};
@@ -305,10 +446,24 @@ LogicalResult mlir::kiln::tileNhwcConvolution(RewriterBase &rewriter,
                             ix.push_back(im.add(xs[r], kx));
                           }
                           auto cLoop = scf::ForOp::create(
-                              b, loc, jBegin, jEnd, c1, tapAcc,
+                              b, loc, jBegin, jEnd, int8 ? im.cst(4) : c1,
+                              tapAcc,
                               [&](OpBuilder &b, Location loc, Value ch,
                                   ValueRange acc) {
                                 Value k = arith::AddIOp::create(b, loc, k0, ch);
+                                if (int8) {
+                                  SmallVector<Value> at;
+                                  for (int64_t r = 0; r < mr; ++r)
+                                    at.push_back(arith::AddIOp::create(
+                                        b, loc, ix[r], ch));
+                                  scf::YieldOp::create(
+                                      b, loc,
+                                      quadStep(b, loc, packed, panel,
+                                               IndexMath{b, loc}.div(k, 4),
+                                               imageRows, batch, iy, at, acc,
+                                               nr));
+                                  return;
+                                }
                                 Value bRow = vector::TransferReadOp::create(
                                     b, loc, rowType, packed,
                                     ValueRange{panel, k, c0}, zero,
@@ -329,6 +484,9 @@ LogicalResult mlir::kiln::tileNhwcConvolution(RewriterBase &rewriter,
                               });
                           scf::YieldOp::create(b, loc, cLoop.getResults());
                         });
+                    SmallVector<Value> results(tapLoop.getResults());
+                    if (int8)
+                      results = addSums(b, loc, accs, results, nr);
                     // Repeated rows store the same values again.
                     auto store = [&](OpBuilder &b, Location loc,
                                      ValueRange values) {
@@ -336,8 +494,7 @@ LogicalResult mlir::kiln::tileNhwcConvolution(RewriterBase &rewriter,
                                        fullColumns);
                     };
                     if (!epilogue) {
-                      scf::YieldOp::create(b, loc,
-                                           store(b, loc, tapLoop.getResults()));
+                      scf::YieldOp::create(b, loc, store(b, loc, results));
                       return;
                     }
                     // The last K block stores the consumer's values.
@@ -345,8 +502,7 @@ LogicalResult mlir::kiln::tileNhwcConvolution(RewriterBase &rewriter,
                       IndexMath im{b, loc};
                       Value channel = im.add(col0, col);
                       SmallVector<Value> values;
-                      for (auto [row, acc] :
-                           llvm::zip_equal(rows, tapLoop.getResults())) {
+                      for (auto [row, acc] : llvm::zip_equal(rows, results)) {
                         Value pixel = im.add(m0, row);
                         Value coords[] = {batch, im.div(pixel, s.ow),
                                           im.rem(pixel, s.ow), channel};
@@ -368,8 +524,7 @@ LogicalResult mlir::kiln::tileNhwcConvolution(RewriterBase &rewriter,
                           scf::YieldOp::create(b, loc, finish(b, loc));
                         },
                         [&](OpBuilder &b, Location loc) {
-                          scf::YieldOp::create(
-                              b, loc, store(b, loc, tapLoop.getResults()));
+                          scf::YieldOp::create(b, loc, store(b, loc, results));
                         });
                     scf::YieldOp::create(b, loc, stored.getResults());
                   });
@@ -389,3 +544,4 @@ LogicalResult mlir::kiln::tileNhwcConvolution(RewriterBase &rewriter,
     seeded->eraseIfUnused(rewriter, init);
   return success();
 }
+} // namespace

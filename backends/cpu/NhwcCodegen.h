@@ -92,6 +92,19 @@ LogicalResult tileNhwcConvolution(RewriterBase &rewriter,
                                   const ContractionTileSizes &tiles,
                                   const Epilogue *epilogue = nullptr);
 
+/// True for the int8 NHWC convolution generic of kiln.conv with
+/// input_zero_point (kInt8ConvAttr): uint8 input with channels a multiple of
+/// 4, constant int8 filter, static shapes.
+bool isInt8NhwcConvolution(Operation *op);
+
+/// The same direct convolution for that generic on VNNI (AVX-512): the
+/// filter packed into k-quads, vpdpbusd into i32 sums added to the f32
+/// accumulator after each K block. Fails (op untouched) on anything else.
+LogicalResult tileInt8NhwcConvolution(RewriterBase &rewriter,
+                                      linalg::GenericOp conv,
+                                      const ContractionTileSizes &tiles,
+                                      const Epilogue *epilogue = nullptr);
+
 /// Rewrites a static f32 depthwise_conv_2d_nhwc_hwc into rows of `lanes`-wide
 /// channel vectors, `pixels` output pixels per register block. Fails (op
 /// untouched) on anything else. With `epilogue` (lanes along the channels),

@@ -206,6 +206,19 @@ def TileNhwcConvolutions : Pass<"kiln-tile-nhwc-convolutions", "func::FuncOp"> {
     value, a `linalg.broadcast` of a per-channel bias by starting them from
     the bias vector (neither is materialized). Edges: rows/pixels past the
     end repeat the last valid one, columns/channels past the end are masked.
+    With `int8-dot` (x86 AVX512-VNNI), the int8 convolution generic that
+    kiln.conv {input_zero_point} lowers to (`kiln.int8_conv`: uint8 NHWC
+    input, constant int8 HWCF filter, f32 result starting from the
+    zero-point correction) takes the same loop nest with the filter packed
+    into k-quads [ceil(F/nr)][K/4][4 nr] and, per quad, 4 input bytes
+    broadcast as one i32 and `vpdpbusd` (an LLVM intrinsic call) into i32
+    sums, converted and added to the f32 rows after each K block (blocks of
+    4 KC bytes):
+    ```mlir
+    %q = vector.transfer_read %rows[%b, %iy, %ix_j] : tensor<1x10x160xi8>, vector<4xi8>
+    %a = vector.bitcast (vector.broadcast (vector.bitcast %q : vector<1xi32>)) : vector<64xi8>
+    %s = llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"(%acc, %a, %w) : (vector<16xi32>, vector<64xi8>, vector<64xi8>) -> vector<16xi32>
+    ```
     Other element types, dynamic shapes and non-constant filters are left
     alone.
 
@@ -276,9 +289,13 @@ def TileNhwcConvolutions : Pass<"kiln-tile-nhwc-convolutions", "func::FuncOp"> {
            "Apply a single elementwise consumer in the kernels">,
     Option<"cacheTileK", "tile-k", "int64_t", "0",
            "K block of direct convolutions in floats (0: the cost model)">,
+    Option<"int8Dot", "int8-dot", "bool", "false",
+           "Tile the int8 convolutions of kiln.conv {input_zero_point} with "
+           "AVX512-VNNI (vpdpbusd) on int8 k-quads">,
   ];
   let dependentDialects = ["scf::SCFDialect", "vector::VectorDialect",
-                           "tensor::TensorDialect", "arith::ArithDialect"];
+                           "tensor::TensorDialect", "arith::ArithDialect",
+                           "LLVM::LLVMDialect"];
 }
 
 def InterchangeContractions : Pass<"kiln-interchange-contractions"> {

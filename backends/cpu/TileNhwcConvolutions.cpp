@@ -1,9 +1,11 @@
 //===- TileNhwcConvolutions.cpp - NHWC convolutions as vector loops -------===//
 //
 // The pass driver: every static f32 conv_2d_nhwc_hwcf with a constant filter
-// becomes a direct convolution in register tiles (ConvNhwc.cpp), every
-// static f32 depthwise_conv_2d_nhwc_hwc a channel-vectorized loop nest
-// (DepthwiseNhwc.cpp). Anything else is left to the generic lowering.
+// becomes a direct convolution in register tiles (ConvNhwc.cpp), and so does
+// the int8 convolution generic of kiln.conv {input_zero_point} where the CPU
+// has AVX512-VNNI (`int8-dot`); every static f32 depthwise_conv_2d_nhwc_hwc
+// a channel-vectorized loop nest (DepthwiseNhwc.cpp). Anything else is left
+// to the generic lowering.
 //
 //===----------------------------------------------------------------------===//
 #include "backends/cpu/NhwcCodegen.h"
@@ -11,6 +13,7 @@
 
 #include "compiler/logging/Logging.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -25,6 +28,8 @@ using namespace mlir::kiln;
 
 bool mlir::kiln::isTileableNhwcConvolution(Operation *op) {
   auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (isInt8NhwcConvolution(op))
+    return true;
   if (!linalgOp || !linalgOp.hasPureTensorSemantics() ||
       !hasStaticF32Operands(op))
     return false;
@@ -45,7 +50,8 @@ struct TileNhwcConvolutions
     IRRewriter rewriter(&getContext());
     SmallVector<Operation *> convs;
     getOperation().walk([&](Operation *op) {
-      if (isa<linalg::Conv2DNhwcHwcfOp, linalg::DepthwiseConv2DNhwcHwcOp>(op))
+      if (isa<linalg::Conv2DNhwcHwcfOp, linalg::DepthwiseConv2DNhwcHwcOp>(op) ||
+          (int8Dot && isInt8NhwcConvolution(op)))
         convs.push_back(op);
     });
     for (Operation *op : convs) {
@@ -66,6 +72,8 @@ struct TileNhwcConvolutions
       StringRef name = op->getName().getStringRef();
       if (auto conv = dyn_cast<linalg::Conv2DNhwcHwcfOp>(op))
         done = tileNhwcConvolution(rewriter, conv, tiles, fused);
+      else if (auto generic = dyn_cast<linalg::GenericOp>(op))
+        done = tileInt8NhwcConvolution(rewriter, generic, tiles, fused);
       else
         done = tileDepthwiseNhwc(rewriter,
                                  cast<linalg::DepthwiseConv2DNhwcHwcOp>(op),

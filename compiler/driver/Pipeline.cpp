@@ -38,11 +38,14 @@ void mlir::kiln::buildGraphPipeline(OpPassManager &pm,
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createFuseNormalization());
     pm.addPass(createFuseAttention());
-    // ONNX QDQ matmuls as int8 products where the CPU has VNNI.
+    // ONNX QDQ matmuls and convolutions as int8 products where the CPU has
+    // VNNI.
     const CpuTarget &host = options.target.host;
     if (options.target.kind == TargetKind::Cpu &&
-        llvm::Triple(host.triple).isX86() && host.hasFeature("avx512vnni"))
+        llvm::Triple(host.triple).isX86() && host.hasFeature("avx512vnni")) {
       pm.addPass(createFuseQuantizedMatmul());
+      pm.addPass(createFuseQuantizedConv());
+    }
     pm.addPass(createFoldDequantizedWeights());
     pm.addPass(createMergeContractions());
   }

@@ -120,12 +120,25 @@ def Kiln_ConvOp : Kiln_Op<"conv"> {
                            pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>}
         : (tensor<1x56x56x64xf32>, tensor<3x3x64x64xf32>) -> tensor<1x56x56x64xf32>
     ```
+    With `input_zero_point` (2-D, group 1, no bias; written by
+    kiln-fuse-quantized-conv) the convolution is the integer core of a
+    dequantized one, `conv(DQ(x_q), DQ(w_q))`: the input is uint8 or int8,
+    the weight int8 (symmetric, zero point 0), and the f32 result is
+    `sum (x - input_zero_point) * w`, each product exact; padding reads as
+    the zero point (a dequantized zero). The scales are applied by the
+    result's consumer.
+    ```mlir
+    %y = kiln.conv %xq, %wq {dilations = array<i64: 1, 1>, input_zero_point = 128 : i64,
+                             pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>}
+        : (tensor<1x64x56x56xui8>, tensor<64x64x3x3xi8>) -> tensor<1x64x56x56xf32>
+    ```
   }];
   let arguments = (ins AnyRankedTensor:$input, AnyRankedTensor:$weight,
                    Optional<AnyRankedTensor>:$bias, DenseI64ArrayAttr:$strides,
                    DenseI64ArrayAttr:$pads, DenseI64ArrayAttr:$dilations,
                    DefaultValuedAttr<I64Attr, "1">:$group,
-                   UnitAttr:$channels_last);
+                   UnitAttr:$channels_last,
+                   OptionalAttr<I64Attr>:$input_zero_point);
   let results = (outs AnyRankedTensor:$result);
 }
 

@@ -18,6 +18,11 @@ namespace mlir::kiln {
 /// (m, n, k) with i8 operands: a BoolAttr, true when `a` is unsigned.
 constexpr llvm::StringLiteral kInt8ContractionAttr = "kiln.int8_contraction";
 
+/// On such a generic that is an NHWC x HWCF convolution (kiln.conv with
+/// input_zero_point, passes/lowering/QuantizedConv.cpp), looping over
+/// (n, oh, ow, f, kh, kw, c): a DenseI64ArrayAttr [sh, sw, dh, dw].
+constexpr llvm::StringLiteral kInt8ConvAttr = "kiln.int8_conv";
+
 /// That generic's body: `acc + sitofp(ext(a) * extsi(b))`, the byte product
 /// in i32 (exact), added as f32; `a` zero-extended when unsigned.
 inline Value int8MultiplyAdd(OpBuilder &b, Location loc, Value a, Value w,

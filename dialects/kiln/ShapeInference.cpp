@@ -408,8 +408,22 @@ FailureOr<ArrayRef<int64_t>> spatialDims(std::optional<Location> l,
 LogicalResult ConvOp::inferReturnTypes(MLIRContext *, std::optional<Location> l,
                                        Adaptor a, SmallVectorImpl<Type> &out) {
   auto input = rankedType(a.getInput()), weight = rankedType(a.getWeight());
-  if (failed(checkSameElementType(l, a.getInput(), a.getWeight())))
+  // The integer core of a dequantized convolution: 8-bit operands, f32 sums.
+  bool quantized = a.getInputZeroPoint().has_value();
+  if (quantized) {
+    if (!input.getElementType().isInteger(8) ||
+        !weight.getElementType().isSignlessInteger(8))
+      return emitOptionalError(l,
+                               "a convolution with input_zero_point takes "
+                               "8-bit integer input and int8 weight, not ",
+                               input.getElementType(), " and ",
+                               weight.getElementType());
+    if (a.getBias() || a.getGroup() != 1 || input.getRank() != 4)
+      return emitOptionalError(l, "a convolution with input_zero_point is "
+                                  "2-D, of group 1, without bias");
+  } else if (failed(checkSameElementType(l, a.getInput(), a.getWeight()))) {
     return failure();
+  }
   if (weight.getRank() != input.getRank())
     return emitOptionalError(l, "weight rank ", weight.getRank(),
                              " differs from input rank ", input.getRank());
@@ -444,7 +458,11 @@ LogicalResult ConvOp::inferReturnTypes(MLIRContext *, std::optional<Location> l,
   llvm::append_range(shape, spatial);
   if (channelsLast)
     shape.push_back(filters);
-  out.push_back(input.clone(shape));
+  if (quantized)
+    out.push_back(
+        RankedTensorType::get(shape, Float32Type::get(input.getContext())));
+  else
+    out.push_back(input.clone(shape));
   return success();
 }
 

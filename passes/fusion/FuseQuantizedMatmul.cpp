@@ -24,14 +24,10 @@
 //
 //===----------------------------------------------------------------------===//
 #include "passes/fusion/Passes.h"
-#include "passes/fusion/UniformConstant.h"
+#include "passes/fusion/QuantizedFusion.h"
 #include "passes/graph/ConstantBytes.h"
-#include "passes/graph/Dequantize.h"
 
-#include "compiler/logging/Logging.h"
-#include "compiler/logging/Report.h"
 #include "dialects/kiln/KilnOps.h"
-#include "dialects/kiln/NodeLocation.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 
@@ -47,43 +43,6 @@ using namespace mlir;
 using namespace mlir::kiln;
 
 namespace {
-
-/// matchDequantize of 8-bit integers.
-std::optional<Dequantized> matchByteDequantize(Value v) {
-  std::optional<Dequantized> dq = matchDequantize(v);
-  if (!dq || !cast<RankedTensorType>(dq->quantized.getType())
-                  .getElementType()
-                  .isInteger(8))
-    return std::nullopt;
-  return dq;
-}
-
-/// The values of a constant (through reshapes) as f32: `count` of them, a
-/// single element repeated.
-std::optional<std::vector<float>> constantFloats(Value v, int64_t count) {
-  std::optional<std::vector<double>> values = constantValues(v);
-  if (!values || (values->size() != 1 && int64_t(values->size()) != count))
-    return std::nullopt;
-  std::vector<float> floats(count);
-  for (int64_t i = 0; i < count; ++i)
-    floats[i] = float((*values)[values->size() == 1 ? 0 : i]);
-  return floats;
-}
-
-/// Whether `v` is a constant (through reshapes and casts) whose elements are
-/// all zero: the weights' zero point, usually a dense_resource per column.
-bool isZeroConstant(Value v) {
-  while (Operation *op = v.getDefiningOp()) {
-    if (!isa<ReshapeOp, CastOp>(op))
-      break;
-    v = op->getOperand(0);
-  }
-  ElementsAttr attr;
-  if (!matchPattern(v, m_Constant(&attr)))
-    return false;
-  std::optional<std::vector<char>> bytes = constantBytes(attr);
-  return bytes && llvm::all_of(*bytes, [](char c) { return c == 0; });
-}
 
 /// A QuantizeLinear of constant f32 weights [K, N] to int8 (what
 /// onnxruntime's quantizer leaves for weights it shares), as the importer
@@ -167,14 +126,9 @@ struct FuseQuantizedMatmulPass
       return reason = "the activations have run-time dims", failure();
     if (w->zeroPoint && !isZeroConstant(w->zeroPoint))
       return reason = "the weights' zero point is not 0", failure();
-    std::optional<double> xScale = uniformConstant(x->scale);
-    std::optional<double> xZero =
-        x->zeroPoint ? uniformConstant(x->zeroPoint) : 0.0;
-    if (!xScale || !xZero || *xZero != std::round(*xZero) || *xZero < 0 ||
-        *xZero > 255)
-      return reason = "the activations' scale or zero point is not one "
-                      "constant",
-             failure();
+    FailureOr<ActivationQuantization> xq = activationQuantization(*x, reason);
+    if (failed(xq))
+      return failure();
     int64_t k = wType.getDimSize(transposed ? 1 : 0);
     int64_t n = wType.getDimSize(transposed ? 0 : 1);
     // The byte products sum over k, so only a scale per column (or one)
@@ -221,10 +175,10 @@ struct FuseQuantizedMatmulPass
                           "int8_weights", t));
     }
     auto product = QuantizedMatMulOp::create(
-        b, loc, x->quantized, weights, b.getI64IntegerAttr(int64_t(*xZero)));
+        b, loc, x->quantized, weights, b.getI64IntegerAttr(xq->zeroPoint));
     std::vector<float> scale(n);
     for (int64_t c = 0; c < n; ++c)
-      scale[c] = float(*xScale * double((*wScale)[c]));
+      scale[c] = float(xq->scale * double((*wScale)[c]));
     auto scaleType = RankedTensorType::get({n}, b.getF32Type());
     Value scaleConst = ConstantOp::create(
         b, loc, DenseElementsAttr::get(scaleType, ArrayRef<float>(scale)));
@@ -232,25 +186,11 @@ struct FuseQuantizedMatmulPass
   }
 
   void runOnOperation() override {
-    SmallVector<MatMulOp> candidates;
-    getOperation().walk([&](MatMulOp op) { candidates.push_back(op); });
-    OpBuilder b(&getContext());
-    for (MatMulOp op : candidates) {
-      std::string reason;
-      std::string at = onnxNodeName(op.getLoc());
-      FailureOr<Value> fused = rewrite(b, op, reason);
-      if (failed(fused)) {
-        if (!reason.empty())
-          KILN_LOG("fusion", Info)
-              << "not fusing int8 matmul at '" << at << "': " << reason << "\n";
-        continue;
-      }
-      op.getResult().replaceAllUsesWith(*fused);
-      op->erase();
-      report::count("int8_kernels");
-      KILN_LOG("fusion", Info)
-          << "fused int8 matmul at '" << at << "' (uint8 x int8, VNNI)\n";
-    }
+    fuseQuantized<MatMulOp>(
+        getOperation(), "matmul",
+        [&](OpBuilder &b, MatMulOp op, std::string &reason) {
+          return rewrite(b, op, reason);
+        });
   }
 };
 } // namespace

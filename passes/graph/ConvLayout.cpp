@@ -42,14 +42,15 @@ bool isNchw2D(Operation *op) {
   return false;
 }
 
-/// A convolution the cost model may move to NHWC: 2-D, f32 (all shapes are
-/// static in kiln).
+/// A convolution the cost model may move to NHWC: 2-D, f32, or the integer
+/// core of a dequantized one (f32 result of 8-bit operands).
 bool isCandidateConv(Operation *op) {
   auto conv = dyn_cast<ConvOp>(op);
   return conv && isNchw2D(op) && conv.getType().getElementType().isF32() &&
-         cast<RankedTensorType>(conv.getWeight().getType())
-             .getElementType()
-             .isF32();
+         (conv.getInputZeroPoint() ||
+          cast<RankedTensorType>(conv.getWeight().getType())
+              .getElementType()
+              .isF32());
 }
 
 int64_t convFlops(ConvOp conv) {
@@ -93,6 +94,8 @@ void convert(Operation *op) {
 struct Chain {
   SmallVector<Operation *> ops;
   int64_t flops = 0, conversionBytes = 0, convs = 0;
+  /// Integer convolutions (input_zero_point): their fast kernel is NHWC.
+  int64_t int8Convs = 0;
 };
 
 struct ConvLayoutPass : mlir::kiln::impl::ConvLayoutBase<ConvLayoutPass> {
@@ -165,6 +168,8 @@ struct ConvLayoutPass : mlir::kiln::impl::ConvLayoutBase<ConvLayoutPass> {
         if (auto conv = dyn_cast<ConvOp>(op)) {
           chain.flops += convFlops(conv);
           ++chain.convs;
+          if (conv.getInputZeroPoint())
+            ++chain.int8Convs;
         }
         // The data operand of convs and pools; every operand of the others.
         unsigned numData =
@@ -189,14 +194,20 @@ struct ConvLayoutPass : mlir::kiln::impl::ConvLayoutBase<ConvLayoutPass> {
   }
 
   bool choose(const Chain &chain) {
-    bool nhwc = chain.flops >= flopsPerByte * chain.conversionBytes;
+    // The int8 convolutions have an NHWC kernel only (NCHW ones run as
+    // scalar loops), so their chains go NHWC whatever the conversions cost.
+    bool nhwc = chain.int8Convs > 0 ||
+                chain.flops >= flopsPerByte * chain.conversionBytes;
     KILN_LOG("layout", Info)
         << "chain of " << chain.convs << " conv(s) from '"
         << onnxNodeName(chain.ops.front()->getLoc()) << "' to '"
         << onnxNodeName(chain.ops.back()->getLoc()) << "': " << chain.flops
         << " conv FLOPs, " << chain.conversionBytes
         << " bytes of conversions -> " << (nhwc ? "NHWC" : "NCHW")
-        << (nhwc ? "" : " (FLOPs below flops-per-byte x bytes)") << "\n";
+        << (chain.int8Convs ? " (int8 convolutions)"
+            : nhwc          ? ""
+                            : " (FLOPs below flops-per-byte x bytes)")
+        << "\n";
     if (nhwc)
       for (Operation *op : chain.ops)
         if (isNchw2D(op)) {

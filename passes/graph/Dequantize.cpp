@@ -68,3 +68,36 @@ std::optional<std::vector<double>> mlir::kiln::constantValues(Value v) {
   }
   return values;
 }
+
+std::optional<Dequantized> mlir::kiln::matchByteDequantize(Value v) {
+  std::optional<Dequantized> dq = matchDequantize(v);
+  if (!dq || !cast<RankedTensorType>(dq->quantized.getType())
+                  .getElementType()
+                  .isInteger(8))
+    return std::nullopt;
+  return dq;
+}
+
+std::optional<std::vector<float>> mlir::kiln::constantFloats(Value v,
+                                                             int64_t count) {
+  std::optional<std::vector<double>> values = constantValues(v);
+  if (!values || (values->size() != 1 && int64_t(values->size()) != count))
+    return std::nullopt;
+  std::vector<float> floats(count);
+  for (int64_t i = 0; i < count; ++i)
+    floats[i] = float((*values)[values->size() == 1 ? 0 : i]);
+  return floats;
+}
+
+bool mlir::kiln::isZeroConstant(Value v) {
+  while (Operation *op = v.getDefiningOp()) {
+    if (!isa<ReshapeOp, CastOp>(op))
+      break;
+    v = op->getOperand(0);
+  }
+  ElementsAttr attr;
+  if (!matchPattern(v, m_Constant(&attr)))
+    return false;
+  std::optional<std::vector<char>> bytes = constantBytes(attr);
+  return bytes && llvm::all_of(*bytes, [](char c) { return c == 0; });
+}

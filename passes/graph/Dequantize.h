@@ -12,6 +12,7 @@
 
 #include "mlir/IR/Value.h"
 
+#include <cstdint>
 #include <optional>
 #include <vector>
 
@@ -30,6 +31,17 @@ std::optional<Dequantized> matchDequantize(Value v);
 /// The elements of a constant (through reshapes) as doubles, row-major:
 /// f32, and 8- or 32-bit integers of either signedness.
 std::optional<std::vector<double>> constantValues(Value v);
+
+/// matchDequantize of 8-bit integers.
+std::optional<Dequantized> matchByteDequantize(Value v);
+
+/// The values of a constant (through reshapes) as f32: `count` of them, or
+/// a single element repeated.
+std::optional<std::vector<float>> constantFloats(Value v, int64_t count);
+
+/// Whether `v` is a constant (through reshapes and casts) whose elements are
+/// all zero: the weights' zero point, usually a dense_resource per column.
+bool isZeroConstant(Value v);
 
 } // namespace mlir::kiln
 

@@ -89,7 +89,8 @@ struct FoldBatchNormIntoConv : OpRewritePattern<BatchNormOp> {
     auto folded =
         ConvOp::create(rewriter, conv.getLoc(), conv.getInput(), newWeight,
                        newBias, conv.getStridesAttr(), conv.getPadsAttr(),
-                       conv.getDilationsAttr(), conv.getGroupAttr());
+                       conv.getDilationsAttr(), conv.getGroupAttr(),
+                       /*channels_last=*/nullptr, /*input_zero_point=*/nullptr);
     KILN_LOG("fusion", Info)
         << "folded batch norm '" << onnxNodeName(bn.getLoc()) << "' into conv '"
         << onnxNodeName(conv.getLoc()) << "'\n";

@@ -101,6 +101,7 @@ bool compatible(Operation *a, Operation *b) {
   auto ca = cast<ConvOp>(a), cb = cast<ConvOp>(b);
   return ca.getStrides() == cb.getStrides() && ca.getPads() == cb.getPads() &&
          ca.getDilations() == cb.getDilations() &&
+         ca.getInputZeroPoint() == cb.getInputZeroPoint() &&
          ca.getWeight().getType().getElementType() ==
              cb.getWeight().getType().getElementType() &&
          (!ca.getBias() || !cb.getBias() ||
@@ -195,10 +196,12 @@ void mergeGroup(ArrayRef<Operation *> group) {
           bytesToConstant(RankedTensorType::get({total}, biasElement),
                           "merged_bias", asBytes(biases)));
     }
-    merged = ConvOp::create(b, loc, conv.getInput(), weight, bias,
-                            conv.getStridesAttr(), conv.getPadsAttr(),
-                            conv.getDilationsAttr(), conv.getGroupAttr())
-                 .getResult();
+    merged =
+        ConvOp::create(b, loc, conv.getInput(), weight, bias,
+                       conv.getStridesAttr(), conv.getPadsAttr(),
+                       conv.getDilationsAttr(), conv.getGroupAttr(),
+                       /*channels_last=*/nullptr, conv.getInputZeroPointAttr())
+            .getResult();
     axis = 1;
   }
 

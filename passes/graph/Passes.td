@@ -132,7 +132,9 @@ def ConvLayout : Pass<"kiln-conv-layout", "ModuleOp"> {
     transpose: 2 * its bytes). The default 320 is a CPU moving about 32
     FLOPs' worth of time per transposed byte, against an expected gain of 10%
     of the convolution time from channels-last kernels: tiny chains (one
-    small conv) and chains of non-f32 convolutions stay NCHW.
+    small conv) and chains of non-f32 convolutions stay NCHW. A chain with
+    an int8 convolution (`kiln.conv` with `input_zero_point`) always goes
+    NHWC: the CPU's VNNI kernel for it is NHWC only.
     `layout=nhwc` converts every 2-D convolution and pool, `layout=nchw`
     none. Every decision is logged under KILN_LOGS=layout with the ONNX node
     names.

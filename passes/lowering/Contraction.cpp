@@ -349,6 +349,9 @@ struct ConvLowering : OpConversionPattern<kiln::ConvOp> {
   LogicalResult
   matchAndRewrite(kiln::ConvOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    if (op.getInputZeroPoint())
+      return rewriter.notifyMatchFailure(op, "an integer convolution "
+                                             "(QuantizedConv.cpp)");
     Location loc = op.getLoc();
     auto inType = cast<RankedTensorType>(adaptor.getInput().getType());
     Type elementType = inType.getElementType();

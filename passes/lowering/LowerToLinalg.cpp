@@ -39,6 +39,7 @@ void mlir::kiln::populateKilnToLinalgPatterns(RewritePatternSet &patterns,
   populateKilnElementwiseToLinalgPatterns(patterns, typeConverter);
   populateKilnContractionToLinalgPatterns(patterns, typeConverter);
   populateKilnQuantizedMatMulToLinalgPatterns(patterns, typeConverter);
+  populateKilnQuantizedConvToLinalgPatterns(patterns, typeConverter);
   populateKilnPoolingToLinalgPatterns(patterns, typeConverter);
   populateKilnNormalizationToLinalgPatterns(patterns, typeConverter);
   populateKilnReductionToLinalgPatterns(patterns, typeConverter);

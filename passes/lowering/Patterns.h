@@ -42,6 +42,8 @@ void populateKilnNonMaxSuppressionToLinalgPatterns(
     RewritePatternSet &patterns, TypeConverter &typeConverter);
 void populateKilnQuantizedMatMulToLinalgPatterns(RewritePatternSet &patterns,
                                                  TypeConverter &typeConverter);
+void populateKilnQuantizedConvToLinalgPatterns(RewritePatternSet &patterns,
+                                               TypeConverter &typeConverter);
 void populateKilnAttentionToLinalgPatterns(RewritePatternSet &patterns,
                                            TypeConverter &typeConverter);
 /// String ops: calls of the runtime's string kernels (Strings.cpp).

@@ -68,10 +68,62 @@ def mlp(path):
     return len(sizes) - 1
 
 
+def convnet(path):
+    """Convolutions of every shape the int8 kernel takes (3x3 pad 1, stride
+    2, dilation 2, 1x1, 5x5 on odd sizes, 20 and 36 filters: partial
+    panels), a residual Add and Relus, behind a 3-channel stem that stays
+    float (3 channels are not VNNI quads). Returns the fused count."""
+    rng = np.random.default_rng(0)
+    nodes, inits = [], []
+
+    def conv(x, y, c, f, k, stride=1, pad=0, dil=1, relu=True):
+        w = (rng.standard_normal((f, c, k, k)) / np.sqrt(c * k * k)).astype(np.float32)
+        b = (0.1 * rng.standard_normal(f)).astype(np.float32)
+        inits.extend([numpy_helper.from_array(w, f"{y}_w"),
+                      numpy_helper.from_array(b, f"{y}_b")])
+        out = f"{y}_pre" if relu else y
+        nodes.append(helper.make_node(
+            "Conv", [x, f"{y}_w", f"{y}_b"], [out], name=y, kernel_shape=[k, k],
+            strides=[stride] * 2, pads=[pad] * 4, dilations=[dil] * 2))
+        if relu:
+            nodes.append(helper.make_node("Relu", [out], [y], name=f"{y}_relu"))
+
+    conv("x", "stem", 3, 16, 3, pad=1)                 # float: 3 channels
+    conv("stem", "c1", 16, 20, 3, pad=1)              # 20 filters: a partial panel
+    conv("c1", "c2", 20, 32, 3, stride=2, pad=1)      # 17x17 -> 9x9
+    conv("c2", "c3", 32, 32, 3, pad=2, dil=2, relu=False)
+    nodes.append(helper.make_node("Add", ["c3", "c2"], ["sum"], name="residual"))
+    conv("sum", "c4", 32, 36, 1)                      # pointwise, 36 filters
+    conv("c4", "y", 36, 8, 5, pad=1, relu=False)      # 5x5 over 9x9 -> 7x7
+    graph = helper.make_graph(
+        nodes, "convnet", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 17, 17])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 8, 7, 7])], inits)
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
+    return 5
+
+
+def resnet18(path):
+    """torchvision's ResNet-18 (random weights, eval): 19 of its 20
+    convolutions and the classifier fuse (the stem has 3 channels)."""
+    import torch
+    import torchvision
+    torch.manual_seed(0)
+    model = torchvision.models.resnet18().eval()
+    with torch.no_grad():
+        torch.onnx.export(model, (torch.randn(1, 3, 224, 224),), path,
+                          input_names=["input"], output_names=["logits"],
+                          opset_version=17, dynamo=False)
+    return 20
+
+
 def export(name, work):
     path = os.path.join(work, "model.onnx")
     if name == "mlp":
         return path, mlp(path)
+    if name == "convnet":
+        return path, convnet(path)
+    if name == "resnet18":
+        return path, resnet18(path)
     subprocess.run([sys.executable, os.path.join(HERE, "models", "export_graph_models.py"),
                     name, work], check=True, stdout=subprocess.DEVNULL)
     model = onnx.load(path)
@@ -121,7 +173,7 @@ def main():
     report = subprocess.run([kiln, "compile", qdq, "-o", so, "--report=-"],
                             check=True, capture_output=True, text=True).stdout
     fused = json.loads(report).get("int8_kernels", 0)
-    print(f"int8_kernels: {fused} of {matmuls} weight matmuls")
+    print(f"int8_kernels: {fused} of {matmuls} weight matmuls and convolutions")
     assert fused == matmuls, report
     disassembly = subprocess.run(["objdump", "-d", "--no-show-raw-insn", so],
                                  check=True, capture_output=True, text=True).stdout
@@ -156,6 +208,10 @@ def main():
         assert within >= 0.99, f"{out}: only {within} within 2 steps"
         assert rel <= 1.25 * ort_rel + 0.005, \
             f"{out}: {rel} from the fp32 model (onnxruntime int8: {ort_rel})"
+        if got.ndim == 2 and got.shape[1] == 1000:  # a classifier: same top-1
+            assert (got.argmax(1) == ref.argmax(1)).all(), \
+                f"{out}: top-1 {got.argmax(1)}, onnxruntime int8 {ref.argmax(1)}"
+            print(f"{out}: top-1 {got.argmax(1).tolist()} as onnxruntime's int8 run")
     print("ok")
 
 
