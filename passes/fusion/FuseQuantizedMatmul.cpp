@@ -46,8 +46,9 @@ namespace {
 
 /// A QuantizeLinear of constant f32 weights [K, N] to int8 (what
 /// onnxruntime's quantizer leaves for weights it shares), as the importer
-/// composes it: cast(clip(round(w / scale) [+ 0])), the scale one or one per
-/// column. Returns the int8 values, computed as those ops would.
+/// composes it: cast(clip(where(isnan, lo, round(w / scale) [+ 0]))), the
+/// scale one or one per column. Returns the int8 values, computed as those
+/// ops would.
 std::optional<std::vector<char>> quantizedConstant(Value q) {
   auto castOp = q.getDefiningOp<CastOp>();
   auto type = cast<RankedTensorType>(q.getType());
@@ -58,6 +59,14 @@ std::optional<std::vector<char>> quantizedConstant(Value q) {
   if (!clip || !clip.getMin() || !clip.getMax())
     return std::nullopt;
   Value x = clip.getInput();
+  // NaN -> the lowest value: where(x == x, x, lo) (never NaN here).
+  if (auto nanCheck = x.getDefiningOp<WhereOp>()) {
+    auto equal = nanCheck.getCondition().getDefiningOp<EqualOp>();
+    if (!equal || equal.getLhs() != equal.getRhs() ||
+        equal.getLhs() != nanCheck.getX())
+      return std::nullopt;
+    x = nanCheck.getX();
+  }
   if (auto add = x.getDefiningOp<AddOp>()) {
     if (!isZeroConstant(add.getRhs()))
       return std::nullopt;

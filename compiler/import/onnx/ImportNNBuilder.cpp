@@ -44,20 +44,6 @@ Value NNBuilder::cast(Value a, Type to) {
   return op<CastOp>({a}, {c.named("to", TypeAttr::get(to))});
 }
 
-Value NNBuilder::round(Value a) {
-  Type i32 = IntegerType::get(c.ctx(), 32);
-  auto truncate = [&](Value v) { return cast(cast(v, i32), elementType(a)); };
-  Value whole = truncate(clip(a, -1073741824.0, 1073741824.0));
-  Value fraction = sub(a, whole);
-  // 1 for odd `whole`, 0 for even: ties go to the even neighbour.
-  Value odd = abs(sub(whole, mul(k(a, 2), truncate(mul(whole, k(a, 0.5))))));
-  Value up = select(greater(fraction, k(a, 0.5)), k(a, 1),
-                    select(equal(fraction, k(a, 0.5)), odd, k(a, 0)));
-  Value down = select(less(fraction, k(a, -0.5)), k(a, 1),
-                      select(equal(fraction, k(a, -0.5)), odd, k(a, 0)));
-  return sub(add(whole, up), down);
-}
-
 Value NNBuilder::reshape(Value v, ArrayRef<int64_t> shape) {
   return op<ReshapeOp>({v}, {c.named("shape", c.i64s(shape))});
 }

@@ -63,9 +63,8 @@ public:
   Value sigmoid(Value a) { return op<SigmoidOp>({a}); }
   Value tanh(Value a) { return op<TanhOp>({a}); }
   Value relu(Value a) { return op<ReluOp>({a}); }
-  /// Round half to even (float in, float out), for |a| < 2^30: composed
-  /// from truncating casts so that it needs no rounding op.
-  Value round(Value a);
+  /// Round half to even (ONNX Round; QuantizeLinear's rounding).
+  Value round(Value a) { return op<RoundOp>({a}); }
   Value equal(Value a, Value b) { return op<EqualOp>({a, b}); }
   Value less(Value a, Value b) { return op<LessOp>({a, b}); }
   Value greater(Value a, Value b) { return op<GreaterOp>({a, b}); }

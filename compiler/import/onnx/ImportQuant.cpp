@@ -42,12 +42,21 @@ Value alongAxis(NNBuilder &e, Value v, int64_t axis, int64_t rank) {
   return e.reshape(v, shape);
 }
 
-/// saturate(round_half_even(v)) as `to`, where v is a float tensor.
-Value requantize(NNBuilder &e, Value v, Type to) {
+/// saturate(v) as `to`, v a float tensor of whole numbers. NaN (x / scale
+/// with an infinite scale, which onnxruntime's calibration writes for
+/// ranges reaching -inf) saturates to the lowest value, as onnxruntime's
+/// kernels give it; a plain cast of NaN would be undefined.
+Value saturate(NNBuilder &e, Value v, Type to) {
   auto range = integerRange(to);
   if (!range)
     return e.failed = true, Value();
-  return e.cast(e.clip(e.round(v), range->first, range->second), to);
+  Value defined = e.select(e.equal(v, v), v, e.k(v, range->first));
+  return e.cast(e.clip(defined, range->first, range->second), to);
+}
+
+/// saturate(round_half_even(v)) as `to`, where v is a float tensor.
+Value requantize(NNBuilder &e, Value v, Type to) {
+  return saturate(e, e.round(v), to);
 }
 
 Results importDequantizeLinear(NodeContext &c) {
@@ -97,8 +106,7 @@ Results importQuantizeLinear(NodeContext &c) {
   Value q = e.round(e.div(x, alongAxis(e, scale, *axis, rank)));
   if (zeroPoint)
     q = e.add(q, alongAxis(e, e.cast(zeroPoint, xType), *axis, rank));
-  auto range = integerRange(to);
-  return e.done({e.cast(e.clip(q, range->first, range->second), to)});
+  return e.done({saturate(e, q, to)});
 }
 
 /// The uint8 range [0, 255] stretched over [min(x, 0), max(x, 0)].
