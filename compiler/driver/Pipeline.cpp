@@ -47,6 +47,9 @@ void mlir::kiln::buildGraphPipeline(OpPassManager &pm,
       pm.addPass(createFuseQuantizedConv());
     }
     pm.addPass(createFoldDequantizedWeights());
+    // What dequantizing made constant (the int8 fusions' reshaped biases)
+    // folds before the layout passes, which move transposes past constants.
+    pm.addPass(createFoldWeights());
     pm.addPass(createMergeContractions());
   }
   if (options.optLevel > 1) {

@@ -71,12 +71,7 @@ struct FuseQuantizedConvPass
     FailureOr<ActivationQuantization> xq = activationQuantization(*x, reason);
     if (failed(xq))
       return failure();
-    // VNNI multiplies quads of consecutive input channels.
-    int64_t filters = wType.getDimSize(0), channels = wType.getDimSize(1);
-    if (channels % 4 != 0)
-      return reason = "the input channels are not a multiple of 4 (VNNI "
-                      "quads)",
-             failure();
+    int64_t filters = wType.getDimSize(0);
     // One scale per filter (or one): [F] or [F, 1, 1, 1].
     auto scaleType = cast<RankedTensorType>(w->scale.getType());
     int64_t scaleCount = scaleType.getNumElements();

@@ -34,8 +34,15 @@ std::optional<Dequantized> mlir::kiln::matchDequantize(Value v) {
 }
 
 std::optional<std::vector<double>> mlir::kiln::constantValues(Value v) {
-  while (auto reshape = v.getDefiningOp<ReshapeOp>())
-    v = reshape.getInput();
+  // Through reshapes, and casts to a float type (a zero point cast to the
+  // scale's type: the values are the same, rounded as the cast would).
+  while (Operation *def = v.getDefiningOp()) {
+    auto cast = dyn_cast<CastOp>(def);
+    if (!isa<ReshapeOp>(def) &&
+        !(cast && isa<FloatType>(cast.getType().getElementType())))
+      break;
+    v = def->getOperand(0);
+  }
   ElementsAttr attr;
   if (!matchPattern(v, m_Constant(&attr)))
     return std::nullopt;

@@ -28,7 +28,8 @@ struct Dequantized {
 /// order, q of an integer element type and cast(q) of `v`'s type.
 std::optional<Dequantized> matchDequantize(Value v);
 
-/// The elements of a constant (through reshapes) as doubles, row-major:
+/// The elements of a constant (through reshapes and casts to a float type)
+/// as doubles, row-major:
 /// f32, and 8- or 32-bit integers of either signedness.
 std::optional<std::vector<double>> constantValues(Value v);
 

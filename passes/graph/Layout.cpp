@@ -43,7 +43,12 @@ bool layout::isUnaryElementwise(Operation *op) {
 }
 
 bool layout::isBinaryElementwise(Operation *op) {
-  return isa<AddOp, SubOp, MulOp, DivOp, PowOp, MaxOp, MinOp>(op);
+  return isa<AddOp, SubOp, MulOp, DivOp, PowOp, MaxOp, MinOp, EqualOp, LessOp,
+             GreaterOp, LessEqualOp, GreaterEqualOp, AndOp, OrOp, XorOp>(op);
+}
+
+bool layout::takesConstants(Operation *op) {
+  return isBinaryElementwise(op) || isa<WhereOp>(op);
 }
 
 bool layout::isLayoutTransparent(Operation *op, int64_t rank) {
@@ -54,7 +59,7 @@ bool layout::isLayoutTransparent(Operation *op, int64_t rank) {
     return false;
   if (isUnaryElementwise(op) || isa<ConcatOp, SliceOp>(op))
     return true;
-  if (isBinaryElementwise(op))
+  if (takesConstants(op))
     return llvm::all_of(op->getOperands(), [&](Value v) {
       return cast<RankedTensorType>(v.getType()).getRank() == rank ||
              matchPattern(v, m_Constant());

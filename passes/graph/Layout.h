@@ -38,8 +38,11 @@ SmallVector<int64_t> unpermuteShape(ArrayRef<int64_t> shape,
 
 /// Elementwise ops of one operand (activations, math, cast).
 bool isUnaryElementwise(Operation *op);
-/// Elementwise ops of two broadcasting operands (add, mul, ...).
+/// Elementwise ops of two broadcasting operands (add, mul, compare, ...).
 bool isBinaryElementwise(Operation *op);
+/// Elementwise ops whose other operands may be constants of any rank
+/// (broadcast): the binary ones and where (QuantizeLinear's NaN check).
+bool takesConstants(Operation *op);
 /// Ops a layout conversion can move through: elementwise with rank-`rank`
 /// operands or constants, concat, slice, keepdims reductions, 2-D pools.
 bool isLayoutTransparent(Operation *op, int64_t rank = 4);

@@ -66,7 +66,7 @@ std::optional<SmallVector<int64_t>> sinkablePerm(Operation *op) {
   int64_t rank = perm->size();
   if (!layout::isLayoutTransparent(op, rank))
     return std::nullopt;
-  if (constants && !layout::isBinaryElementwise(op))
+  if (constants && !layout::takesConstants(op))
     return std::nullopt;
   if (!others.empty()) {
     // Only conversions back to NCHW reuse NHWC values (so nothing moves back
@@ -86,10 +86,30 @@ std::optional<SmallVector<int64_t>> sinkablePerm(Operation *op) {
   return perm;
 }
 
+/// True when `user`, an elementwise reader of the marked transpose `t`, can
+/// take `t` once its sibling readers have: each operand is `t`, a constant,
+/// or computed from `t` and constants alone by a layout-transparent op.
+/// QuantizeLinear's NaN check, where(equal(T(x), T(x)), T(x), lo), sinks
+/// this way: first the equal, then the where.
+bool takesAfterSiblings(Operation *user, TransposeOp t) {
+  int64_t rank = t.getPerm().size();
+  auto fromT = [&](Value v) { return v == t.getResult() || isConstant(v); };
+  if (!layout::takesConstants(user) || !layout::isLayoutTransparent(user, rank))
+    return false;
+  return llvm::all_of(user->getOperands(), [&](Value v) {
+    if (fromT(v))
+      return true;
+    Operation *def = v.getDefiningOp();
+    return def && layout::isLayoutTransparent(def, rank) &&
+           llvm::all_of(def->getOperands(), fromT);
+  });
+}
+
 /// True when every reader of the marked transpose `t` can take it.
 bool allReadersTake(TransposeOp t) {
-  return llvm::all_of(t->getUsers(), [](Operation *user) {
-    return isa<TransposeOp>(user) || sinkablePerm(user).has_value();
+  return llvm::all_of(t->getUsers(), [&](Operation *user) {
+    return isa<TransposeOp>(user) || sinkablePerm(user).has_value() ||
+           takesAfterSiblings(user, t);
   });
 }
 

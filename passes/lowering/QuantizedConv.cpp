@@ -15,8 +15,10 @@
 //             acc + sitofp(extui(xp[n, oh*sh + kh*dh, ow*sw + kw*dw, c])
 //                          * extsi(w[kh, kw, c, f]))
 //
-// for channels_last; the NCHW form loops (n, f, oh, ow, c, kh, kw) over
-// [N, C, H, W] and [F, C, KH, KW]. The CPU backend gives the NHWC form its
+// for channels_last, with the channels padded to a multiple of 4 (the
+// filter with zero bytes, the input with zx by the same tensor.pad): VNNI
+// multiplies quads of them. The NCHW form loops (n, f, oh, ow, c, kh, kw)
+// over [N, C, H, W] and [F, C, KH, KW]. The CPU backend gives the NHWC form its
 // VNNI direct convolution (ConvNhwc.cpp); anything else runs the generic.
 //
 //===----------------------------------------------------------------------===//
@@ -64,6 +66,24 @@ struct QuantizedConvLowering : OpConversionPattern<ConvOp> {
       return rewriter.notifyMatchFailure(op, "the filter is not a constant");
     Type f32 = rewriter.getF32Type();
 
+    // NHWC channels padded to a multiple of 4 (VNNI multiplies quads of
+    // them): the filter with zero bytes, the input with the zero point.
+    ArrayRef<int64_t> ws = cast<RankedTensorType>(weights.getType()).getShape();
+    Value weight = adaptor.getWeight();
+    int64_t channelPad = nhwc ? llvm::alignTo(ws[2], 4) - ws[2] : 0;
+    if (channelPad) {
+      auto wType = cast<RankedTensorType>(weight.getType());
+      int64_t c = ws[2], c4 = c + channelPad, f = ws[3];
+      std::vector<char> grown(ws[0] * ws[1] * c4 * f, 0);
+      for (int64_t tap = 0; tap < ws[0] * ws[1]; ++tap)
+        std::copy_n(bytes->begin() + tap * c * f, c * f,
+                    grown.begin() + tap * c4 * f);
+      auto grownType = wType.clone({ws[0], ws[1], c4, f});
+      weight = arith::ConstantOp::create(
+          rewriter, loc, grownType,
+          cast<TypedAttr>(bytesToConstant(grownType, "int8_filter", grown)));
+    }
+
     // Padding: the zero point's byte.
     ArrayRef<int64_t> pads = op.getPads();
     SmallVector<int64_t> low = {0}, high = {0};
@@ -72,13 +92,12 @@ struct QuantizedConvLowering : OpConversionPattern<ConvOp> {
     llvm::append_range(low, pads.take_front(2));
     llvm::append_range(high, pads.drop_front(2));
     if (nhwc)
-      low.push_back(0), high.push_back(0);
+      low.push_back(0), high.push_back(channelPad);
     Value padded =
         createPad(rewriter, loc, input, low, high,
                   rewriter.getIntegerAttr(inType.getElementType(), *zeroPoint));
 
     // -zx * (the sum of each filter's bytes), in the accumulator.
-    ArrayRef<int64_t> ws = cast<RankedTensorType>(weights.getType()).getShape();
     int64_t filters = nhwc ? ws[3] : ws[0];
     int64_t perFilter = ws[0] * ws[1] * ws[2] * ws[3] / filters;
     std::vector<float> correction(filters, 0.f);
@@ -118,8 +137,7 @@ struct QuantizedConvLowering : OpConversionPattern<ConvOp> {
     using utils::IteratorType;
     auto par = IteratorType::parallel, red = IteratorType::reduction;
     auto generic = linalg::GenericOp::create(
-        rewriter, loc, init.getType(), ValueRange{padded, adaptor.getWeight()},
-        init,
+        rewriter, loc, init.getType(), ValueRange{padded, weight}, init,
         ArrayRef<AffineMap>{AffineMap::get(7, 0, in, ctx),
                             AffineMap::get(7, 0, w, ctx),
                             AffineMap::get(7, 0, out, ctx)},

@@ -31,13 +31,14 @@ func.func @qdq(%xq: tensor<1x8x6x6xui8>, %b: tensor<4xf32>) -> tensor<1x4x6x6xf3
 
 // -----
 
-// Three input channels (the first convolution of an image model) are not
-// quads; int8 activations and grouped convolutions are not fused either.
-// Each keeps its dequantized float convolution and says why.
+// Three input channels (the first convolution of an image model) fuse too
+// (the lowering pads them to a quad); int8 activations and grouped
+// convolutions are not fused: each keeps its dequantized float convolution
+// and says why.
 // CHECK-LABEL: func.func @not_fused
-// CHECK-COUNT-3: kiln.conv %{{.+}}, %{{.+}} {dilations
-// CHECK-NOT: input_zero_point
-// LOG: not fusing int8 conv at 'rgb_conv': the input channels are not a multiple of 4 (VNNI quads)
+// CHECK: kiln.conv %arg0, %{{.+}} {dilations = array<i64: 1, 1>, input_zero_point = 0 : i64, {{.+}} : (tensor<1x3x6x6xui8>, tensor<4x3x3x3xi8>) -> tensor<1x4x4x4xf32>
+// CHECK-COUNT-2: kiln.conv %{{.+}}, %{{.+}} {dilations = array<i64: 1, 1>, {{(group = 2 : i64, )?}}pads
+// LOG: fused int8 conv at 'rgb_conv' (uint8 x int8, VNNI)
 // LOG: not fusing int8 conv at 'signed_conv': the activations are int8, not uint8
 // LOG: not fusing int8 conv at 'grouped_conv': only 2-D NCHW convolutions of group 1 are fused
 func.func @not_fused(%rq: tensor<1x3x6x6xui8>, %sq: tensor<1x8x6x6xi8>, %gq: tensor<1x8x6x6xui8>) -> (tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>, tensor<1x8x4x4xf32>) {

@@ -156,3 +156,28 @@ func.func @reuse_existing(%x: tensor<1x16x8x8xf32>, %c: tensor<1x8x8x16xf32>) ->
   %2 = kiln.transpose %x {kiln.layout_conversion, perm = array<i64: 0, 2, 3, 1>} : (tensor<1x16x8x8xf32>) -> tensor<1x8x8x16xf32>
   return %1, %2 : tensor<1x16x8x8xf32>, tensor<1x8x8x16xf32>
 }
+
+// -----
+
+// QuantizeLinear's NaN check between two int8 convolutions, where(x == x,
+// x, lo): the equal and the where read the conversion and each other; the
+// equal moves first (its only other reader, the where, takes the
+// conversion once the equal has), then the where, the clip and the cast,
+// and the two conversions cancel.
+// CHECK-LABEL: func.func @nan_check
+// CHECK: %[[EQ:.+]] = kiln.equal %arg0, %arg0 : (tensor<1x4x4x8xf32>, tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xi1>
+// CHECK: %[[W:.+]] = kiln.where %[[EQ]], %arg0, %{{.+}} : (tensor<1x4x4x8xi1>, tensor<1x4x4x8xf32>, tensor<1x1x1x1xf32>) -> tensor<1x4x4x8xf32>
+// CHECK: %[[C:.+]] = kiln.clip %[[W]]
+// CHECK: %[[Q:.+]] = kiln.cast %[[C]] {to = ui8} : (tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xui8>
+// CHECK-NOT: layout_conversion
+// CHECK: return %[[Q]]
+func.func @nan_check(%x: tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xui8> {
+  %t = kiln.transpose %x {kiln.layout_conversion, perm = array<i64: 0, 3, 1, 2>} : (tensor<1x4x4x8xf32>) -> tensor<1x8x4x4xf32>
+  %eq = kiln.equal %t, %t : (tensor<1x8x4x4xf32>, tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xi1>
+  %lo = kiln.constant dense<0.0> : tensor<f32>
+  %w = kiln.where %eq, %t, %lo : (tensor<1x8x4x4xi1>, tensor<1x8x4x4xf32>, tensor<f32>) -> tensor<1x8x4x4xf32>
+  %c = kiln.clip %w {max = 2.550000e+02 : f64, min = 0.000000e+00 : f64} : (tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+  %q = kiln.cast %c {to = ui8} : (tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xui8>
+  %back = kiln.transpose %q {kiln.layout_conversion, perm = array<i64: 0, 2, 3, 1>} : (tensor<1x8x4x4xui8>) -> tensor<1x4x4x8xui8>
+  return %back : tensor<1x4x4x8xui8>
+}

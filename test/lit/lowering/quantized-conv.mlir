@@ -40,3 +40,18 @@ func.func @nchw(%x: tensor<1x8x6x6xui8>) -> tensor<1x4x2x2xf32> {
   %y = kiln.conv %x, %w {dilations = array<i64: 2, 2>, input_zero_point = 0 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x8x6x6xui8>, tensor<4x8x3x3xi8>) -> tensor<1x4x2x2xf32>
   return %y : tensor<1x4x2x2xf32>
 }
+
+// -----
+
+// Three channels (an image model's first convolution): padded to a quad,
+// the input with the zero point (7) by the spatial padding's tensor.pad,
+// the filter with a zero byte per tap at compile time.
+// CHECK-LABEL: func.func @rgb
+// CHECK: %[[W:.+]] = arith.constant dense_resource<int8_filter> : tensor<3x3x4x8xi8>
+// CHECK: tensor.pad %arg0 low[0, 1, 1, 0] high[0, 1, 1, 1]
+// CHECK: linalg.generic {{.+}} ins(%{{.+}}, %[[W]] : tensor<1x10x10x4xi8>, tensor<3x3x4x8xi8>)
+func.func @rgb(%x: tensor<1x8x8x3xui8>) -> tensor<1x8x8x8xf32> {
+  %w = kiln.constant dense<1> : tensor<3x3x3x8xi8>
+  %y = kiln.conv %x, %w {channels_last, dilations = array<i64: 1, 1>, input_zero_point = 7 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x8x8x3xui8>, tensor<3x3x3x8xi8>) -> tensor<1x8x8x8xf32>
+  return %y : tensor<1x8x8x8xf32>
+}
