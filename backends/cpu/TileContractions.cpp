@@ -166,9 +166,11 @@ LogicalResult tileContraction(RewriterBase &rewriter, linalg::LinalgOp op,
   int64_t nc =
       loops.nOuter ? std::max<int64_t>(1, tiles.nc / tiles.nr) : tiles.nc;
   nc = std::max<int64_t>(nr, std::min(nc, nSize) / nr * nr);
-  // bf16 k-pairs, int8 k-quads: the K loop counts groups.
+  // bf16 k-pairs, int8 k-quads: the K loop counts groups. An int8 block
+  // takes KC quads, as many bytes of B as an f32 block (4 KC k, i32 sums of
+  // at most 4 KC products of 255 x 128: far from overflowing).
   int64_t group = loops.pair ? bounds[*loops.pair] : 1;
-  int64_t kc = std::min(tiles.kc / group, kSize);
+  int64_t kc = std::min(group == 4 ? tiles.kc : tiles.kc / group, kSize);
 
   Builder b(op.getContext());
   SmallVector<std::pair<unsigned, int64_t>> outer = {{loops.m, mc},
