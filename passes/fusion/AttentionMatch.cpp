@@ -323,16 +323,29 @@ bool shapesChain(Value q, Value kT, Value v, RankedTensorType scores) {
 FailureOr<AttentionMatch> mlir::kiln::matchAttention(MatMulOp output,
                                                      std::string &reason) {
   reason.clear();
-  auto softmax = output.getLhs().getDefiningOp<SoftmaxOp>();
+  // torch's decomposition guards the probabilities against rows masked
+  // everywhere; the guard's equal is the scores' one other reader.
+  std::optional<RowGuard> guard = matchRowGuard(output.getLhs());
+  auto softmax =
+      guard ? guard->softmax : output.getLhs().getDefiningOp<SoftmaxOp>();
   if (!softmax)
     return failure();
   auto fail = [&](const Twine &why) {
     reason = why.str();
     return failure();
   };
+  // The softmax input's readers: the softmax, and the guard's equal.
+  auto onlyReaders = [&](Value v) {
+    return llvm::all_of(v.getUsers(), [&](Operation *user) {
+      return user == softmax.getOperation() ||
+             (guard && user == guard->equal && v == softmax.getInput());
+    });
+  };
   AttentionMatch m;
   m.value = output.getRhs();
   m.ops.push_back(output);
+  if (guard)
+    m.ops.append(guard->ops);
   m.ops.push_back(softmax);
   auto probs = softmax.getType();
   if (int64_t(softmax.getAxis()) != probs.getRank() - 1)
@@ -344,7 +357,7 @@ FailureOr<AttentionMatch> mlir::kiln::matchAttention(MatMulOp output,
   // Optional mask.
   Value scores = softmax.getInput();
   std::string maskText = "none";
-  if (auto add = scores.getDefiningOp<AddOp>(); add && hasOneUse(scores)) {
+  if (auto add = scores.getDefiningOp<AddOp>(); add && onlyReaders(scores)) {
     // The scores side is the one that keeps the result's shape and comes
     // from a matmul through an optional scale.
     auto fromMatmul = [](Value v) {
@@ -365,7 +378,7 @@ FailureOr<AttentionMatch> mlir::kiln::matchAttention(MatMulOp output,
     maskText = "additive " + shapeText(mask) + " from " + nameOf(mask);
     scores = s;
   } else if (auto where = scores.getDefiningOp<WhereOp>();
-             where && hasOneUse(scores)) {
+             where && onlyReaders(scores)) {
     std::optional<double> fillY = uniformConstant(where.getY());
     std::optional<double> fillX = uniformConstant(where.getX());
     Value s;
@@ -402,7 +415,7 @@ FailureOr<AttentionMatch> mlir::kiln::matchAttention(MatMulOp output,
         scores.getDefiningOp()
             ? scores.getDefiningOp()->getName().getStringRef().str()
             : std::string("a graph input")));
-  if (!hasOneUse(scores))
+  if (!hasOneUse(scores) && !onlyReaders(scores))
     return fail("the scores have other users");
   m.ops.push_back(scoreMatmul);
   m.query = peelScale(scoreMatmul.getLhs(), m.scale, m.ops, reason,
@@ -431,6 +444,18 @@ FailureOr<AttentionMatch> mlir::kiln::matchAttention(MatMulOp output,
                                : "causal (constant triangle from ") +
                nameOf(m.additiveMask ? m.additiveMask : m.selectMask) + ")";
   }
+
+  // The guard turns rows masked everywhere into 0 where kiln.attention
+  // gives NaN (as the unguarded softmax does): it goes only where no row
+  // can be, without a mask or with the causal one (the diagonal stays).
+  if (guard && !m.causal && (m.additiveMask || m.selectMask))
+    return fail("the softmax is guarded against rows masked everywhere "
+                "(0 there, NaN in kiln.attention) and the mask " +
+                nameOf(m.additiveMask ? m.additiveMask : m.selectMask) +
+                " may mask a whole row");
+  if (guard)
+    maskText += ", the guard against rows masked everywhere dropped (none "
+                "can be)";
 
   std::string names;
   for (Operation *op : llvm::reverse(m.ops))

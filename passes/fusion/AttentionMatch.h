@@ -35,6 +35,21 @@ struct AttentionMatch {
   std::string summary;
 };
 
+/// torch's guard of the probabilities against rows masked everywhere
+/// (SdpaDecomposition.cpp): where(not(any(s != -inf)), 0, softmax(s)).
+struct RowGuard {
+  SoftmaxOp softmax;
+  /// The guard's ops from the where back to the equal (each used once).
+  SmallVector<Operation *> ops;
+  Operation *equal = nullptr; ///< reads the softmax's input
+};
+std::optional<RowGuard> matchRowGuard(Value probs);
+
+/// Rewrites reshape4(bmm(reshape3(a), reshape3(b))) that flatten and
+/// restore two leading dims, next to a softmax, as the 4-D matmul of a and
+/// b; returns how many (SdpaDecomposition.cpp).
+int64_t unflattenBatchedMatmuls(RewriterBase &rewriter, Operation *root);
+
 /// Matches attention ending at `output` (the MatMul with the values).
 /// On failure, `reason` says why when `output` reads a softmax (a candidate
 /// worth logging), and is empty otherwise.

@@ -1,9 +1,10 @@
 //===- FuseAttention.cpp - decomposed attention -> kiln.attention ---------===//
 //
-// Visits every kiln.matmul whose lhs is a softmax, in program order, and asks
-// AttentionMatch whether it ends an attention. Each decision is logged under
-// KILN_LOGS=fusion with the ONNX node names, fused or not (with the reason),
-// so a model that misses the fast path says why.
+// Visits every kiln.matmul whose lhs is a softmax (or torch's guarded one,
+// after its 3-D bmms are made 4-D again: SdpaDecomposition.cpp), in program
+// order, and asks AttentionMatch whether it ends an attention. Each decision is
+// logged under KILN_LOGS=fusion with the ONNX node names, fused or not (with
+// the reason), so a model that misses the fast path says why.
 //
 // A walk rather than the greedy driver: one visit per candidate keeps the
 // log to one line each, and a match never enables another.
@@ -30,12 +31,16 @@ struct FuseAttentionPass
   using Base::Base;
 
   void runOnOperation() override {
+    IRRewriter rewriter(&getContext());
+    // torch's SDPA decomposition: its bmms in 4-D first.
+    if (int64_t n = unflattenBatchedMatmuls(rewriter, getOperation()))
+      KILN_LOG("fusion", Info)
+          << "unflattened " << n << " batched matmul(s) of attention\n";
     SmallVector<MatMulOp> candidates;
     getOperation().walk([&](MatMulOp op) {
-      if (op.getLhs().getDefiningOp<SoftmaxOp>())
+      if (op.getLhs().getDefiningOp<SoftmaxOp>() || matchRowGuard(op.getLhs()))
         candidates.push_back(op);
     });
-    IRRewriter rewriter(&getContext());
     for (MatMulOp output : candidates) {
       std::string reason;
       std::string at = onnxNodeName(output.getLoc());

@@ -20,7 +20,14 @@ def FuseAttention : Pass<"kiln-fuse-attention", "ModuleOp"> {
       (0/true on and below the diagonal) becomes `causal = true` and is
       dropped;
     - Softmax on the last axis only, and intermediates with no other user;
-    - 3-D (bmm) and N-d operands with equal batch dims.
+    - 3-D (bmm) and N-d operands with equal batch dims;
+    - torch's SDPA decomposition (`ep.run_decompositions()`): its 3-D bmms
+      over the flattened batch and heads, `reshape(bmm(reshape(a),
+      reshape(b)))`, become 4-D matmuls first; its guard of the
+      probabilities against rows masked everywhere, `where(not(any(s !=
+      -inf)), 0, softmax(s))`, is dropped where no row can be (no mask, or
+      the causal one), else the attention stays unfused and says why
+      (kiln.attention gives NaN on such rows, the guard 0).
 
     Layout: kiln.attention takes BHSD operands; transposes that made q and v
     BHSD stay outside (linear-size copies), and the k^T transpose is composed
