@@ -212,6 +212,21 @@ def main():
             assert (got.argmax(1) == ref.argmax(1)).all(), \
                 f"{out}: top-1 {got.argmax(1)}, onnxruntime int8 {ref.argmax(1)}"
             print(f"{out}: top-1 {got.argmax(1).tolist()} as onnxruntime's int8 run")
+    if name == "convnet":
+        # The NCHW form of the int8 convolutions (--conv-layout=nchw: the
+        # plain loops, no VNNI kernel) computes the same bytes.
+        nchw = os.path.join(work, "nchw.so")
+        subprocess.run([kiln, "compile", qdq, "-o", nchw, "--conv-layout=nchw"],
+                       check=True)
+        nchw_out = os.path.join(work, "out_nchw")
+        subprocess.run([kiln, "run", nchw, "--output-dir", nchw_out] + args,
+                       check=True, stdout=subprocess.DEVNULL)
+        for out in reference:
+            a = np.load(os.path.join(nchw_out, f"{out}.npy"))
+            b = np.load(os.path.join(out_dir, f"{out}.npy"))
+            steps = np.abs(a - b).max() / scales[out]
+            print(f"{out}: NCHW int8 loops vs NHWC VNNI kernel: {steps:.2f} steps")
+            assert steps <= 1.0, f"{out}: the NCHW form is {steps} steps off"
     print("ok")
 
 

@@ -47,3 +47,23 @@ func.func @f(%x: tensor<1x8x2x16xf32>) {
   %0 = kiln.avg_pool %x {channels_last, kernel_shape = array<i64: 3, 3>, strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x8x2x16xf32>) -> tensor<1x6x1x16xf32>
   return
 }
+
+// -----
+
+// A convolution with input_zero_point multiplies 8-bit integers.
+func.func @f(%x: tensor<1x8x6x6xf32>, %w: tensor<4x8x3x3xi8>) {
+  // expected-error @+2 {{a convolution with input_zero_point takes 8-bit integer input and int8 weight, not 'f32' and 'i8'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = kiln.conv %x, %w {dilations = array<i64: 1, 1>, input_zero_point = 0 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x8x6x6xf32>, tensor<4x8x3x3xi8>) -> tensor<1x4x4x4xf32>
+  return
+}
+
+// -----
+
+// ... without a bias (the scales come after the integer sums).
+func.func @f(%x: tensor<1x8x6x6xui8>, %w: tensor<4x8x3x3xi8>, %b: tensor<4xf32>) {
+  // expected-error @+2 {{a convolution with input_zero_point is 2-D, of group 1, without bias}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = kiln.conv %x, %w, %b {dilations = array<i64: 1, 1>, input_zero_point = 0 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x8x6x6xui8>, tensor<4x8x3x3xi8>, tensor<4xf32>) -> tensor<1x4x4x4xf32>
+  return
+}
