@@ -191,8 +191,12 @@ constexpr int64_t kMaxMfmaHead = 128; // matrix-core kernels (MFMA, mma.sync)
 
 /// Whether the flash kernels take `op`: static f32 operands (or, with
 /// `halves`, all f16 or all bf16), head sizes up to `maxHead`, at most
-/// 65535 batch entries (grid y).
+/// 65535 batch entries (grid y), no `zero_masked_rows`.
 bool supported(AttentionOp op, int64_t maxHead, bool halves) {
+  // Rows masked everywhere as 0: the generic lowering's (the flash kernels
+  // divide by the row sum as it is).
+  if (op.getZeroMaskedRows())
+    return false;
   Type element = getElementTypeOrSelf(op.getQuery().getType());
   if (!element.isF32() && !(halves && (element.isF16() || element.isBF16())))
     return false;

@@ -25,7 +25,10 @@ def Kiln_AttentionOp : Kiln_Op<"attention"> {
     key blocks that are masked out entirely.
 
     The softmax runs over the keys; its statistics are kept in f32 for
-    f16/bf16 operands.
+    f16/bf16 operands. A query row whose keys are all masked out gives NaN
+    (0/0, as the softmax it replaces), or 0 with `zero_masked_rows` (torch's
+    SDPA decomposition guards its softmax so; the GPU flash kernels leave
+    such ops to the generic lowering).
 
     ```mlir
     %o = kiln.attention %q, %k, %v {causal = true, scale = 1.250000e-01 : f64}
@@ -37,7 +40,8 @@ def Kiln_AttentionOp : Kiln_Op<"attention"> {
   let arguments = (ins AnyRankedTensor:$query, AnyRankedTensor:$key,
                    AnyRankedTensor:$value, Optional<AnyRankedTensor>:$mask,
                    F64Attr:$scale,
-                   DefaultValuedAttr<BoolAttr, "false">:$causal);
+                   DefaultValuedAttr<BoolAttr, "false">:$causal,
+                   UnitAttr:$zero_masked_rows);
   let results = (outs AnyRankedTensor:$result);
 }
 

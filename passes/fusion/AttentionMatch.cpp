@@ -445,17 +445,16 @@ FailureOr<AttentionMatch> mlir::kiln::matchAttention(MatMulOp output,
                nameOf(m.additiveMask ? m.additiveMask : m.selectMask) + ")";
   }
 
-  // The guard turns rows masked everywhere into 0 where kiln.attention
-  // gives NaN (as the unguarded softmax does): it goes only where no row
-  // can be, without a mask or with the causal one (the diagonal stays).
-  if (guard && !m.causal && (m.additiveMask || m.selectMask))
-    return fail("the softmax is guarded against rows masked everywhere "
-                "(0 there, NaN in kiln.attention) and the mask " +
-                nameOf(m.additiveMask ? m.additiveMask : m.selectMask) +
-                " may mask a whole row");
-  if (guard)
+  // The guard turns rows masked everywhere into 0 where the plain softmax
+  // gives NaN: kiln.attention's `zero_masked_rows`, needed only where a
+  // mask other than the causal one (whose diagonal stays) could do it.
+  if (guard && !m.causal && (m.additiveMask || m.selectMask)) {
+    m.zeroMaskedRows = true;
+    maskText += ", rows it masks everywhere 0 (torch's guard)";
+  } else if (guard) {
     maskText += ", the guard against rows masked everywhere dropped (none "
                 "can be)";
+  }
 
   std::string names;
   for (Operation *op : llvm::reverse(m.ops))
@@ -512,9 +511,10 @@ AttentionOp mlir::kiln::rewriteAttention(RewriterBase &rewriter,
     mask = WhereOp::create(rewriter, loc, m.selectMask,
                            m.keepWhen ? zero : fill, m.keepWhen ? fill : zero);
   }
-  auto attention = AttentionOp::create(rewriter, loc, m.query, key, m.value,
-                                       mask, rewriter.getF64FloatAttr(m.scale),
-                                       rewriter.getBoolAttr(m.causal));
+  auto attention = AttentionOp::create(
+      rewriter, loc, m.query, key, m.value, mask,
+      rewriter.getF64FloatAttr(m.scale), rewriter.getBoolAttr(m.causal),
+      m.zeroMaskedRows ? rewriter.getUnitAttr() : UnitAttr());
   rewriter.replaceOp(output, attention.getResult());
   // Consumers before producers: m.ops runs from the output back.
   for (Operation *op : llvm::drop_begin(m.ops))

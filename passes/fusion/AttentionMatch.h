@@ -29,6 +29,8 @@ struct AttentionMatch {
   double fill = 0.0;
   /// The mask is a constant lower triangle: dropped in favour of `causal`.
   bool causal = false;
+  /// torch's guard of the softmax made rows masked everywhere 0.
+  bool zeroMaskedRows = false;
   /// Matched ops from the output back to the inputs, for logs and cleanup.
   SmallVector<Operation *> ops;
   /// One line saying what was found, for the fusion log.

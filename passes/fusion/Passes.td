@@ -26,8 +26,8 @@ def FuseAttention : Pass<"kiln-fuse-attention", "ModuleOp"> {
       reshape(b)))`, become 4-D matmuls first; its guard of the
       probabilities against rows masked everywhere, `where(not(any(s !=
       -inf)), 0, softmax(s))`, is dropped where no row can be (no mask, or
-      the causal one), else the attention stays unfused and says why
-      (kiln.attention gives NaN on such rows, the guard 0).
+      the causal one), else kept as kiln.attention's `zero_masked_rows`
+      (0 on such rows, where the plain softmax gives NaN).
 
     Layout: kiln.attention takes BHSD operands; transposes that made q and v
     BHSD stay outside (linear-size copies), and the k^T transpose is composed

@@ -18,7 +18,8 @@
 //     %p = where(not(any(not(%s == -inf), last axis)), 0, softmax(%s))
 //
 //   with `any` spelled cast(reduce_max(cast(...))). matchRowGuard finds it;
-//   the matcher drops it where no row can be masked everywhere.
+//   the matcher drops it where no row can be masked everywhere, else sets
+//   kiln.attention's `zero_masked_rows`.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/fusion/AttentionMatch.h"

@@ -65,7 +65,8 @@ public:
   FlashAttentionEmitter(OpBuilder &b, Location loc, AttentionOp op, Value q,
                         Value k, Value v, Value mask)
       : b(b), loc(loc), ctx(b.getContext()), q(q), k(k), v(v), mask(mask),
-        scale(op.getScale().convertToDouble()), causal(op.getCausal()) {
+        scale(op.getScale().convertToDouble()), causal(op.getCausal()),
+        zeroMaskedRows(op.getZeroMaskedRows()) {
     auto qType = cast<RankedTensorType>(q.getType());
     element = qType.getElementType();
     accType = getAccumulatorType(element);
@@ -280,6 +281,15 @@ private:
         ArrayRef<AffineMap>{map(2, {0, 1}), map(2, {0}), map(2, {0, 1})},
         parallelIterators(2), [&](OpBuilder &nb, Location nl, ValueRange args) {
           Value o = arith::DivFOp::create(nb, nl, args[0], args[1]);
+          // A row with every key masked out sums to 0 (max -inf: exp of
+          // -inf - 0): 0 rather than 0/0 when asked.
+          if (zeroMaskedRows) {
+            Value zero = arith::ConstantOp::create(
+                nb, nl, nb.getFloatAttr(args[1].getType(), 0.0));
+            Value empty = arith::CmpFOp::create(
+                nb, nl, arith::CmpFPredicate::OEQ, args[1], zero);
+            o = arith::SelectOp::create(nb, nl, empty, zero, o);
+          }
           if (o.getType() != element)
             o = arith::TruncFOp::create(nb, nl, element, o);
           linalg::YieldOp::create(nb, nl, o);
@@ -652,7 +662,7 @@ private:
   MLIRContext *ctx;
   Value q, k, v, mask;
   double scale;
-  bool causal;
+  bool causal, zeroMaskedRows;
   Type element, accType;
   int64_t rank, sq, sk, headDim, valueDim;
   SmallVector<int64_t> batch, maskDims;

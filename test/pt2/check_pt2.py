@@ -71,10 +71,11 @@ def model(name):
     if r.returncode != 0:
         sys.exit(f"FAIL: kiln compile {name}: {r.stderr}")
     # After run_decompositions() attention is torch's math form (3-D bmms,
-    # a guarded softmax): it fuses all the same, one per layer, except where
-    # a mask from an input could mask a whole row (BERT's padding mask).
+    # a guarded softmax): it fuses all the same, one per layer; under a mask
+    # from an input, rows it masks everywhere give the guard's 0.
     decomposed = {"block_core": 1, "block_causal_core": 1, "gpt_core": 2,
-                  "vit_b_16_core": 12, "bert_core": 0}
+                  "vit_b_16_core": 12, "bert_core": 2,
+                  "block_masked_core": 1}
     if name in decomposed and not flags:
         fused = json.loads(r.stdout).get("attention_fused", 0)
         if fused != decomposed[name]:

@@ -147,6 +147,14 @@ def tokens_and_mask(batch, seq):
 
 
 BOTH, CORE = ("", "_core"), ("_core",)
+def masked_rows(b, t):
+    torch.manual_seed(1)
+    keep = torch.rand(b, 1, t, t) > 0.3
+    keep[:, :, :, 0] = True
+    keep[1, :, 3, :] = False
+    return keep
+
+
 MODELS = {
     "mlp": (Mlp, lambda: (torch.randn(3, 16),), BOTH),
     "decoder": (Decoder, lambda: (torch.randn(2, 8, 5, 7),), BOTH),
@@ -162,6 +170,10 @@ MODELS = {
     "convnext_tiny": (torchvision_model("convnext_tiny"), image(64), BOTH),
     "vit_b_16": (torchvision_model("vit_b_16"), image(224), BOTH),
     "swin_t": (torchvision_model("swin_t"), image(224), CORE),
+    # A boolean mask that masks query 3 of the second sequence everywhere:
+    # torch's decomposition answers 0 on that row (its guarded softmax).
+    "block_masked": (Block, lambda: (torch.randn(2, 10, 64),
+                                     masked_rows(2, 10)), CORE),
 }
 
 

@@ -43,15 +43,15 @@ func.func @sdpa_math(%q: tensor<2x4x10x16xf32>, %k: tensor<2x4x10x16xf32>, %v: t
 // -----
 
 // A mask from an input may mask a whole row (a padding mask over an empty
-// sequence): the guard's 0 there is not kiln.attention's NaN, so the
-// attention stays unfused, in 4-D, and says why.
+// sequence), where the guard gives 0 and the plain softmax NaN: the fused
+// op keeps the guard's answer as `zero_masked_rows`.
 // CHECK-LABEL: func.func @sdpa_math_mask
-// CHECK-NOT: kiln.attention
-// CHECK: kiln.matmul %{{.+}}, %{{.+}} : (tensor<2x4x10x16xf32>, tensor<2x4x16x10xf32>) -> tensor<2x4x10x10xf32>
-// CHECK: kiln.softmax
-// CHECK: kiln.where
-// CHECK: kiln.matmul %{{.+}}, %{{.+}} : (tensor<2x4x10x10xf32>, tensor<2x4x10x16xf32>) -> tensor<2x4x10x16xf32>
-// LOG: not fusing attention at 'bmm_1': the softmax is guarded against rows masked everywhere (0 there, NaN in kiln.attention) and the mask a graph input may mask a whole row
+// CHECK-SAME: (%[[Q:.+]]: tensor<2x4x10x16xf32>, %[[K:.+]]: tensor<2x4x10x16xf32>, %[[V:.+]]: tensor<2x4x10x16xf32>, %[[M:.+]]: tensor<2x1x1x10xf32>)
+// CHECK: %[[O:.+]] = kiln.attention %[[Q]], %[[K]], %[[V]], %[[M]] {scale = 1.000000e+00 : f64, zero_masked_rows}
+// CHECK-NOT: kiln.softmax
+// CHECK-NOT: kiln.where
+// CHECK: return %[[O]]
+// LOG: fused attention at 'bmm_1': {{.+}} mask additive [2, 1, 1, 10] from a graph input, rows it masks everywhere 0 (torch's guard)
 func.func @sdpa_math_mask(%q: tensor<2x4x10x16xf32>, %k: tensor<2x4x10x16xf32>, %v: tensor<2x4x10x16xf32>, %m: tensor<2x1x1x10xf32>) -> tensor<2x4x10x16xf32> {
   %kt = kiln.transpose %k {perm = array<i64: 0, 1, 3, 2>} : (tensor<2x4x10x16xf32>) -> tensor<2x4x16x10xf32>
   %q3 = kiln.reshape %q {shape = array<i64: 8, 10, 16>} : (tensor<2x4x10x16xf32>) -> tensor<8x10x16xf32>

@@ -99,3 +99,16 @@ func.func @padding_mask(%q: tensor<2x4x8x16xf32>, %k: tensor<2x4x8x16xf32>, %v: 
   %o = kiln.attention %q, %k, %v, %m {causal = false, scale = 2.500000e-01 : f64} : (tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<2x1x1x8xf32>) -> tensor<2x4x8x16xf32>
   return %o : tensor<2x4x8x16xf32>
 }
+
+// -----
+
+// zero_masked_rows (torch's guarded softmax): the final division gives 0
+// where the row sum is 0 (every key masked out) instead of 0/0.
+// CHECK-LABEL: func.func @zero_masked_rows
+// CHECK: arith.divf %[[ACC:.+]], %[[SUM:.+]] : f32
+// CHECK: %[[EMPTY:.+]] = arith.cmpf oeq, %[[SUM]], %{{.+}} : f32
+// CHECK: arith.select %[[EMPTY]], %{{.+}}, %{{.+}} : f32
+func.func @zero_masked_rows(%q: tensor<1x2x8x16xf32>, %k: tensor<1x2x8x16xf32>, %v: tensor<1x2x8x16xf32>, %m: tensor<1x1x1x8xf32>) -> tensor<1x2x8x16xf32> {
+  %o = kiln.attention %q, %k, %v, %m {scale = 2.500000e-01 : f64, zero_masked_rows} : (tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<1x1x1x8xf32>) -> tensor<1x2x8x16xf32>
+  return %o : tensor<1x2x8x16xf32>
+}
