@@ -102,6 +102,34 @@ def convnet(path):
     return 6
 
 
+def branches(path):
+    """An Inception-style block: three 1x1 convolutions of one input
+    (merged into one int8 convolution by kiln-merge-contractions), a 3x3
+    after one of them, concatenated. Returns the fused count."""
+    rng = np.random.default_rng(0)
+    nodes, inits = [], []
+
+    def conv(x, y, c, f, k):
+        w = (rng.standard_normal((f, c, k, k)) / np.sqrt(c * k * k)).astype(np.float32)
+        b = (0.1 * rng.standard_normal(f)).astype(np.float32)
+        inits.extend([numpy_helper.from_array(w, f"{y}_w"),
+                      numpy_helper.from_array(b, f"{y}_b")])
+        nodes.append(helper.make_node("Conv", [x, f"{y}_w", f"{y}_b"], [f"{y}_pre"],
+                                      name=y, kernel_shape=[k, k], pads=[k // 2] * 4))
+        nodes.append(helper.make_node("Relu", [f"{y}_pre"], [y], name=f"{y}_relu"))
+
+    conv("x", "b1", 32, 16, 1)
+    conv("x", "b2", 32, 24, 1)
+    conv("x", "b3", 32, 12, 1)  # > 256 weights: not folded to floats early
+    conv("b2", "b2b", 24, 16, 3)
+    nodes.append(helper.make_node("Concat", ["b1", "b2b", "b3"], ["y"], name="cat", axis=1))
+    graph = helper.make_graph(
+        nodes, "branches", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 32, 14, 14])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 44, 14, 14])], inits)
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
+    return 4
+
+
 def resnet18(path):
     """torchvision's ResNet-18 (random weights, eval): its 20
     convolutions and the classifier fuse."""
@@ -124,6 +152,8 @@ def export(name, work):
         return path, convnet(path)
     if name == "resnet18":
         return path, resnet18(path)
+    if name == "branches":
+        return path, branches(path)
     subprocess.run([sys.executable, os.path.join(HERE, "models", "export_graph_models.py"),
                     name, work], check=True, stdout=subprocess.DEVNULL)
     model = onnx.load(path)

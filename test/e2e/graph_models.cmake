@@ -36,7 +36,7 @@ endforeach()
 # ONNX QDQ models (onnxruntime.quantization) as int8 products on VNNI
 # (check_int8.py): every weight matmul and convolution fused, outputs within
 # 2 quantization steps of onnxruntime's int8 run.
-foreach(model mlp convnet resnet18 bert_encoder gpt2_blocks)
+foreach(model mlp convnet branches resnet18 bert_encoder gpt2_blocks)
   add_test(NAME models.int8.${model}
     COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/check_int8.py
             $<TARGET_FILE:kiln> ${CMAKE_CURRENT_BINARY_DIR}/work/int8/${model} ${model})
