@@ -206,9 +206,10 @@ LogicalResult mlir::kiln::tileInt8NhwcConvolution(
   Value input = conv.getDpsInputs()[0], init = conv.getDpsInits()[0];
   auto filter = conv.getDpsInputs()[1].getDefiningOp<arith::ConstantOp>();
   // Blocks of 4x the f32 K: the same filter bytes per block, i32 sums of
-  // at most 4096 products of 255 x 128 (far from overflowing).
+  // at most 4096 products of 255 x 128 by default; at most 32768 bytes
+  // whatever `tile-k` asks (32768 x 32640 < 2^31).
   ContractionTileSizes quads = tiles;
-  quads.kc = 4 * tiles.kc;
+  quads.kc = std::min<int64_t>(4 * tiles.kc, 32768);
   return tileDirect(rewriter, conv, input, filter, init,
                     convShape(input, filter, init, window.take_front(2),
                               window.drop_front(2)),

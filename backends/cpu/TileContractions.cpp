@@ -168,9 +168,11 @@ LogicalResult tileContraction(RewriterBase &rewriter, linalg::LinalgOp op,
   nc = std::max<int64_t>(nr, std::min(nc, nSize) / nr * nr);
   // bf16 k-pairs, int8 k-quads: the K loop counts groups. An int8 block
   // takes KC quads, as many bytes of B as an f32 block (4 KC k, i32 sums of
-  // at most 4 KC products of 255 x 128: far from overflowing).
+  // at most 4 KC products of 255 x 128; KC capped at 8192 quads so that
+  // they cannot overflow whatever the tile sizes say).
   int64_t group = loops.pair ? bounds[*loops.pair] : 1;
-  int64_t kc = std::min(group == 4 ? tiles.kc : tiles.kc / group, kSize);
+  int64_t kc = std::min(
+      group == 4 ? std::min<int64_t>(tiles.kc, 8192) : tiles.kc / group, kSize);
 
   Builder b(op.getContext());
   SmallVector<std::pair<unsigned, int64_t>> outer = {{loops.m, mc},

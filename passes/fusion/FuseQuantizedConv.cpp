@@ -72,13 +72,12 @@ struct FuseQuantizedConvPass
     if (failed(xq))
       return failure();
     int64_t filters = wType.getDimSize(0);
-    // One scale per filter (or one): [F] or [F, 1, 1, 1].
+    // One scale per filter, [F, 1, 1, 1] as DequantizeLinear's axis 0
+    // makes it (an [F] one would broadcast along KW), or one for all.
     auto scaleType = cast<RankedTensorType>(w->scale.getType());
     int64_t scaleCount = scaleType.getNumElements();
-    bool perFilter =
-        scaleCount == filters &&
-        (scaleType.getRank() == 1 ||
-         (scaleType.getRank() == 4 && scaleType.getDimSize(0) == filters));
+    bool perFilter = scaleCount == filters && scaleType.getRank() == 4 &&
+                     scaleType.getDimSize(0) == filters;
     if (scaleCount != 1 && !perFilter)
       return reason = "the weights' scale is not one per filter", failure();
     std::optional<std::vector<float>> wScale =

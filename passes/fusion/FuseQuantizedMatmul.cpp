@@ -62,8 +62,10 @@ std::optional<std::vector<char>> quantizedConstant(Value q) {
   // NaN -> the lowest value: where(x == x, x, lo) (never NaN here).
   if (auto nanCheck = x.getDefiningOp<WhereOp>()) {
     auto equal = nanCheck.getCondition().getDefiningOp<EqualOp>();
+    std::optional<double> fill = uniformConstant(nanCheck.getY());
     if (!equal || equal.getLhs() != equal.getRhs() ||
-        equal.getLhs() != nanCheck.getX())
+        equal.getLhs() != nanCheck.getX() || !fill ||
+        *fill != clip.getMin()->convertToDouble())
       return std::nullopt;
     x = nanCheck.getX();
   }
@@ -93,7 +95,8 @@ std::optional<std::vector<char>> quantizedConstant(Value q) {
   for (int64_t r = 0; r < k; ++r)
     for (int64_t c = 0; c < n; ++c) {
       float v = std::nearbyint((*w)[r * n + c] / (*scale)[c]); // half to even
-      values[r * n + c] = char(std::clamp<double>(v, lo, hi));
+      values[r * n + c] =
+          char(std::isnan(v) ? lo : std::clamp<double>(v, lo, hi));
     }
   return values;
 }

@@ -131,8 +131,10 @@ int64_t mlir::kiln::unflattenBatchedMatmuls(RewriterBase &rewriter,
       continue;
     auto at = cast<RankedTensorType>(a.getType());
     auto bt = cast<RankedTensorType>(b.getType());
+    // [B*H, M, N] -> [B, H, M, N]: the batch split back, nothing else.
     if (at.getShape().take_front(2) != bt.getShape().take_front(2) ||
-        at.getShape().take_front(2) != out.getShape().take_front(2))
+        at.getShape().take_front(2) != out.getShape().take_front(2) ||
+        out.getShape().drop_front(2) != mm.getType().getShape().drop_front())
       continue;
     rewriter.setInsertionPoint(r);
     Value product = MatMulOp::create(rewriter, mm.getLoc(), a, b).getResult();

@@ -5,6 +5,7 @@
 #include "dialects/kiln/KilnOps.h"
 #include "mlir/IR/Matchers.h"
 
+#include <cmath>
 #include <cstring>
 
 using namespace mlir;
@@ -34,13 +35,18 @@ std::optional<Dequantized> mlir::kiln::matchDequantize(Value v) {
 }
 
 std::optional<std::vector<double>> mlir::kiln::constantValues(Value v) {
-  // Through reshapes, and casts to a float type (a zero point cast to the
-  // scale's type: the values are the same, rounded as the cast would).
+  // Through reshapes, and casts of integers to f32 (a zero point cast to
+  // the scale's type), whose values must then be exact in f32.
+  bool intToF32 = false;
   while (Operation *def = v.getDefiningOp()) {
-    auto cast = dyn_cast<CastOp>(def);
-    if (!isa<ReshapeOp>(def) &&
-        !(cast && isa<FloatType>(cast.getType().getElementType())))
+    auto castOp = dyn_cast<CastOp>(def);
+    bool exactCast =
+        castOp && castOp.getType().getElementType().isF32() &&
+        isa<IntegerType>(cast<RankedTensorType>(castOp.getInput().getType())
+                             .getElementType());
+    if (!isa<ReshapeOp>(def) && !exactCast)
       break;
+    intToF32 |= exactCast;
     v = def->getOperand(0);
   }
   ElementsAttr attr;
@@ -73,6 +79,10 @@ std::optional<std::vector<double>> mlir::kiln::constantValues(Value v) {
       values[i] = integer.isUnsigned() ? double(uint32_t(x)) : double(x);
     }
   }
+  if (intToF32 && llvm::any_of(values, [](double x) {
+        return std::abs(x) > double(1 << 24);
+      }))
+    return std::nullopt; // not exact in f32
   return values;
 }
 
