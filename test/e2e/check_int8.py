@@ -68,6 +68,21 @@ def mlp(path):
     return len(sizes) - 1
 
 
+def add_conv(nodes, inits, rng, x, y, c, f, k, stride=1, pad=0, dil=1,
+             relu=True):
+    """Appends Conv (random weights and bias) [+ Relu] from `x` to `y`."""
+    w = (rng.standard_normal((f, c, k, k)) / np.sqrt(c * k * k)).astype(np.float32)
+    b = (0.1 * rng.standard_normal(f)).astype(np.float32)
+    inits.extend([numpy_helper.from_array(w, f"{y}_w"),
+                  numpy_helper.from_array(b, f"{y}_b")])
+    out = f"{y}_pre" if relu else y
+    nodes.append(helper.make_node(
+        "Conv", [x, f"{y}_w", f"{y}_b"], [out], name=y, kernel_shape=[k, k],
+        strides=[stride] * 2, pads=[pad] * 4, dilations=[dil] * 2))
+    if relu:
+        nodes.append(helper.make_node("Relu", [out], [y], name=f"{y}_relu"))
+
+
 def convnet(path):
     """Convolutions of every shape the int8 kernel takes (3x3 pad 1, stride
     2, dilation 2, 1x1, 5x5 on odd sizes, 20 and 36 filters: partial
@@ -77,16 +92,7 @@ def convnet(path):
     nodes, inits = [], []
 
     def conv(x, y, c, f, k, stride=1, pad=0, dil=1, relu=True):
-        w = (rng.standard_normal((f, c, k, k)) / np.sqrt(c * k * k)).astype(np.float32)
-        b = (0.1 * rng.standard_normal(f)).astype(np.float32)
-        inits.extend([numpy_helper.from_array(w, f"{y}_w"),
-                      numpy_helper.from_array(b, f"{y}_b")])
-        out = f"{y}_pre" if relu else y
-        nodes.append(helper.make_node(
-            "Conv", [x, f"{y}_w", f"{y}_b"], [out], name=y, kernel_shape=[k, k],
-            strides=[stride] * 2, pads=[pad] * 4, dilations=[dil] * 2))
-        if relu:
-            nodes.append(helper.make_node("Relu", [out], [y], name=f"{y}_relu"))
+        add_conv(nodes, inits, rng, x, y, c, f, k, stride, pad, dil, relu)
 
     conv("x", "stem", 3, 16, 3, pad=1)                 # 3 channels
     conv("stem", "c1", 16, 20, 3, pad=1)              # 20 filters: a partial panel
@@ -110,13 +116,7 @@ def branches(path):
     nodes, inits = [], []
 
     def conv(x, y, c, f, k):
-        w = (rng.standard_normal((f, c, k, k)) / np.sqrt(c * k * k)).astype(np.float32)
-        b = (0.1 * rng.standard_normal(f)).astype(np.float32)
-        inits.extend([numpy_helper.from_array(w, f"{y}_w"),
-                      numpy_helper.from_array(b, f"{y}_b")])
-        nodes.append(helper.make_node("Conv", [x, f"{y}_w", f"{y}_b"], [f"{y}_pre"],
-                                      name=y, kernel_shape=[k, k], pads=[k // 2] * 4))
-        nodes.append(helper.make_node("Relu", [f"{y}_pre"], [y], name=f"{y}_relu"))
+        add_conv(nodes, inits, rng, x, y, c, f, k, pad=k // 2)
 
     conv("x", "b1", 32, 16, 1)
     conv("x", "b2", 32, 24, 1)
