@@ -148,10 +148,10 @@ void mlir::kiln::buildCpuCodegenPipeline(OpPassManager &pm,
         tiles.vectorBits == 512 && options.target.hasFeature("avx512vnni");
     // Symbolic batch / sequence: static slices for the tilers below.
     pm.addNestedPass<func::FuncOp>(createSliceRunTimeRows());
-    pm.addNestedPass<func::FuncOp>(createTileNhwcConvolutions(
-        TileNhwcConvolutionsOptions{tiles.vectorBits, tiles.registers,
-                                    tiles.fuseEpilogues,
-                                    /*cacheTileK=*/0, tiles.int8Dot}));
+    pm.addNestedPass<func::FuncOp>(
+        createTileNhwcConvolutions(TileNhwcConvolutionsOptions{
+            tiles.vectorBits, tiles.registers, tiles.fuseEpilogues,
+            /*cacheTileK=*/0, tiles.int8Dot, options.winograd}));
     pm.addNestedPass<func::FuncOp>(createTileContractions(tiles));
     addCleanup(pm);
   }

@@ -27,6 +27,9 @@ struct CpuCodegenOptions {
   /// --precision=bf16: matmul weights in bf16 (kiln-tile-contractions
   /// bf16-weights; bf16-dot where the CPU has AVX512-BF16).
   bool bf16Weights = false;
+  /// kiln-tile-nhwc-convolutions `winograd`: -1 the cost model, 0 never,
+  /// 2 or 4 that F(m x m, 3 x 3) for every 3x3 stride-1 convolution.
+  int64_t winograd = -1;
 };
 
 /// Appends the CPU code generation stages to `pm` (anchored on ModuleOp):

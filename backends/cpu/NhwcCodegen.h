@@ -6,6 +6,8 @@
 //     register tiles of kiln-tile-contractions;
 //   * DepthwiseNhwc.cpp: depthwise_conv_2d_nhwc_hwc vectorized along the
 //     channels;
+//   * WinogradNhwc.cpp: 3x3 stride-1 conv_2d_nhwc_hwcf by Winograd's
+//     F(2x2, 3x3) or F(4x4, 3x3), around a batch matmul;
 //   * NhwcInit.cpp: accumulators seeded from a fill or bias init.
 // Both kernels apply a matched epilogue (EpilogueTiles.cpp) to their row
 // vectors before the final store.
@@ -91,6 +93,27 @@ LogicalResult tileNhwcConvolution(RewriterBase &rewriter,
                                   linalg::Conv2DNhwcHwcfOp conv,
                                   const ContractionTileSizes &tiles,
                                   const Epilogue *epilogue = nullptr);
+
+/// True for a static f32 3x3, stride-1, undilated conv_2d_nhwc_hwcf with a
+/// constant filter: what winogradNhwcConvolution takes.
+bool isWinogradConvolution(linalg::Conv2DNhwcHwcfOp conv);
+
+/// The cost model's Winograd tile for `conv` (batch matmul register tiles
+/// of `mr` rows, `lanes` floats per vector): 4 (F(4x4, 3x3)), 2
+/// (F(2x2, 3x3)) or 0 (the direct kernel).
+int64_t winogradTileSize(linalg::Conv2DNhwcHwcfOp conv, int64_t mr,
+                         int64_t lanes);
+
+/// Rewrites a Winograd convolution (see isWinogradConvolution) with F(m x m,
+/// 3 x 3), m = 2 or 4 (WinogradNhwc.cpp): the filter transformed at compile
+/// time, an input-transform loop, a linalg.batch_matmul over the alpha^2
+/// points (tiled later by kiln-tile-contractions) and an output-transform
+/// loop that seeds from a fill or bias init and applies `epilogue`. `lanes`
+/// floats per vector. Fails (op untouched) on anything else.
+LogicalResult winogradNhwcConvolution(RewriterBase &rewriter,
+                                      linalg::Conv2DNhwcHwcfOp conv, int64_t m,
+                                      int64_t lanes,
+                                      const Epilogue *epilogue = nullptr);
 
 /// True for the int8 NHWC convolution generic of kiln.conv with
 /// input_zero_point (kInt8ConvAttr): uint8 input with channels a multiple of

@@ -186,8 +186,9 @@ def TileContractions : Pass<"kiln-tile-contractions", "func::FuncOp"> {
 }
 
 def TileNhwcConvolutions : Pass<"kiln-tile-nhwc-convolutions", "func::FuncOp"> {
-  let summary = "Direct NHWC convolutions and depthwise convolutions as vector "
-                "FMA loops, with their elementwise epilogues";
+  let summary = "Direct or Winograd NHWC convolutions and depthwise "
+                "convolutions as vector FMA loops, with their elementwise "
+                "epilogues";
   let description = [{
     Static f32 `linalg.conv_2d_nhwc_hwcf` with a constant filter becomes a
     direct convolution in the register tiles of kiln-tile-contractions
@@ -221,6 +222,33 @@ def TileNhwcConvolutions : Pass<"kiln-tile-nhwc-convolutions", "func::FuncOp"> {
     ```
     Other element types, dynamic shapes and non-constant filters are left
     alone.
+
+    Winograd (`winograd`: 2 or 4 forces F(m x m, 3 x 3) for every 3x3
+    stride-1 undilated f32 convolution with a constant filter, -1 lets a
+    cost model choose F(4x4), F(2x2) or the direct kernel per convolution,
+    0 never; WinogradNhwc.cpp): the filter becomes U = G g G^T at compile
+    time, [alpha^2, C, F] (alpha = m + 2); an `scf.forall` over the
+    (batch, tile row, tile column) tiles reads each (alpha x alpha) input
+    tile as channel vectors and writes V = B^T d B into [alpha^2, T, C]
+    (the sparse matrices unrolled into adds and FMAs by constants); a
+    `linalg.batch_matmul` V x U (tiled later by kiln-tile-contractions); a
+    second forall computes A^T M A per tile and filter vector, adds the
+    fill/bias seed, applies the epilogue and writes the m x m outputs
+    (positions past the output skipped). A zero `tensor.pad` producer grows
+    at its high end so the last tiles exist. Before: a padded 3x3
+    convolution as above, 7 x 9 outputs. After (F(4x4, 3x3), 2 x 3 tiles):
+    ```mlir
+    %u = arith.constant dense_resource<winograd_filter> : tensor<36x16x40xf32>
+    %p = tensor.pad %x low[0, 1, 1, 0] high[0, 2, 4, 0] ... to tensor<1x10x14x16xf32>
+    %v = scf.forall (%n, %ty, %tx) in (1, 2, 3) shared_outs(%s = %e0) {
+      scf.for %c ... {        // 36 transfer_reads, B^T d B, 36 transfer_writes
+    }
+    %m = linalg.batch_matmul ins(%v, %u : tensor<36x6x16xf32>, tensor<36x16x40xf32>)
+        outs(%zero : tensor<36x6x40xf32>)
+    %y = scf.forall (%n, %ty, %tx) in (1, 2, 3) shared_outs(%o = %e) {
+      scf.for %f ... {        // 36 reads of %m, A^T M A, + bias, epilogue, 16 writes
+    }
+    ```
 
     Epilogues (`fuse-epilogues`, on by default): when the convolution's
     result has one use, an all-parallel `linalg.generic` as matched by
@@ -292,6 +320,9 @@ def TileNhwcConvolutions : Pass<"kiln-tile-nhwc-convolutions", "func::FuncOp"> {
     Option<"int8Dot", "int8-dot", "bool", "false",
            "Tile the int8 convolutions of kiln.conv {input_zero_point} with "
            "AVX512-VNNI (vpdpbusd) on int8 k-quads">,
+    Option<"winograd", "winograd", "int64_t", "0",
+           "3x3 stride-1 convolutions by Winograd F(m x m, 3 x 3): 0 never, "
+           "2 or 4 that m for every one, -1 the cost model's choice">,
   ];
   let dependentDialects = ["scf::SCFDialect", "vector::VectorDialect",
                            "tensor::TensorDialect", "arith::ArithDialect",

@@ -4,8 +4,9 @@
 // becomes a direct convolution in register tiles (ConvNhwc.cpp), and so does
 // the int8 convolution generic of kiln.conv {input_zero_point} where the CPU
 // has AVX512-VNNI (`int8-dot`); every static f32 depthwise_conv_2d_nhwc_hwc
-// a channel-vectorized loop nest (DepthwiseNhwc.cpp). Anything else is left
-// to the generic lowering.
+// a channel-vectorized loop nest (DepthwiseNhwc.cpp); with `winograd`, 3x3
+// stride-1 ones by Winograd's F(m x m, 3 x 3) (WinogradNhwc.cpp). Anything
+// else is left to the generic lowering.
 //
 //===----------------------------------------------------------------------===//
 #include "backends/cpu/NhwcCodegen.h"
@@ -70,7 +71,16 @@ struct TileNhwcConvolutions
       LogicalResult done = failure();
       Location loc = op->getLoc();
       StringRef name = op->getName().getStringRef();
-      if (auto conv = dyn_cast<linalg::Conv2DNhwcHwcfOp>(op))
+      auto conv = dyn_cast<linalg::Conv2DNhwcHwcfOp>(op);
+      // Winograd: `winograd` -1 lets the cost model choose the tile.
+      int64_t m = !conv || !isWinogradConvolution(conv) ? 0
+                  : winograd < 0 ? winogradTileSize(conv, tiles.mr, lanes)
+                                 : winograd;
+      if (m > 0) {
+        done = winogradNhwcConvolution(rewriter, conv, m, lanes, fused);
+        name = m == 4 ? "conv_2d_nhwc_hwcf (Winograd F(4x4,3x3))"
+                      : "conv_2d_nhwc_hwcf (Winograd F(2x2,3x3))";
+      } else if (conv)
         done = tileNhwcConvolution(rewriter, conv, tiles, fused);
       else if (auto generic = dyn_cast<linalg::GenericOp>(op))
         done = tileInt8NhwcConvolution(rewriter, generic, tiles, fused);

@@ -211,6 +211,7 @@ int mlir::kiln::compileModel(const CompileOptions &options) {
   PipelineOptions pipeline;
   pipeline.optLevel = options.optLevel;
   pipeline.convLayout = options.convLayout;
+  pipeline.winograd = options.winograd;
   auto target =
       Target::fromFlags(options.target, options.cpu, options.gpuArchs,
                         options.gpuPrecision, options.gpuEmulate, error);

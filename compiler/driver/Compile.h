@@ -40,6 +40,9 @@ struct CompileOptions {
   unsigned autotuneThreads = 0;
   /// --conv-layout: auto|nchw|nhwc ("" = KILN_CONV_LAYOUT, else auto).
   std::string convLayout;
+  /// --winograd: auto|off|2|4 ("" = KILN_WINOGRAD, else auto);
+  /// --no-winograd is off.
+  std::string winograd;
   /// --max-memory in bytes (0: no limit); unset: what the machine has now.
   std::optional<uint64_t> maxMemory;
   /// Run the pass pipelines but write no object code or artifact: what

@@ -127,6 +127,17 @@ CompileFlags::CompileFlags(cl::SubCommand &compile, cl::SubCommand &import)
                           "(default: the cost model decides), nchw, nhwc"),
                  cl::value_desc("layout"), cl::sub(compile),
                  cl::cat(optimizationOptions())),
+      winograd("winograd",
+               cl::desc("3x3 stride-1 NHWC convolutions by Winograd at -O1 "
+                        "and up: auto (default: a cost model picks F(4x4,3x3), "
+                        "F(2x2,3x3) or the direct kernel per convolution), "
+                        "off, 2 or 4 (that tile for every one)"),
+               cl::value_desc("mode"), cl::sub(compile),
+               cl::cat(optimizationOptions())),
+      noWinograd("no-winograd",
+                 cl::desc("The direct kernel for every convolution (the same "
+                          "as --winograd=off)"),
+                 cl::sub(compile), cl::cat(optimizationOptions())),
       autotune("autotune",
                cl::desc("Time candidate tile sizes of the hot contractions "
                         "on this machine (-O1 and up), cached per CPU and "
@@ -206,6 +217,12 @@ Expected<CompileOptions> CompileFlags::options(bool importOnly,
       convLayout != "nhwc")
     return usage("--conv-layout takes auto, nchw or nhwc (got '" + convLayout +
                  "')");
+  if (!winograd.empty() && winograd != "auto" && winograd != "off" &&
+      winograd != "2" && winograd != "4")
+    return usage("--winograd takes auto, off, 2 or 4 (got '" + winograd + "')");
+  if (noWinograd && !winograd.empty() && winograd != "off")
+    return usage("--no-winograd contradicts --winograd=" + winograd);
+  options.winograd = noWinograd ? "off" : std::string(winograd);
   options.autotune = autotune;
   options.autotuneCache = autotuneCache;
   if (autotuneThreads > 1024)

@@ -44,7 +44,8 @@ private:
   llvm::cl::opt<bool> gpuEmulate;
   // Optimization.
   llvm::cl::opt<char> optLevel;
-  llvm::cl::opt<std::string> convLayout;
+  llvm::cl::opt<std::string> convLayout, winograd;
+  llvm::cl::opt<bool> noWinograd;
   llvm::cl::opt<bool> autotune;
   llvm::cl::opt<std::string> autotuneCache;
   llvm::cl::opt<unsigned> autotuneThreads;

@@ -26,6 +26,20 @@ std::string convLayoutMode(const kiln::PipelineOptions &options) {
     return env;
   return "auto";
 }
+
+/// The CPU backend's `winograd` option: -1 the cost model, 0 off, else the
+/// tile. From the option, else KILN_WINOGRAD, else auto.
+int64_t winogradTile(const kiln::PipelineOptions &options) {
+  std::string mode = options.winograd;
+  if (const char *env = std::getenv("KILN_WINOGRAD");
+      mode.empty() && env && *env)
+    mode = env;
+  if (mode == "off")
+    return 0;
+  if (mode == "2" || mode == "4")
+    return mode[0] - '0';
+  return -1;
+}
 } // namespace
 
 void mlir::kiln::buildGraphPipeline(OpPassManager &pm,
@@ -92,9 +106,9 @@ void mlir::kiln::buildBackendPipeline(OpPassManager &pm,
                                       const PipelineOptions &options) {
   switch (options.target.kind) {
   case TargetKind::Cpu:
-    buildCpuCodegenPipeline(pm, {options.target.host, options.optLevel,
-                                 options.releaseWeights,
-                                 options.target.bf16Weights});
+    buildCpuCodegenPipeline(
+        pm, {options.target.host, options.optLevel, options.releaseWeights,
+             options.target.bf16Weights, winogradTile(options)});
     return;
   case TargetKind::Cuda:
     buildCudaCodegenPipeline(pm, {options.target, options.optLevel});

@@ -23,6 +23,9 @@ struct PipelineOptions {
   /// kiln-conv-layout's mode at -O2: auto (cost model), nchw or nhwc. Empty:
   /// the KILN_CONV_LAYOUT environment variable, else auto.
   std::string convLayout;
+  /// Winograd convolutions at -O1 and up: auto, off, 2 or 4. Empty: the
+  /// KILN_WINOGRAD environment variable, else auto.
+  std::string winograd;
   /// The module is the only IR of its context that refers to its weights:
   /// passes may free the data of weights they leave unused (packing), so
   /// compile memory does not double. Off for clones whose original lives on

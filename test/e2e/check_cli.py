@@ -39,7 +39,8 @@ EXPECTED = {
                            "--gpu-precision", "--precision", "--target"},
         "Optimization options": {"-O", "--autotune", "--autotune-cache",
                                  "--autotune-threads", "--conv-layout",
-                                 "--max-memory"},
+                                 "--max-memory", "--winograd",
+                                 "--no-winograd"},
         "Debugging options": {"--dump-dir", "--dump-ir-after", "--emit-mlir",
                               "--logs", "--report", "--time-passes", "-v"},
     },
@@ -120,6 +121,10 @@ def check_errors():
     expect_error(["compile", model, "--conv-layout=nhcw"], 2,
                  r"^error: --conv-layout takes auto, nchw or nhwc "
                  r"\(got 'nhcw'\)$")
+    expect_error(["compile", model, "--winograd=3"], 2,
+                 r"^error: --winograd takes auto, off, 2 or 4 \(got '3'\)$")
+    expect_error(["compile", model, "--no-winograd", "--winograd=4"], 2,
+                 r"^error: --no-winograd contradicts --winograd=4$")
     expect_error(["compile", model, "--precision=fp16"], 2,
                  r"^error: --precision takes fp32 or bf16 \(got 'fp16'\)$")
     expect_error(["compile", model, "--precision=bf16", "--target=cuda",

@@ -5,7 +5,10 @@
 #    convolution or pool in its name, and the example CNN, compiled with the
 #    layout forced to NHWC (KILN_CONV_LAYOUT=nhwc) and checked against the
 #    test data / onnxruntime as their NCHW twins are.
-# 2. ResNet-18 (torchvision export, random weights) at -O2 ends with at most
+# 2. Winograd: check_winograd.py's models in every mode against onnxruntime
+#    (the ONNX backend tests give their filters as inputs, which Winograd,
+#    like the direct kernel, does not take).
+# 3. ResNet-18 (torchvision export, random weights) at -O2 ends with at most
 #    two conversions (the input and the pooled output): layout_conversions in
 #    its --report, the cost model's NHWC decision and the conversions left in
 #    the KILN_LOGS=layout log (check_layout.py), and its NHWC convolutions
@@ -29,6 +32,15 @@ foreach(set ${KILN_ONNX_SETS})
       TIMEOUT 300 LABELS "onnx;layout" ENVIRONMENT KILN_CONV_LAYOUT=nhwc)
   endforeach()
 endforeach()
+
+# Winograd F(2x2, 3x3), F(4x4, 3x3), off and the cost model's choice on odd
+# sizes, channel counts and paddings with bias, ReLU and residual epilogues,
+# against onnxruntime within 1e-4 (check_winograd.py).
+add_test(NAME models.winograd
+  COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/check_winograd.py
+          $<TARGET_FILE:kiln> ${CMAKE_CURRENT_BINARY_DIR}/work/winograd/model)
+set_tests_properties(models.winograd PROPERTIES
+  SKIP_RETURN_CODE 77 TIMEOUT 300 LABELS "models;layout")
 
 add_test(NAME layout.nhwc.examples.cnn
   COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/run_example.sh $<TARGET_FILE:kiln>
