@@ -8,7 +8,8 @@
 // the consumer's indexing map for it is a permutation of all its loops.
 // Reshapes are propagated through elementwise ops but not through
 // contractions, which keeps named matmuls in the form kiln-tile-contractions
-// packs.
+// packs. Inputs made of one constant (a fill, or a generic yielding it) are
+// read as that constant instead.
 //
 //===----------------------------------------------------------------------===//
 #include "backends/cpu/Passes.h"
@@ -58,6 +59,53 @@ bool reshapeAcrossElementwise(OpOperand *fused) {
   return !hasReduction(producer);
 }
 
+/// The constant every element of `v` holds when it is made by a linalg.fill
+/// of a constant, or by a linalg.generic with no inputs whose body yields a
+/// constant (how a scalar kiln constant broadcast to a shape is lowered),
+/// looking through reshapes.
+arith::ConstantOp uniformConstant(Value v) {
+  while (Operation *op = v.getDefiningOp()) {
+    if (!isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(op))
+      break;
+    v = op->getOperand(0);
+  }
+  Value scalar;
+  if (auto fill = v.getDefiningOp<linalg::FillOp>())
+    scalar = fill.getInputs()[0];
+  else if (auto generic = v.getDefiningOp<linalg::GenericOp>();
+           generic && generic.getNumDpsInputs() == 0 &&
+           generic.getNumResults() == 1)
+    scalar =
+        cast<linalg::YieldOp>(generic.getBody()->getTerminator()).getOperand(0);
+  return scalar ? scalar.getDefiningOp<arith::ConstantOp>() : nullptr;
+}
+
+/// A generic input whose elements are all one constant (uniformConstant)
+/// is read as that constant: the operand goes, so the loop no longer loads
+/// it. Such a load from the arena (BERT's attention scale as a 0-d tensor)
+/// may alias the loop's stores, which kept LLVM from vectorizing the loop.
+struct InlineUniformInputs : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::GenericOp op,
+                                PatternRewriter &rewriter) const override {
+    bool changed = false;
+    Block *body = op.getBody();
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      BlockArgument arg = body->getArgument(input->getOperandNumber());
+      arith::ConstantOp constant = uniformConstant(input->get());
+      if (!constant || arg.use_empty())
+        continue;
+      rewriter.setInsertionPointToStart(body);
+      Operation *clone = rewriter.clone(*constant);
+      rewriter.replaceAllUsesWith(arg, clone->getResult(0));
+      changed = true;
+    }
+    // The inputs left unused are erased by
+    // populateEraseUnusedOperandsAndResultsPatterns.
+    return success(changed);
+  }
+};
+
 struct FuseElementwise
     : public kiln::impl::FuseElementwiseBase<FuseElementwise> {
   void runOnOperation() override {
@@ -68,6 +116,7 @@ struct FuseElementwise
     linalg::populateFoldReshapeOpsByExpansionPatterns(patterns,
                                                       reshapeAcrossElementwise);
     linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);
+    patterns.add<InlineUniformInputs>(ctx);
     tensor::populateFoldTensorEmptyPatterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();

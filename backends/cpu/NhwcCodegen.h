@@ -98,10 +98,10 @@ LogicalResult tileNhwcConvolution(RewriterBase &rewriter,
 /// constant filter: what winogradNhwcConvolution takes.
 bool isWinogradConvolution(linalg::Conv2DNhwcHwcfOp conv);
 
-/// The cost model's Winograd tile for `conv` (batch matmul register tiles
-/// of `mr` rows, `lanes` floats per vector): 4 (F(4x4, 3x3)), 2
+/// The cost model's Winograd tile for `conv` (register tiles of `mr` rows
+/// by `nr` lanes, `lanes` floats per vector): 4 (F(4x4, 3x3)), 2
 /// (F(2x2, 3x3)) or 0 (the direct kernel).
-int64_t winogradTileSize(linalg::Conv2DNhwcHwcfOp conv, int64_t mr,
+int64_t winogradTileSize(linalg::Conv2DNhwcHwcfOp conv, int64_t mr, int64_t nr,
                          int64_t lanes);
 
 /// Rewrites a Winograd convolution (see isWinogradConvolution) with F(m x m,

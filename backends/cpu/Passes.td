@@ -53,6 +53,28 @@ def FuseElementwise : Pass<"kiln-fuse-elementwise", "func::FuncOp"> {
     ```
     After: the matmul still reads %g (not fused: it reads each element of %g
     twice); a consumer of %y that is elementwise would absorb its producer.
+
+    A generic input whose every element is one constant (a `linalg.fill` of
+    a constant, or a generic with no inputs yielding one, through reshapes)
+    is replaced in the body by that constant and the operand dropped: a
+    loop loading a 0-d tensor from the arena may alias its own stores, and
+    LLVM left such loops scalar.
+    Before:
+    ```mlir
+    %s = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], ...}
+        outs(%e : tensor<1xf32>) { linalg.yield %cst_0_125 : f32 }
+    %c = tensor.collapse_shape %s [] : tensor<1xf32> into tensor<f32>
+    %y = linalg.generic ins(%x, %c : tensor<12x128xf32>, tensor<f32>) ... {
+    ^bb0(%in: f32, %scale: f32, %out: f32):
+      %m = arith.mulf %in, %scale : f32
+    ```
+    After:
+    ```mlir
+    %y = linalg.generic ins(%x : tensor<12x128xf32>) ... {
+    ^bb0(%in: f32, %out: f32):
+      %cst = arith.constant 1.250000e-01 : f32
+      %m = arith.mulf %in, %cst : f32
+    ```
   }];
   let dependentDialects = ["linalg::LinalgDialect", "tensor::TensorDialect",
                            "affine::AffineDialect"];

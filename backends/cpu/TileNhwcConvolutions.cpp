@@ -74,8 +74,9 @@ struct TileNhwcConvolutions
       auto conv = dyn_cast<linalg::Conv2DNhwcHwcfOp>(op);
       // Winograd: `winograd` -1 lets the cost model choose the tile.
       int64_t m = !conv || !isWinogradConvolution(conv) ? 0
-                  : winograd < 0 ? winogradTileSize(conv, tiles.mr, lanes)
-                                 : winograd;
+                  : winograd < 0
+                      ? winogradTileSize(conv, tiles.mr, tiles.nr, lanes)
+                      : winograd;
       if (m > 0) {
         done = winogradNhwcConvolution(rewriter, conv, m, lanes, fused);
         name = m == 4 ? "conv_2d_nhwc_hwcf (Winograd F(4x4,3x3))"

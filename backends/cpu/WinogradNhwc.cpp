@@ -39,18 +39,30 @@ using namespace mlir;
 using namespace mlir::kiln;
 
 namespace {
-// Lavin & Gray, "Fast Algorithms for Convolutional Neural Networks" (2016),
-// interpolation points 0, +-1, +-2 (F(4x4, 3x3)) and 0, +-1 (F(2x2, 3x3)).
-// Row-major: B^T alpha x alpha, G alpha x 3, A^T m x alpha.
-constexpr double kBT4[] = {4, 0, -5, 0,  1, 0, 0, -4, -4, 1,  1, 0,
-                           0, 4, -4, -1, 1, 0, 0, -2, -1, 2,  1, 0,
-                           0, 2, -1, -2, 1, 0, 0, 4,  0,  -5, 0, 1};
-constexpr double kG4[] = {1.0 / 4,  0,        0,        -1.0 / 6,  -1.0 / 6,
-                          -1.0 / 6, -1.0 / 6, 1.0 / 6,  -1.0 / 6,  1.0 / 24,
-                          1.0 / 12, 1.0 / 6,  1.0 / 24, -1.0 / 12, 1.0 / 6,
-                          0,        0,        1};
-constexpr double kAT4[] = {1, 1, 1, 1, 1, 0, 0, 1, -1, 2, -2, 0,
-                           0, 1, 1, 4, 4, 0, 0, 1, -1, 8, -8, 1};
+// Cook-Toom matrices. F(4x4, 3x3) interpolates at 0, -1, 1, 2, -1/2 and
+// infinity rather than Lavin & Gray's 0, +-1, +-2 ("Fast Algorithms for
+// Convolutional Neural Networks", 2016): in f32 over 96 channels that cuts
+// the largest error about 4x (2.2e-4 -> 5.2e-5 on outputs of up to 29), for
+// 4 more terms in B^T (Barabasz et al., "Error Analysis and Improving the
+// Accuracy of Winograd Convolution", 2020, on the choice of points).
+// F(2x2, 3x3) is Lavin's, at 0, +-1. Row-major: B^T alpha x alpha, G
+// alpha x 3, A^T m x alpha.
+constexpr double kBT4[] = {1, 1.5,  -2,   -1.5, 1,    0, //
+                           0, 1,    0.5,  -2.5, 1,    0, //
+                           0, -1,   -2.5, -0.5, 1,    0, //
+                           0, -0.5, -1,   0.5,  1,    0, //
+                           0, 2,    -1,   -2,   1,    0, //
+                           0, 1,    1.5,  -2,   -1.5, 1};
+constexpr double kG4[] = {1,          0,        0,         //
+                          1.0 / 3,    -1.0 / 3, 1.0 / 3,   //
+                          -1.0 / 3,   -1.0 / 3, -1.0 / 3,  //
+                          1.0 / 15,   2.0 / 15, 4.0 / 15,  //
+                          -16.0 / 15, 8.0 / 15, -4.0 / 15, //
+                          0,          0,        1};
+constexpr double kAT4[] = {1, 1,  1, 1, 1,      0, //
+                           0, -1, 1, 2, -0.5,   0, //
+                           0, 1,  1, 4, 0.25,   0, //
+                           0, -1, 1, 8, -0.125, 1};
 constexpr double kBT2[] = {1, 0, -1, 0, 0, 1, 1, 0, 0, -1, 1, 0, 0, 1, 0, -1};
 constexpr double kG2[] = {1, 0, 0, 0.5, 0.5, 0.5, 0.5, -0.5, 0.5, 0, 0, 1};
 constexpr double kAT2[] = {1, 1, 1, 0, 0, 1, -1, -1};
@@ -405,36 +417,46 @@ bool mlir::kiln::isWinogradConvolution(linalg::Conv2DNhwcHwcfOp conv) {
 /// The cost model, in units of one flop at the matmul kernels' speed (on the
 /// 2-core Zen 4 host: about 200 GFLOP/s for both the direct kernel and the
 /// batch matmul, weights streamed at about 18 GB/s, i.e. 11 flops per
-/// weight byte):
-///   direct:    18 C F P                      (P = N OH OW outputs)
-///   F(m, 3):   2 a^2 C F T / eff(T)          the batch matmul, T tiles;
+/// weight byte). Filters are vector lanes of nr-wide register tiles in
+/// both kernels (F' = F rounded up to nr), channels are lanes of the
+/// transforms (C' = C rounded up to `lanes`):
+///   direct:    18 C F' P                     (P = N OH OW outputs)
+///   F(m, 3):   2 a^2 C F' T / eff(T)         the batch matmul, T tiles;
 ///                                            eff = T / T rounded up to mr
 ///            + 44 a^2 C F                    the transformed filter, read
 ///                                            once per run (a^2 / 9 times
 ///                                            the direct kernel's bytes)
-///            + 16 a^2 T (C + F)              the two transforms (about 8
+///            + 16 a^2 T (C' + F'')           the two transforms (about 8
 ///                                            vector ops per point and lane
-///                                            group, 32 flops each)
+///                                            group, 32 flops each; F''
+///                                            rounded up to `lanes`)
 /// Measured per layer (two 3x3 convolutions with bias and ReLU, 2 threads;
 /// direct / F(2x2) / F(4x4), ms): 56x56x64 b1 2.22 / 1.39 / 0.92, 28x28x128
 /// b1 2.25 / 1.09 / 0.75, 14x14x256 b1 4.16 / 1.17 / 1.13, 7x7x512 b1
 /// 2.30 / 3.35 / 4.72 (4 tiles: the 38 MB transformed filter dominates),
 /// 7x7x512 b8 16.8 / 11.6 / 9.4. The model picks the fastest in each.
+/// Fewer channels than one vector stay direct: their transforms work on
+/// mostly empty lanes (and a transposed convolution's zero-inserted input,
+/// exactly 0 through the direct kernel, would come out as rounding noise).
 int64_t mlir::kiln::winogradTileSize(linalg::Conv2DNhwcHwcfOp conv, int64_t mr,
-                                     int64_t lanes) {
+                                     int64_t nr, int64_t lanes) {
   if (!isWinogradConvolution(conv))
     return 0;
   Shape s = shapeOf(conv, 1);
-  double c = static_cast<double>(llvm::alignTo(s.c, lanes));
-  double f = static_cast<double>(llvm::alignTo(s.f, lanes));
-  double best = 18.0 * c * f * s.n * s.oh * s.ow;
+  if (s.c < lanes || s.f < lanes)
+    return 0;
+  double c = static_cast<double>(s.c);
+  double cLanes = static_cast<double>(llvm::alignTo(s.c, lanes));
+  double fLanes = static_cast<double>(llvm::alignTo(s.f, lanes));
+  double fPanels = static_cast<double>(llvm::alignTo(s.f, nr));
+  double best = 18.0 * c * fPanels * s.n * s.oh * s.ow;
   int64_t choice = 0;
   for (int64_t m : {2, 4}) {
     Shape t = shapeOf(conv, m);
     double a2 = (m + 2) * (m + 2), tiles = static_cast<double>(t.tiles());
     double eff = tiles / static_cast<double>(llvm::alignTo(t.tiles(), mr));
-    double cost = 2 * a2 * c * f * tiles / eff + 44 * a2 * c * f +
-                  16 * a2 * tiles * (c + f);
+    double cost = 2 * a2 * c * fPanels * tiles / eff + 44 * a2 * c * s.f +
+                  16 * a2 * tiles * (cLanes + fLanes);
     if (cost < best)
       best = cost, choice = m;
   }

@@ -116,3 +116,49 @@ func.func @epilogue_chain(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>, %bias: tens
   } -> tensor<4x16xf32>
   return %3 : tensor<4x16xf32>
 }
+
+// -----
+
+// A 0-d scale made by a generic that only yields a constant (read by two
+// consumers, so not fused), and a filled bias: both consumers read the
+// constants in their bodies instead of loading them.
+// CHECK-LABEL: func.func @uniform_inputs
+// CHECK-DAG: %[[SCALE:.+]] = arith.constant 1.250000e-01 : f32
+// CHECK-DAG: %[[HALF:.+]] = arith.constant 5.000000e-01 : f32
+// CHECK-NOT: tensor<f32>
+// CHECK-NOT: linalg.fill
+// CHECK: linalg.generic {{.*}} ins(%arg0 : tensor<12x128xf32>)
+// CHECK: ^bb0(%[[IN:.+]]: f32, %{{.+}}: f32):
+// CHECK: arith.mulf %[[IN]], %[[SCALE]] : f32
+// CHECK: linalg.generic {{.*}} ins(%arg1 : tensor<12x128xf32>)
+// CHECK: ^bb0(%[[IN2:.+]]: f32, %{{.+}}: f32):
+// CHECK: %[[M:.+]] = arith.mulf %[[IN2]], %[[SCALE]] : f32
+// CHECK: arith.addf %[[M]], %[[HALF]] : f32
+#id = affine_map<(i, j) -> (i, j)>
+#scalar = affine_map<(i, j) -> ()>
+func.func @uniform_inputs(%x: tensor<12x128xf32>, %z: tensor<12x128xf32>) -> (tensor<12x128xf32>, tensor<12x128xf32>) {
+  %cst = arith.constant 0.125 : f32
+  %half = arith.constant 0.5 : f32
+  %e1 = tensor.empty() : tensor<1xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} outs(%e1 : tensor<1xf32>) {
+  ^bb0(%o: f32):
+    linalg.yield %cst : f32
+  } -> tensor<1xf32>
+  %c = tensor.collapse_shape %s [] : tensor<1xf32> into tensor<f32>
+  %e = tensor.empty() : tensor<12x128xf32>
+  %bias = linalg.fill ins(%half : f32) outs(%e : tensor<12x128xf32>) -> tensor<12x128xf32>
+  %y = linalg.generic {indexing_maps = [#id, #scalar, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %c : tensor<12x128xf32>, tensor<f32>) outs(%e : tensor<12x128xf32>) {
+  ^bb0(%a: f32, %k: f32, %o: f32):
+    %m = arith.mulf %a, %k : f32
+    linalg.yield %m : f32
+  } -> tensor<12x128xf32>
+  %w = linalg.generic {indexing_maps = [#id, #scalar, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%z, %c, %bias : tensor<12x128xf32>, tensor<f32>, tensor<12x128xf32>) outs(%e : tensor<12x128xf32>) {
+  ^bb0(%a: f32, %k: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %k : f32
+    %r = arith.addf %m, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<12x128xf32>
+  return %y, %w : tensor<12x128xf32>, tensor<12x128xf32>
+}

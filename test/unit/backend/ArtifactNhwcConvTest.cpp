@@ -14,6 +14,7 @@
 
 #include <catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -87,12 +88,15 @@ std::string convSource(const NhwcCase &t, const std::vector<float> &filter) {
   return s;
 }
 
-void checkNhwc(const NhwcCase &t) {
+/// `winograd`: 0 the direct kernel, 2 or 4 that Winograd tile for 3x3
+/// stride-1 convolutions (CpuCodegenOptions::winograd).
+void checkNhwc(const NhwcCase &t, int64_t winograd = 0) {
   INFO((t.depthwise ? "depthwise" : "conv")
        << " batch " << t.batch << " " << t.h << "x" << t.w << "x" << t.c
        << " kernel " << t.k << " F " << t.f << " stride " << t.stride
        << " dilation " << t.dilation << " pad " << t.pad
-       << (t.constantFilter ? "" : " variable filter"));
+       << (t.constantFilter ? "" : " variable filter") << " winograd "
+       << winograd);
   int64_t oh = outSize(t.h, t.k, t), ow = outSize(t.w, t.k, t);
   int64_t outC = t.depthwise ? t.c : t.f;
   std::vector<float> x = randomFloats(t.batch * t.h * t.w * t.c, 21);
@@ -107,19 +111,27 @@ void checkNhwc(const NhwcCase &t) {
                                   : std::vector<int64_t>{t.k, t.k, t.c, t.f}});
   ArtifactSpec spec{
       "nhwc", inputs, {{"y", KILN_DTYPE_F32, {t.batch, oh, ow, outC}}}};
-  auto artifact = compileAndLoad(convSource(t, w), spec);
+  auto artifact =
+      compileAndLoad(convSource(t, w), spec, /*optLevel=*/2, winograd);
 
   std::vector<double> want =
       nhwcConvReference({t.batch, t.h, t.w, t.c, t.k, t.f, t.stride, t.dilation,
                          t.pad, t.depthwise},
                         x, w);
+  // Winograd's transforms round at the scale of the whole tile: within
+  // 1e-4 of the largest output (F(4x4, 3x3) over 352 channels: 2.5e-4 on
+  // outputs of up to about 60), not of each one.
+  double tolerance = 1e-4;
+  if (winograd)
+    for (double v : want)
+      tolerance = std::max(tolerance, 1e-4 * std::fabs(v));
   for (int threads : {3, 1}) {
     std::vector<float> y(want.size(), -5.f);
     std::vector<const void *> in = {x.data()};
     if (!t.constantFilter)
       in.push_back(w.data());
     REQUIRE(artifact->run(in, {y.data()}, threads) == 0);
-    checkClose(y, want);
+    checkClose(y, want, tolerance);
   }
 }
 
@@ -143,6 +155,19 @@ TEST_CASE("direct NHWC convolution", "[nhwc]") {
   // K blocks of two filter rows (3 x 150 = 450 floats) and a partial last
   // block of one.
   checkNhwc({1, 9, 10, 150, 3, 36, 1, 1, 1});
+}
+
+TEST_CASE("Winograd NHWC convolution", "[nhwc]") {
+  // batch, h, w, c, k, f, stride, dilation, pad; each by F(2x2, 3x3) and
+  // F(4x4, 3x3), within 1e-4 of the largest output.
+  for (int64_t m : {2, 4}) {
+    checkNhwc({1, 10, 10, 16, 3, 40, 1, 1, 0}, m);  // tiles fit in 8 x 8
+    checkNhwc({1, 9, 11, 5, 3, 7, 1, 1, 1}, m);     // odd C, F; edge tiles
+    checkNhwc({2, 12, 13, 8, 3, 33, 1, 1, 1}, m);   // batch 2
+    checkNhwc({1, 15, 15, 96, 3, 200, 1, 1, 1}, m); // 96 channels
+    checkNhwc({1, 9, 8, 352, 3, 72, 1, 1, 1}, m);   // 352 channels
+    checkNhwc({1, 3, 3, 24, 3, 16, 1, 1, 2}, m);    // pad 2 > image/2
+  }
 }
 
 TEST_CASE("NHWC depthwise convolution", "[nhwc]") {

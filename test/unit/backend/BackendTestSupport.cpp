@@ -90,7 +90,7 @@ std::string kiln_test::compileToFile(const std::string &mlirSource,
                                      const mlir::kiln::ArtifactSpec &spec,
                                      const mlir::kiln::CpuTarget &target,
                                      const std::string &outputPath,
-                                     int optLevel) {
+                                     int optLevel, int64_t winograd) {
   mlir::DialectRegistry registry;
   mlir::kiln::registerCpuBackendDialects(registry);
   mlir::MLIRContext context(registry);
@@ -111,6 +111,7 @@ std::string kiln_test::compileToFile(const std::string &mlirSource,
     pm.enableIRPrinting();
   }
   mlir::kiln::CpuCodegenOptions options{target, optLevel};
+  options.winograd = winograd;
   mlir::kiln::buildCpuCodegenPipeline(pm, options);
   if (mlir::failed(pm.run(*module)))
     return "pipeline failed: " + diagnostics;
@@ -146,12 +147,13 @@ void *kiln_test::readWeightsSection(const std::string &path, uint64_t size) {
 
 std::unique_ptr<LoadedArtifact>
 kiln_test::compileAndLoad(const std::string &mlirSource,
-                          const mlir::kiln::ArtifactSpec &spec, int optLevel) {
+                          const mlir::kiln::ArtifactSpec &spec, int optLevel,
+                          int64_t winograd) {
   auto artifact = std::make_unique<LoadedArtifact>();
   artifact->path = artifact->dir.file("model.so");
   std::string error =
       compileToFile(mlirSource, spec, mlir::kiln::CpuTarget::host(),
-                    artifact->path, optLevel);
+                    artifact->path, optLevel, winograd);
   INFO(error);
   REQUIRE(error.empty());
   artifact->handle = dlopen(artifact->path.c_str(), RTLD_NOW | RTLD_LOCAL);

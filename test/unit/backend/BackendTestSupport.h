@@ -44,10 +44,11 @@ struct LoadedArtifact {
 
 /// Parses `mlirSource`, runs the CPU pipeline for `target` (host if empty)
 /// and writes and loads the artifact. Fails the current test (REQUIRE) on any
-/// error.
+/// error. `winograd`: the pipeline's Winograd mode (CpuCodegenOptions).
 std::unique_ptr<LoadedArtifact>
 compileAndLoad(const std::string &mlirSource,
-               const mlir::kiln::ArtifactSpec &spec, int optLevel = 2);
+               const mlir::kiln::ArtifactSpec &spec, int optLevel = 2,
+               int64_t winograd = -1);
 
 /// The `size` bytes of the artifact's .kiln.weights section in fresh
 /// 64-byte aligned memory (free it), as the runtime maps them; NULL for 0.
@@ -59,7 +60,8 @@ void *readWeightsSection(const std::string &path, uint64_t size);
 std::string compileToFile(const std::string &mlirSource,
                           const mlir::kiln::ArtifactSpec &spec,
                           const mlir::kiln::CpuTarget &target,
-                          const std::string &outputPath, int optLevel = 2);
+                          const std::string &outputPath, int optLevel = 2,
+                          int64_t winograd = -1);
 
 /// "tensor<D0xD1x...xf32>".
 std::string tensorType(const std::vector<int64_t> &shape);
