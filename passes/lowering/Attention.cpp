@@ -567,24 +567,27 @@ private:
                   return arith::MaximumFOp::create(nb, nl, args[1], args[0]);
                 });
 
-    // p = exp(s - m_new), in the score tile.
-    Value probs = inPlace(scores, {newMax}, {map(2, {1})}, 2,
-                          [&](OpBuilder &nb, Location nl, ValueRange args) {
-                            Value diff = arith::SubFOp::create(
-                                nb, nl, args[1], finiteMax(nb, args[0]));
-                            return math::ExpOp::create(nb, nl, diff);
-                          });
-
-    // l = l * alpha + rowsum(p).
+    // l = l * alpha, then in one pass over the tile (keys outside, query
+    // lanes inside) p = exp(s - m_new) in place and l += rowsum(p).
     Value sum =
         inPlace(state.sum, {alpha}, {map(1, {0})}, 1,
                 [&](OpBuilder &nb, Location nl, ValueRange args) {
                   return arith::MulFOp::create(nb, nl, args[1], args[0]);
                 });
-    sum = reduceKeys(probs, sum,
-                     [&](OpBuilder &nb, Location nl, ValueRange args) {
-                       return arith::AddFOp::create(nb, nl, args[1], args[0]);
-                     });
+    auto expSum = linalg::GenericOp::create(
+        b, loc, TypeRange{scores.getType(), sum.getType()}, ValueRange{newMax},
+        ValueRange{scores, sum},
+        ArrayRef<AffineMap>{map(2, {1}), map(2, {0, 1}), map(2, {1})},
+        ArrayRef<IteratorType>{IteratorType::reduction, IteratorType::parallel},
+        [&](OpBuilder &nb, Location nl, ValueRange args) {
+          Value diff =
+              arith::SubFOp::create(nb, nl, args[1], finiteMax(nb, args[0]));
+          Value p = math::ExpOp::create(nb, nl, diff);
+          linalg::YieldOp::create(
+              nb, nl, ValueRange{p, arith::AddFOp::create(nb, nl, args[2], p)});
+        });
+    Value probs = expSum.getResult(0);
+    sum = expSum.getResult(1);
 
     // acc = acc * alpha + p v_tile over (i, c, j), p read as pT[j, i].
     Value acc =

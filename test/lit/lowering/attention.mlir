@@ -27,12 +27,13 @@
 // Row max over the keys, the outer dim: vector lanes over queries.
 // CHECK: linalg.generic {indexing_maps = [#[[ID]], #[[LANES]]], iterator_types = ["reduction", "parallel"]} ins(%[[ST]] : tensor<64x64xf32>) outs(%{{.+}} : tensor<64xf32>)
 // CHECK: arith.maximumf
-// CHECK: %[[P:.+]] = linalg.generic {{.+}} ins(%{{.+}} : tensor<64xf32>) outs(%[[ST]] : tensor<64x64xf32>)
-// CHECK: math.exp
-// CHECK: linalg.generic {indexing_maps = [#[[ID]], #[[LANES]]], iterator_types = ["reduction", "parallel"]} ins(%[[P]] : tensor<64x64xf32>) outs(%{{.+}} : tensor<64xf32>)
-// CHECK: arith.addf
+// p = exp(s - m) in place and the row sums, in one pass over the tile.
+// CHECK: %[[P:.+]]:2 = linalg.generic {indexing_maps = [#[[LANES]], #[[ID]], #[[LANES]]], iterator_types = ["reduction", "parallel"]} ins(%{{.+}} : tensor<64xf32>) outs(%[[ST]], %{{.+}} : tensor<64x64xf32>, tensor<64xf32>)
+// CHECK: %[[E:.+]] = math.exp
+// CHECK: %[[L:.+]] = arith.addf %{{.+}}, %[[E]]
+// CHECK: linalg.yield %[[E]], %[[L]]
 // acc += pT^T v.
-// CHECK: linalg.generic {indexing_maps = [#[[PT]], #[[COLS]], #[[OUT]]], iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[P]], %[[VTILE]] : tensor<64x64xf32>, tensor<64x16xf32>) outs(%{{.+}} : tensor<64x16xf32>)
+// CHECK: linalg.generic {indexing_maps = [#[[PT]], #[[COLS]], #[[OUT]]], iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[P]]#0, %[[VTILE]] : tensor<64x64xf32>, tensor<64x16xf32>) outs(%{{.+}} : tensor<64x16xf32>)
 // CHECK: scf.yield %{{.+}}, %{{.+}}, %{{.+}} : tensor<64xf32>, tensor<64xf32>, tensor<64x16xf32>
 // CHECK: arith.divf
 // CHECK: scf.forall.in_parallel
