@@ -45,6 +45,12 @@ struct TileNhwcConvolutions
   using TileNhwcConvolutionsBase::TileNhwcConvolutionsBase;
 
   void runOnOperation() override {
+    if (winograd != -1 && winograd != 0 && winograd != 2 && winograd != 4) {
+      getOperation().emitError()
+          << "kiln-tile-nhwc-convolutions: winograd takes -1, 0, 2 or 4 (got "
+          << static_cast<int64_t>(winograd) << ")";
+      return signalPassFailure();
+    }
     ContractionTileSizes tiles = contractionTileSizes(vectorBits, registers);
     tiles.kc = cacheTileK > 0 ? cacheTileK : nhwcConvolutionTileK(tiles);
     int64_t lanes = std::max<int64_t>(vectorBits / 32, 1);
@@ -81,14 +87,20 @@ struct TileNhwcConvolutions
         done = winogradNhwcConvolution(rewriter, conv, m, lanes, fused);
         name = m == 4 ? "conv_2d_nhwc_hwcf (Winograd F(4x4,3x3))"
                       : "conv_2d_nhwc_hwcf (Winograd F(2x2,3x3))";
-      } else if (conv)
-        done = tileNhwcConvolution(rewriter, conv, tiles, fused);
-      else if (auto generic = dyn_cast<linalg::GenericOp>(op))
+      }
+      if (conv) {
+        // The direct kernel, also where Winograd failed (op untouched).
+        if (failed(done)) {
+          done = tileNhwcConvolution(rewriter, conv, tiles, fused);
+          name = "linalg.conv_2d_nhwc_hwcf";
+        }
+      } else if (auto generic = dyn_cast<linalg::GenericOp>(op)) {
         done = tileInt8NhwcConvolution(rewriter, generic, tiles, fused);
-      else
+      } else {
         done = tileDepthwiseNhwc(rewriter,
                                  cast<linalg::DepthwiseConv2DNhwcHwcOp>(op),
                                  lanes, tiles.mr, fused);
+      }
       KILN_LOG("codegen", Info)
           << (succeeded(done) ? "tiled " : "left untiled ") << name << " at "
           << loc << "\n";

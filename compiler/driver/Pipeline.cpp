@@ -11,6 +11,7 @@
 #include "passes/lowering/Passes.h"
 
 #include "mlir/Transforms/Passes.h"
+#include "llvm/Support/raw_ostream.h"
 #include "llvm/TargetParser/Triple.h"
 
 #include <cstdlib>
@@ -38,6 +39,9 @@ int64_t winogradTile(const kiln::PipelineOptions &options) {
     return 0;
   if (mode == "2" || mode == "4")
     return mode[0] - '0';
+  if (!mode.empty() && mode != "auto")
+    llvm::errs() << "warning: KILN_WINOGRAD=" << mode
+                 << " is not auto, off, 2 or 4; using auto\n";
   return -1;
 }
 } // namespace

@@ -2,6 +2,9 @@
 // RUN: kiln-opt %s --kiln-tile-nhwc-convolutions="winograd=2" --split-input-file | FileCheck %s --check-prefix=F2
 // RUN: kiln-opt %s --kiln-tile-nhwc-convolutions="winograd=-1" --split-input-file | FileCheck %s --check-prefix=AUTO
 // RUN: kiln-opt %s --kiln-tile-nhwc-convolutions --split-input-file | FileCheck %s --check-prefix=OFF
+// RUN: not kiln-opt %s --kiln-tile-nhwc-convolutions="winograd=3" --split-input-file 2>&1 | FileCheck %s --check-prefix=BAD
+
+// BAD: error: kiln-tile-nhwc-convolutions: winograd takes -1, 0, 2 or 4 (got 3)
 
 // A padded 3x3 convolution with a bias init by F(4x4, 3x3): 7 x 9 outputs
 // are 2 x 3 tiles of 4 x 4, so the input's zero pad grows at its high end to

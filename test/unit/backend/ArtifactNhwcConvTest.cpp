@@ -12,6 +12,8 @@
 //===----------------------------------------------------------------------===//
 #include "BackendTestSupport.h"
 
+#include "compiler/logging/Report.h"
+
 #include <catch.hpp>
 
 #include <algorithm>
@@ -31,6 +33,7 @@ struct NhwcCase {
   bool depthwise = false;
   bool constantFilter = true;
   bool nchw = false; // the same convolution in NCHW (for the benchmark only)
+  float fill = 0;    // the value the result accumulates into
 };
 
 int64_t outSize(int64_t in, int64_t k, const NhwcCase &t) {
@@ -38,7 +41,7 @@ int64_t outSize(int64_t in, int64_t k, const NhwcCase &t) {
 }
 
 /// The module: input (padded by tensor.pad when `pad`), filter constant or
-/// an input, result accumulated into a zero fill. NHWC / HWCF (HWC for
+/// an input, result accumulated into a fill of t.fill. NHWC / HWCF (HWC for
 /// depthwise), or NCHW / FCHW (CHW) when `t.nchw`.
 std::string convSource(const NhwcCase &t, const std::vector<float> &filter) {
   int64_t oh = outSize(t.h, t.k, t), ow = outSize(t.w, t.k, t);
@@ -56,7 +59,9 @@ std::string convSource(const NhwcCase &t, const std::vector<float> &filter) {
   std::string yT = image(outC, oh, ow);
   std::string s = "func.func @main(%x: " + xT +
                   (t.constantFilter ? "" : ", %w: " + wT) + ") -> " + yT +
-                  " {\n  %zero = arith.constant 0.0 : f32\n";
+                  " {\n  %zero = arith.constant 0.0 : f32\n  %init = "
+                  "arith.constant " +
+                  std::to_string(t.fill) + " : f32\n";
   if (t.constantFilter)
     s += "  %w = arith.constant dense_resource<w> : " + wT + "\n";
   std::string in = "%x";
@@ -79,7 +84,7 @@ std::string convSource(const NhwcCase &t, const std::vector<float> &filter) {
                                : (t.nchw ? "linalg.conv_2d_nchw_fchw "
                                          : "linalg.conv_2d_nhwc_hwcf ");
   s += "  %e = tensor.empty() : " + yT +
-       "\n  %f = linalg.fill ins(%zero : f32) outs(%e : " + yT + ") -> " + yT +
+       "\n  %f = linalg.fill ins(%init : f32) outs(%e : " + yT + ") -> " + yT +
        "\n  %y = " + op + attrs + " ins(" + in + ", %w : " + (t.pad ? pT : xT) +
        ", " + wT + ") outs(%f : " + yT + ") -> " + yT +
        "\n  return %y : " + yT + "\n}\n";
@@ -111,27 +116,41 @@ void checkNhwc(const NhwcCase &t, int64_t winograd = 0) {
                                   : std::vector<int64_t>{t.k, t.k, t.c, t.f}});
   ArtifactSpec spec{
       "nhwc", inputs, {{"y", KILN_DTYPE_F32, {t.batch, oh, ow, outC}}}};
+  mlir::kiln::report::reset();
   auto artifact =
       compileAndLoad(convSource(t, w), spec, /*optLevel=*/2, winograd);
+  // Forced Winograd took every 3x3 stride-1 convolution.
+  if (winograd)
+    CHECK(mlir::kiln::report::counters().count("winograd_convolutions") == 1);
 
   std::vector<double> want =
       nhwcConvReference({t.batch, t.h, t.w, t.c, t.k, t.f, t.stride, t.dilation,
                          t.pad, t.depthwise},
                         x, w);
-  // Winograd's transforms round at the scale of the whole tile: within
-  // 1e-4 of the largest output (F(4x4, 3x3) over 352 channels: 2.5e-4 on
-  // outputs of up to about 60), not of each one.
-  double tolerance = 1e-4;
-  if (winograd)
-    for (double v : want)
-      tolerance = std::max(tolerance, 1e-4 * std::fabs(v));
+  for (double &v : want)
+    v += t.fill;
+  // Winograd's transforms round at the scale of the whole tile: every
+  // output within 1e-4 of the largest one (F(4x4, 3x3) over 352 channels:
+  // 2.5e-4 on outputs of up to about 60), not of itself.
+  double largest = 0;
+  for (double v : want)
+    largest = std::max(largest, std::fabs(v));
   for (int threads : {3, 1}) {
     std::vector<float> y(want.size(), -5.f);
     std::vector<const void *> in = {x.data()};
     if (!t.constantFilter)
       in.push_back(w.data());
     REQUIRE(artifact->run(in, {y.data()}, threads) == 0);
-    checkClose(y, want, tolerance);
+    if (!winograd) {
+      checkClose(y, want);
+      continue;
+    }
+    size_t bad = 0;
+    for (size_t i = 0; i < y.size(); ++i)
+      if (!(std::fabs(y[i] - want[i]) <= 1e-4 * largest) && bad++ < 5)
+        FAIL_CHECK("element " << i << ": got " << y[i] << ", want " << want[i]
+                              << " (largest " << largest << ")");
+    CHECK(bad == 0);
   }
 }
 
@@ -167,6 +186,10 @@ TEST_CASE("Winograd NHWC convolution", "[nhwc]") {
     checkNhwc({1, 15, 15, 96, 3, 200, 1, 1, 1}, m); // 96 channels
     checkNhwc({1, 9, 8, 352, 3, 72, 1, 1, 1}, m);   // 352 channels
     checkNhwc({1, 3, 3, 24, 3, 16, 1, 1, 2}, m);    // pad 2 > image/2
+    // Accumulating into a fill of 0.75 (the output transform adds it).
+    NhwcCase filled{1, 6, 7, 32, 3, 48, 1, 1, 1};
+    filled.fill = 0.75f;
+    checkNhwc(filled, m);
   }
 }
 
