@@ -63,7 +63,7 @@ bool reshapeAcrossElementwise(OpOperand *fused) {
 /// of a constant, or by a linalg.generic with no inputs whose body yields a
 /// constant (how a scalar kiln constant broadcast to a shape is lowered),
 /// looking through reshapes.
-arith::ConstantOp uniformConstant(Value v) {
+arith::ConstantOp filledConstant(Value v) {
   while (Operation *op = v.getDefiningOp()) {
     if (!isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(op))
       break;
@@ -80,7 +80,7 @@ arith::ConstantOp uniformConstant(Value v) {
   return scalar ? scalar.getDefiningOp<arith::ConstantOp>() : nullptr;
 }
 
-/// A generic input whose elements are all one constant (uniformConstant)
+/// A generic input whose elements are all one constant (filledConstant)
 /// is read as that constant: the operand goes, so the loop no longer loads
 /// it. Such a load from the arena (BERT's attention scale as a 0-d tensor)
 /// may alias the loop's stores, which kept LLVM from vectorizing the loop.
@@ -92,7 +92,7 @@ struct InlineUniformInputs : OpRewritePattern<linalg::GenericOp> {
     Block *body = op.getBody();
     for (OpOperand *input : op.getDpsInputOperands()) {
       BlockArgument arg = body->getArgument(input->getOperandNumber());
-      arith::ConstantOp constant = uniformConstant(input->get());
+      arith::ConstantOp constant = filledConstant(input->get());
       if (!constant || arg.use_empty())
         continue;
       rewriter.setInsertionPointToStart(body);

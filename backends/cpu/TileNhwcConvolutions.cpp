@@ -78,11 +78,13 @@ struct TileNhwcConvolutions
       Location loc = op->getLoc();
       StringRef name = op->getName().getStringRef();
       auto conv = dyn_cast<linalg::Conv2DNhwcHwcfOp>(op);
-      // Winograd: `winograd` -1 lets the cost model choose the tile.
-      int64_t m = !conv || !isWinogradConvolution(conv) ? 0
+      // Winograd: `winograd` -1 lets the cost model choose the tile (0 for
+      // convolutions Winograd does not take).
+      int64_t m = !conv ? 0
                   : winograd < 0
                       ? winogradTileSize(conv, tiles.mr, tiles.nr, lanes)
-                      : winograd;
+                  : isWinogradConvolution(conv) ? winograd
+                                                : 0;
       if (m > 0) {
         done = winogradNhwcConvolution(rewriter, conv, m, lanes, fused);
         name = m == 4 ? "conv_2d_nhwc_hwcf (Winograd F(4x4,3x3))"

@@ -78,8 +78,9 @@ Matrices matrices(int64_t m) {
   return {2, 4, kBT2, kG2, kAT2};
 }
 
+/// Batch, channels, filters, output rows and columns, tile rows and columns.
 struct Shape {
-  int64_t n, h, w, c, f, oh, ow, th, tw;
+  int64_t n, c, f, oh, ow, th, tw;
   int64_t tiles() const { return n * th * tw; }
 };
 
@@ -389,8 +390,6 @@ Shape shapeOf(linalg::Conv2DNhwcHwcfOp conv, int64_t m) {
   ArrayRef<int64_t> in = dims(conv.getInputs()[0]),
                     out = dims(conv.getOutputs()[0]);
   return {in[0],
-          in[1],
-          in[2],
           in[3],
           out[3],
           out[1],
