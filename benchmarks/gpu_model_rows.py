@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """The whole-model rows of issue 18 (docs/gpu-performance.md): BERT-base
 (seq 512 batch 8, and seq 128 batch 1), GPT-2-small blocks (seq 1024 batch
-4), ResNet-50 and ViT-B/16 (batch 32), as torch modules that both sides use:
-`export` writes the ONNX model Kiln compiles, benchmarks/gpu_peers.py
-builds the same module for torch eager and torch.compile.
+4), ResNet-50 and ViT-B/16 (batch 32) and ResNet-18 (batch 1), as torch
+modules that both sides use: `export` writes the ONNX model Kiln compiles,
+benchmarks/gpu_peers.py builds the same module for torch eager and
+torch.compile.
 
     gpu_model_rows.py OUT_DIR [NAME...]   OUT_DIR/NAME/model.onnx + spec
 
@@ -53,6 +54,8 @@ ROWS = {
     "vit_b16_b32": (lambda: torchvision_model("vit_b_16", 32), "bf16",
                     "default"),
     "bert_base_s128_b1": (lambda: bert(1, 128), "bf16", "reduce-overhead"),
+    "resnet18_b1": (lambda: torchvision_model("resnet18", 1), "bf16",
+                    "reduce-overhead"),
 }
 
 
