@@ -5,7 +5,8 @@
 #       onnxruntime's reference outputs, compiles CUDA artifacts for
 #       sm_80,sm_90a and copies them with kiln-run into BUILD_DIR/gpu-bundle
 #       (default build/), in groups g1, g2, ... that each fit one device
-#       call (64 MiB carried); it prints the call for each group
+#       call (64 MiB carried); it prints the call for each group.
+#       GPU_CHECK_MODELS="spec ..." bundles only those of the list below
 #   scripts/gpu-check.sh run BUNDLE OUT     on the GPU machine, from the
 #       repository root: every model carried (BUNDLE/models/*) against its
 #       reference (fp32: rtol 1e-4, tf32/bf16/fp16: relative L2 error 1e-2;
@@ -18,10 +19,13 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 # name[@precision]: the tensor-core variants are checked within 1e-2
 # relative L2 error of onnxruntime's fp32 outputs.
+# half-TYPE:KIND are export_half_models.py's native f16/bf16 models.
 models=(cnn transformer bert_encoder gpt2_blocks inception_block
         attention:sdpa_causal attention:mha resnet18
         transformer@tf32 transformer@fp16 gpt2_blocks@bf16 bert_encoder@bf16
-        attention:sdpa_causal@bf16 attention:mha@bf16)
+        attention:sdpa_causal@bf16 attention:mha@bf16
+        half-bfloat16:sliced_matmul@bf16 half-float16:sliced_matmul@fp16)
+[ -n "${GPU_CHECK_MODELS:-}" ] && read -ra models <<<"$GPU_CHECK_MODELS"
 
 bundle() {
   local build=${1:-$root/build}
@@ -39,6 +43,8 @@ bundle() {
     case $entry in
       cnn|transformer) cp "$root/examples/$name"/* "$src/" ;;
       attention:*) python3 "$root/test/e2e/models/export_attention.py" "$name" "$src" >/dev/null ;;
+      half-*) local type=${entry%%:*}
+        python3 "$root/test/e2e/models/export_half_models.py" "${type#half-}" "$src" "$name" >/dev/null ;;
       resnet18) python3 "$root/test/e2e/models/export_torchvision.py" resnet18 "$src" >/dev/null ;;
       *) python3 "$root/test/e2e/models/export_graph_models.py" "$name" "$src" >/dev/null ;;
     esac

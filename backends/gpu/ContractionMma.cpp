@@ -10,10 +10,15 @@
 //   Each step stages a 32-deep slice of A ([tile rows][32]) and B
 //   ([tile columns][32] when B is k-contiguous, else as it lies,
 //   [32][tile columns]) in shared memory converted to the operand type
-//   (f16, bf16, or f32 rounded to tf32; 16-deep for tf32). Two stages:
-//   the next slice is loaded from global memory into registers before the
-//   products and stored into the other stage after them, one barrier per
-//   step. A warp's global loads run along the operand's contiguous dim.
+//   (f16, bf16, or f32 rounded to tf32; 16-deep for tf32). An operand
+//   already in the operand type (a f16/bf16 model, or a weight narrowed at
+//   compile time) goes straight to shared memory by cp.async, 16 bytes at
+//   a time, into 3-4 stages (as many as 48 KiB hold) whose 16-byte chunks
+//   are swizzled instead of padded: a step waits for its own slice and
+//   issues the one 2-3 steps ahead. Other operands pass through registers
+//   into two padded stages: the next slice is loaded before the products
+//   and stored into the other stage after them. One barrier per step. A
+//   warp's global loads run along the operand's contiguous dim.
 //   Fragments are in the layout the PTX ISA gives for each lane (group
 //   g = lane / 4, thread t = lane % 4): A rows g and g + 8 at k 2t (+1,
 //   +8, +9), B column g at the same k. f16/bf16 fragments come by
@@ -62,12 +67,6 @@ MmaTiling chooseTiling(const Contraction &c, MmaOperand operand) {
   return {64, 64, 2, 2, depth};
 }
 
-/// Whether an operand's innermost index is the last reduced dim.
-bool kContiguous(AffineMap map, ArrayRef<unsigned> k) {
-  auto dim = dyn_cast<AffineDimExpr>(map.getResults().back());
-  return dim && !k.empty() && dim.getPosition() == k.back();
-}
-
 /// How a block moves one operand's slice (tile rows x depth) into a
 /// shared-memory stage: each thread's loads, as (row, depth) of the slice.
 /// Neighbouring threads run along the operand's contiguous dim so a warp's
@@ -82,8 +81,18 @@ struct Staging {
   /// else [rows][depth].
   bool isA = true, depthFastest = true, kMajor = false;
   int64_t rows = 0, vec = 1;
+  /// cp.async: the operand is already in the operand type and its chunks
+  /// are contiguous in the stage; they go to shared memory without
+  /// registers, into `stages` unpadded stages swizzled by 16-byte chunk.
+  bool async = false;
+  int64_t stages = 2;
+  /// The stage's shape ([stages][rows][cols]).
+  SmallVector<int64_t> shape;
   SmallVector<Value> scalarRows, scalarDepths, vectorRows, vectorDepths;
-  Value buffer, aligned;
+  Value buffer, aligned, shared;
+  /// The buffer's aligned pointer, offset and strides (vector plans only).
+  Value base, offset;
+  SmallVector<Value> strides;
 };
 
 class MmaWriter : IndexMath {
@@ -108,8 +117,31 @@ private:
   Value toOperand(Value v);
   /// One element of a shared-memory stage as a tf32 operand register.
   Value word(Value shared, Value stage, Value row, Value col);
-  /// The staging plan of A (`isA`) or B for tiling `t`.
-  Staging plan(bool isA, const MmaTiling &t, int64_t threads, Value tid);
+  /// The staging plan of A (`isA`) or B for tiling `t`: its static part,
+  /// decided before the launch (layout, vector width, cp.async).
+  Staging plan(bool isA, const MmaTiling &t, int64_t threads);
+  /// The plan's per-thread positions and run-time alignment check, inside
+  /// the launch.
+  void place(Staging &s, const MmaTiling &t, int64_t threads, Value tid);
+  /// Indices into `s.shared` of element (row, col) of stage `stage`: a
+  /// swizzled stage XORs the 16-byte chunk of `col` with bits of `row`, so
+  /// that an ldmatrix phase's 8 rows at one chunk fall in distinct banks.
+  SmallVector<Value> at(const Staging &s, Value stage, Value row, Value col);
+  /// The stage (row, col) of the plan's (tile row, depth).
+  std::pair<Value, Value> stagePlace(const Staging &s, Value row, Value depth) {
+    if (s.kMajor)
+      return {depth, row};
+    return {row, depth};
+  }
+  /// The global indices of the plan's element (row, depth) of the tile at
+  /// (row0, k0), and whether it lies inside the problem (`ok`).
+  SmallVector<Value> position(const Staging &s, ValueRange batch, Value row0,
+                              Value k0, Value row, Value depth, Value &ok);
+  /// An async plan's slice at depth k0 into stage `stage`: cp.async of
+  /// each 16-byte chunk (zero-filled past the edges) when the buffer is
+  /// aligned, else element loads stored directly.
+  void issue(const Staging &s, ValueRange batch, Value row0, Value k0,
+             Value stage);
   /// The operand's slice at depth k0 for the tile starting at row `row0`,
   /// as loaded (zeros past the edges), in the plan's order.
   SmallVector<Value> fetch(const Staging &s, ValueRange batch, Value row0,
@@ -157,8 +189,7 @@ Value MmaWriter::convert(Value raw) {
   return toOperand(w.widen(raw));
 }
 
-Staging MmaWriter::plan(bool isA, const MmaTiling &t, int64_t threads,
-                        Value tid) {
+Staging MmaWriter::plan(bool isA, const MmaTiling &t, int64_t threads) {
   Staging s;
   s.isA = isA;
   s.rows = isA ? t.tileM : t.tileN;
@@ -175,6 +206,30 @@ Staging MmaWriter::plan(bool isA, const MmaTiling &t, int64_t threads,
   // put a warp's stores in one bank); its fragments are then read as
   // single elements.
   s.kMajor = !isA && !s.depthFastest;
+
+  // 16-byte loads along the contiguous dim when its extent is a multiple
+  // of the vector (a vector never straddles a row or the edge) and every
+  // thread moves whole vectors.
+  ArrayRef<unsigned> fastDims =
+      s.depthFastest ? ArrayRef<unsigned>(c.k) : rowDims;
+  Type element = w.elementType(s.buffer);
+  int64_t vec = 16 / (element.getIntOrFloatBitWidth() / 8);
+  int64_t along = s.depthFastest ? t.depth : s.rows;
+  // (A with contiguous m keeps element loads: its transposed stores would
+  // conflict in the same way.)
+  if ((isA && !s.depthFastest) || !lastIs(fastDims) ||
+      c.loopSizes[fastDims.back()] % vec != 0 || along % vec != 0 ||
+      (s.rows * t.depth) % (threads * vec) != 0)
+    return s;
+  s.vec = vec;
+  // (The chunk is contiguous in the stage: k-contiguous rows, or a [k][n]
+  // stage.)
+  s.async = operand != MmaOperand::TF32 && element == elementType();
+  return s;
+}
+
+void MmaWriter::place(Staging &s, const MmaTiling &t, int64_t threads,
+                      Value tid) {
   auto positions = [&](int64_t vec, SmallVector<Value> &rows,
                        SmallVector<Value> &depths) {
     int64_t count = s.rows * t.depth / (threads * vec);
@@ -193,51 +248,60 @@ Staging MmaWriter::plan(bool isA, const MmaTiling &t, int64_t threads,
     }
   };
   positions(1, s.scalarRows, s.scalarDepths);
-
-  // 16-byte loads along the contiguous dim when its extent is a multiple
-  // of the vector (a vector never straddles a row or the edge) and every
-  // thread moves whole vectors.
-  ArrayRef<unsigned> fastDims =
-      s.depthFastest ? ArrayRef<unsigned>(c.k) : rowDims;
-  Type element = w.elementType(s.buffer);
-  int64_t vec = 16 / (element.getIntOrFloatBitWidth() / 8);
-  int64_t along = s.depthFastest ? t.depth : s.rows;
-  // (A with contiguous m keeps element loads: its transposed stores would
-  // conflict in the same way.)
-  if ((isA && !s.depthFastest) || !lastIs(fastDims) ||
-      c.loopSizes[fastDims.back()] % vec != 0 || along % vec != 0 ||
-      (s.rows * t.depth) % (threads * vec) != 0)
-    return s;
-  s.vec = vec;
-  positions(vec, s.vectorRows, s.vectorDepths);
+  if (s.vec == 1)
+    return;
+  positions(s.vec, s.vectorRows, s.vectorDepths);
   // At run time: the buffer's first element 16-byte aligned and every
   // row a whole number of vectors.
   auto isZero = [&](Value v) {
     return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, v,
                                  index(b, loc, 0));
   };
-  Value pointer =
-      memref::ExtractAlignedPointerAsIndexOp::create(b, loc, s.buffer);
+  s.base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, s.buffer);
   auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, s.buffer);
-  Value aligned =
-      both(isZero(rem(pointer, 16)), isZero(rem(metadata.getOffset(), vec)));
-  ValueRange strides = metadata.getStrides();
-  for (Value stride : strides.drop_back())
-    aligned = both(aligned, isZero(rem(stride, vec)));
+  s.offset = metadata.getOffset();
+  s.strides.assign(metadata.getStrides().begin(), metadata.getStrides().end());
+  Value aligned = both(isZero(rem(s.base, 16)), isZero(rem(s.offset, s.vec)));
+  for (Value stride : ArrayRef<Value>(s.strides).drop_back())
+    aligned = both(aligned, isZero(rem(stride, s.vec)));
   s.aligned =
       both(aligned, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                          strides.back(), index(b, loc, 1)));
-  return s;
+                                          s.strides.back(), index(b, loc, 1)));
+}
+
+SmallVector<Value> MmaWriter::at(const Staging &s, Value stage, Value row,
+                                 Value col) {
+  if (!s.async)
+    return {stage, row, col};
+  // 16-bit elements: 8 per chunk. With 8 or more chunks per row the 8
+  // rows of a phase XOR chunks with row % 8; with 4 (64-byte rows, two
+  // to a 128-byte bank line) with (row / 2) % 4.
+  int64_t chunks = s.shape.back() / 8;
+  Value mask;
+  if (chunks >= 8)
+    mask = rem(row, 8);
+  else if (chunks == 4)
+    mask = rem(div(row, 2), 4);
+  else
+    return {stage, row, col};
+  Value chunk = arith::XOrIOp::create(b, loc, div(col, 8), mask);
+  return {stage, row, add(mul(chunk, 8), rem(col, 8))};
+}
+
+SmallVector<Value> MmaWriter::position(const Staging &s, ValueRange batch,
+                                       Value row0, Value k0, Value row,
+                                       Value depth, Value &ok) {
+  Value rowBound = s.isA ? mBound : nBound;
+  Value r = arith::AddIOp::create(b, loc, row0, row);
+  Value kk = arith::AddIOp::create(b, loc, k0, depth);
+  ok = both(lessThan(b, loc, r, rowBound), lessThan(b, loc, kk, kBound));
+  return s.isA ? w.indicesA(batch, r, kk) : w.indicesB(batch, kk, r);
 }
 
 SmallVector<Value> MmaWriter::fetch(const Staging &s, ValueRange batch,
                                     Value row0, Value k0) {
-  Value rowBound = s.isA ? mBound : nBound;
   auto position = [&](Value row, Value depth, Value &ok) {
-    Value r = arith::AddIOp::create(b, loc, row0, row);
-    Value kk = arith::AddIOp::create(b, loc, k0, depth);
-    ok = both(lessThan(b, loc, r, rowBound), lessThan(b, loc, kk, kBound));
-    return s.isA ? w.indicesA(batch, r, kk) : w.indicesB(batch, kk, r);
+    return this->position(s, batch, row0, k0, row, depth, ok);
   };
   Type element = w.elementType(s.buffer);
   Value zero = w.narrow(w.zero, element);
@@ -287,11 +351,10 @@ SmallVector<Value> MmaWriter::fetch(const Staging &s, ValueRange batch,
 }
 
 void MmaWriter::store(const Staging &s, ArrayRef<Value> values, Value shared,
-                      Value at) {
-  auto place = [&](Value row, Value depth) -> SmallVector<Value> {
-    if (s.kMajor)
-      return {at, depth, row};
-    return {at, row, depth};
+                      Value stage) {
+  auto place = [&](Value row, Value depth) {
+    auto [r, col] = stagePlace(s, row, depth);
+    return this->at(s, stage, r, col);
   };
   auto scalars = [&]() {
     for (auto [value, row, depth] :
@@ -323,6 +386,96 @@ void MmaWriter::store(const Staging &s, ArrayRef<Value> values, Value shared,
   scalars();
 }
 
+/// The address of element `indices` of `memref` (static layout, or the
+/// run-time `base`, `offset` and `strides`) as a pointer in `addressSpace`.
+Value elementPointer(OpBuilder &b, Location loc, Value base, Value offset,
+                     ArrayRef<Value> strides, ValueRange indices, int64_t bytes,
+                     unsigned addressSpace) {
+  Value linear = offset;
+  for (auto [stride, at] : llvm::zip(strides, indices))
+    linear = arith::AddIOp::create(b, loc, linear,
+                                   arith::MulIOp::create(b, loc, at, stride));
+  Value address = arith::AddIOp::create(
+      b, loc, base,
+      arith::MulIOp::create(b, loc, linear, index(b, loc, bytes)));
+  Value asInt =
+      arith::IndexCastUIOp::create(b, loc, b.getI64Type(), address).getResult();
+  MLIRContext *ctx = b.getContext();
+  if (addressSpace == 3)
+    return LLVM::IntToPtrOp::create(b, loc, LLVM::LLVMPointerType::get(ctx, 3),
+                                    ValueRange{asInt});
+  // A global buffer's generic address, cast to the global window.
+  Value generic = LLVM::IntToPtrOp::create(
+      b, loc, LLVM::LLVMPointerType::get(ctx), ValueRange{asInt});
+  return LLVM::AddrSpaceCastOp::create(
+      b, loc, LLVM::LLVMPointerType::get(ctx, addressSpace), generic);
+}
+
+/// A pointer to element `indices` of the workgroup memref `shared`.
+Value sharedPointer(OpBuilder &b, Location loc, Value shared,
+                    ValueRange indices) {
+  // The stage's strides are static.
+  auto type = cast<MemRefType>(shared.getType());
+  auto [strides, offset] = type.getStridesAndOffset();
+  assert(!ShapedType::isDynamic(offset) &&
+         llvm::none_of(strides, ShapedType::isDynamic) &&
+         "a stage has a static layout");
+  SmallVector<Value> strideValues;
+  for (int64_t stride : strides)
+    strideValues.push_back(index(b, loc, stride));
+  return elementPointer(
+      b, loc, memref::ExtractAlignedPointerAsIndexOp::create(b, loc, shared),
+      index(b, loc, offset), strideValues, indices,
+      type.getElementTypeBitWidth() / 8, /*addressSpace=*/3);
+}
+
+void MmaWriter::issue(const Staging &s, ValueRange batch, Value row0, Value k0,
+                      Value stage) {
+  auto choice = scf::IfOp::create(b, loc, s.aligned, /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&choice.getThenRegion().front());
+  int64_t bytes = elementType().getIntOrFloatBitWidth() / 8;
+  Type i32 = b.getI32Type();
+  for (auto [row, depth] : llvm::zip(s.vectorRows, s.vectorDepths)) {
+    Value ok;
+    SmallVector<Value> indices = position(s, batch, row0, k0, row, depth, ok);
+    // Past the edges: no bytes read (the chunk is zero-filled), from the
+    // buffer's start rather than an address outside it.
+    for (Value &i : indices)
+      i = arith::SelectOp::create(b, loc, ok, i, index(b, loc, 0));
+    Value source = elementPointer(b, loc, s.base, s.offset, s.strides, indices,
+                                  bytes, /*addressSpace=*/1);
+    auto [r, col] = stagePlace(s, row, depth);
+    Value target = sharedPointer(b, loc, s.shared, at(s, stage, r, col));
+    Value size = arith::SelectOp::create(
+        b, loc, ok, arith::ConstantIntOp::create(b, loc, i32, 16),
+        arith::ConstantIntOp::create(b, loc, i32, 0));
+    NVVM::CpAsyncOp::create(b, loc, target, source, 16,
+                            NVVM::LoadCacheModifierKind::CG, size);
+  }
+  // Unaligned: the same chunks, gathered element by element (the chunk's
+  // shared position is computed once, as in the cp.async plan).
+  b.setInsertionPointToStart(&choice.getElseRegion().front());
+  Type element = elementType();
+  Value zero = w.narrow(w.zero, element);
+  for (auto [row, depth] : llvm::zip(s.vectorRows, s.vectorDepths)) {
+    SmallVector<Value> chunk;
+    for (int64_t i = 0; i < s.vec; ++i) {
+      Value ok;
+      SmallVector<Value> indices =
+          s.depthFastest ? position(s, batch, row0, k0, row, add(depth, i), ok)
+                         : position(s, batch, row0, k0, add(row, i), depth, ok);
+      chunk.push_back(guardedLoad(b, loc, s.buffer, indices, ok, zero));
+    }
+    auto [r, col] = stagePlace(s, row, depth);
+    vector::StoreOp::create(
+        b, loc,
+        vector::FromElementsOp::create(
+            b, loc, VectorType::get({s.vec}, element), chunk),
+        s.shared, at(s, stage, r, col), /*nontemporal=*/false, llvm::Align(16));
+  }
+}
+
 void MmaWriter::write() {
   Type element = elementType();
   const MmaTiling t = chooseTiling(c, operand);
@@ -330,21 +483,46 @@ void MmaWriter::write() {
   const int64_t warpTileM = t.tileM / t.warpsM, warpTileN = t.tileN / t.warpsN;
   const int64_t tilesM = warpTileM / 16, tilesN = warpTileN / 8;
   const int64_t step = operand == MmaOperand::TF32 ? 8 : 16;
-  // Two stages, rows padded so that the 8 rows an ldmatrix phase reads (or
-  // a tf32 warp's fragment loads, row g, word t) fall in different banks,
-  // and every row starts 16-byte aligned: a [rows][k] row is 20 words
-  // either way, a [k][n] row 8 elements longer than the tile.
-  const int64_t pad = operand == MmaOperand::TF32 ? 4 : 8;
-  const bool bKMajor = !kContiguous(c.mapB, c.k); // as Staging::kMajor
   w.planSplits(t.tileM, t.tileN, t.depth);
-  MemRefType tileA = workgroupMemRef({2, t.tileM, t.depth + pad}, element);
-  MemRefType tileB =
-      bKMajor ? workgroupMemRef({2, t.depth, t.tileN + 8}, element)
-              : workgroupMemRef({2, t.tileN, t.depth + pad}, element);
+  Staging planA = plan(/*isA=*/true, t, threads);
+  Staging planB = plan(/*isA=*/false, t, threads);
+  const bool bKMajor = planB.kMajor;
+  // Register stages: rows padded so that the 8 rows an ldmatrix phase
+  // reads (or a tf32 warp's fragment loads, row g, word t) fall in
+  // different banks, and every row starts 16-byte aligned: a [rows][k]
+  // row is 20 words either way, a [k][n] row 8 elements longer than the
+  // tile. cp.async stages are unpadded (swizzled, MmaWriter::at), as many
+  // as fit 48 KiB of static shared memory, up to 4.
+  const int64_t pad = operand == MmaOperand::TF32 ? 4 : 8;
+  const int64_t bytes = element.getIntOrFloatBitWidth() / 8;
+  auto stageShape = [&](const Staging &s, int64_t stages) {
+    if (s.kMajor)
+      return SmallVector<int64_t>{stages, t.depth, s.rows + (s.async ? 0 : 8)};
+    return SmallVector<int64_t>{stages, s.rows, t.depth + (s.async ? 0 : pad)};
+  };
+  const bool anyAsync = planA.async || planB.async;
+  const bool anyRegisters = !planA.async || !planB.async;
+  int64_t stages = 2;
+  for (int64_t n = anyAsync ? 4 : 2; n >= 2; --n) {
+    int64_t total = 0;
+    for (Staging *s : {&planA, &planB}) {
+      SmallVector<int64_t> shape = stageShape(*s, s->async ? n : 2);
+      total += shape[0] * shape[1] * shape[2] * bytes;
+    }
+    stages = n;
+    if (total <= 48 * 1024)
+      break;
+  }
+  for (Staging *s : {&planA, &planB}) {
+    s->stages = s->async ? stages : 2;
+    s->shape = stageShape(*s, s->stages);
+  }
   gpu::LaunchOp launch =
-      createLaunch(b, loc, w.grid(t.tileM, t.tileN), {threads}, {tileA, tileB});
-  Value sharedA = launch.getWorkgroupAttributions()[0];
-  Value sharedB = launch.getWorkgroupAttributions()[1];
+      createLaunch(b, loc, w.grid(t.tileM, t.tileN), {threads},
+                   {workgroupMemRef(planA.shape, element),
+                    workgroupMemRef(planB.shape, element)});
+  Value sharedA = planA.shared = launch.getWorkgroupAttributions()[0];
+  Value sharedB = planB.shared = launch.getWorkgroupAttributions()[1];
   Value tid = launch.getThreadIds().x;
   Value m0 = mul(launch.getBlockIds().y, t.tileM);
   Value n0 = mul(launch.getBlockIds().x, t.tileN);
@@ -354,19 +532,38 @@ void MmaWriter::write() {
   std::tie(kBegin, kBound) = w.kRange(blockZ);
   mBound = index(b, loc, w.sizeM);
   nBound = index(b, loc, w.sizeN);
-  Staging planA = plan(/*isA=*/true, t, threads, tid);
-  Staging planB = plan(/*isA=*/false, t, threads, tid);
-  assert(planB.kMajor == bKMajor && "B's stage layout decided twice");
-  auto fetch = [&](Value k0) {
-    SmallVector<Value> values = this->fetch(planA, batch, m0, k0);
-    values.append(this->fetch(planB, batch, n0, k0));
+  place(planA, t, threads, tid);
+  place(planB, t, threads, tid);
+  // The k of step `s`.
+  auto depthOf = [&](Value s) {
+    return arith::AddIOp::create(b, loc, kBegin, mul(s, t.depth)).getResult();
+  };
+  // The register operands' slice at step `s`, and its store into
+  // register stage `at`.
+  auto fetch = [&](Value s) {
+    SmallVector<Value> values;
+    if (!planA.async)
+      values = this->fetch(planA, batch, m0, depthOf(s));
+    if (!planB.async)
+      values.append(this->fetch(planB, batch, n0, depthOf(s)));
     return values;
   };
-  // Each operand into its stage layout (Staging::kMajor).
   auto stage = [&](ArrayRef<Value> values, Value at) {
-    size_t countA = t.tileM * t.depth / threads;
-    store(planA, values.take_front(countA), sharedA, at);
-    store(planB, values.drop_front(countA), sharedB, at);
+    size_t countA = planA.async ? 0 : t.tileM * t.depth / threads;
+    if (!planA.async)
+      store(planA, values.take_front(countA), sharedA, at);
+    if (!planB.async)
+      store(planB, values.drop_front(countA), sharedB, at);
+  };
+  // The cp.async operands' slice at step `s` into stage s % stages, as
+  // one group.
+  auto issueAll = [&](Value s) {
+    Value at = rem(s, stages);
+    if (planA.async)
+      issue(planA, batch, m0, depthOf(s), at);
+    if (planB.async)
+      issue(planB, batch, n0, depthOf(s), at);
+    NVVM::CpAsyncCommitGroupOp::create(b, loc);
   };
 
   Value warp = div(tid, 32), lane = rem(tid, 32);
@@ -389,11 +586,18 @@ void MmaWriter::write() {
   Value ldColB =
       bKMajor ? add(warpN, mul(div(quad, 2), 8)) : mul(rem(quad, 2), 8);
 
-  stage(fetch(kBegin), index(b, loc, 0));
-  gpu::BarrierOp::create(b, loc);
+  // The first stages - 1 slices of the cp.async operands in flight, the
+  // first of the register ones stored.
+  for (int64_t s = 0; anyAsync && s < stages - 1; ++s)
+    issueAll(index(b, loc, s));
+  if (anyRegisters)
+    stage(fetch(index(b, loc, 0)), index(b, loc, 0));
 
-  // One barrier per step: the next step's operands are fetched before the
-  // products and stored into the other stage after them.
+  // One barrier per step, after which this step's slice is in shared
+  // memory and every warp is done with the last step's stages: the
+  // cp.async slice `stages - 1` steps ahead goes into the stage the last
+  // step read, the register operands' next slice is fetched before the
+  // products and stored into their other stage after them.
   SmallVector<Value> initAcc(tilesM * tilesN * 4, w.initialAccumulator());
   // (Every slice of a split K takes sliceK / depth steps; the last one
   // may hold less of K, and its steps past K fetch zeros.)
@@ -406,10 +610,15 @@ void MmaWriter::write() {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(kLoop.getBody());
     Value s = kLoop.getInductionVar();
-    Value current = rem(s, 2);
-    Value other = arith::SubIOp::create(b, loc, index(b, loc, 1), current);
-    SmallVector<Value> next =
-        fetch(arith::AddIOp::create(b, loc, kBegin, mul(add(s, 1), t.depth)));
+    if (anyAsync)
+      NVVM::CpAsyncWaitGroupOp::create(b, loc, stages - 2);
+    gpu::BarrierOp::create(b, loc);
+    if (anyAsync)
+      issueAll(add(s, stages - 1));
+    SmallVector<Value> next;
+    if (anyRegisters)
+      next = fetch(add(s, 1));
+    Value currentA = rem(s, planA.stages), currentB = rem(s, planB.stages);
 
     SmallVector<Value> acc(kLoop.getRegionIterArgs());
     for (int64_t k = 0; k < t.depth; k += step) {
@@ -417,10 +626,12 @@ void MmaWriter::write() {
       for (int64_t j = 0; useLdMatrix && j < tilesN; j += 2) {
         SmallVector<Value> words =
             bKMajor ? ldMatrixX4(b, loc, operand, sharedB,
-                                 {current, add(ldRowB, k), add(ldColB, 8 * j)},
+                                 at(planB, currentB, add(ldRowB, k),
+                                    add(ldColB, 8 * j)),
                                  /*transpose=*/true)
                     : ldMatrixX4(b, loc, operand, sharedB,
-                                 {current, add(ldRowB, 8 * j), add(ldColB, k)},
+                                 at(planB, currentB, add(ldRowB, 8 * j),
+                                    add(ldColB, k)),
                                  /*transpose=*/false);
         bFrags.push_back({words[0], words[1]});
         bFrags.push_back({words[2], words[3]});
@@ -430,25 +641,27 @@ void MmaWriter::write() {
         Value n = add(arith::AddIOp::create(b, loc, warpN, group), 8 * j);
         Value depth = add(thread, k);
         if (bKMajor)
-          bFrags.push_back({word(sharedB, current, depth, n),
-                            word(sharedB, current, add(depth, 4), n)});
+          bFrags.push_back({word(sharedB, currentB, depth, n),
+                            word(sharedB, currentB, add(depth, 4), n)});
         else
-          bFrags.push_back({word(sharedB, current, n, depth),
-                            word(sharedB, current, n, add(depth, 4))});
+          bFrags.push_back({word(sharedB, currentB, n, depth),
+                            word(sharedB, currentB, n, add(depth, 4))});
       }
       for (int64_t i = 0; i < tilesM; ++i) {
         SmallVector<Value> a;
         if (useLdMatrix) {
-          a = ldMatrixX4(b, loc, operand, sharedA,
-                         {current, add(ldRowA, 16 * i), add(ldDepthA, k)},
-                         /*transpose=*/false);
+          a = ldMatrixX4(
+              b, loc, operand, sharedA,
+              at(planA, currentA, add(ldRowA, 16 * i), add(ldDepthA, k)),
+              /*transpose=*/false);
         } else {
           Value r = add(arith::AddIOp::create(b, loc, warpM, group), 16 * i);
           Value r8 = add(r, 8);
           Value col = add(thread, k);
-          a = {word(sharedA, current, r, col), word(sharedA, current, r8, col),
-               word(sharedA, current, r, add(col, 4)),
-               word(sharedA, current, r8, add(col, 4))};
+          a = {word(sharedA, currentA, r, col),
+               word(sharedA, currentA, r8, col),
+               word(sharedA, currentA, r, add(col, 4)),
+               word(sharedA, currentA, r8, add(col, 4))};
         }
         for (int64_t j = 0; j < tilesN; ++j) {
           int64_t at = (i * tilesN + j) * 4;
@@ -459,10 +672,13 @@ void MmaWriter::write() {
         }
       }
     }
-    stage(next, other);
-    gpu::BarrierOp::create(b, loc);
+    if (anyRegisters)
+      stage(next, rem(add(s, 1), 2));
     scf::YieldOp::create(b, loc, acc);
   }
+  // No copies left in flight past the loop (the last groups are zeros).
+  if (anyAsync)
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
 
   // Accumulator (i, j, e): row g (+8 for e >= 2), column 2t (+1 for odd e).
   for (int64_t i = 0; i < tilesM; ++i)
@@ -523,27 +739,8 @@ Value gpu_kernels::mmaRegister(OpBuilder &b, Location loc, MmaOperand operand,
 SmallVector<Value> gpu_kernels::ldMatrixX4(OpBuilder &b, Location loc,
                                            MmaOperand operand, Value shared,
                                            ValueRange indices, bool transpose) {
-  // The element's byte address in the shared window: the stage's strides
-  // are static.
-  auto type = cast<MemRefType>(shared.getType());
-  auto [strides, offset] = type.getStridesAndOffset();
-  assert(!ShapedType::isDynamic(offset) &&
-         llvm::none_of(strides, ShapedType::isDynamic) &&
-         "a stage has a static layout");
-  Value linear = index(b, loc, offset);
-  for (auto [stride, at] : llvm::zip(strides, indices))
-    linear = arith::AddIOp::create(
-        b, loc, linear,
-        arith::MulIOp::create(b, loc, at, index(b, loc, stride)));
-  int64_t bytes = type.getElementTypeBitWidth() / 8;
-  Value address = arith::AddIOp::create(
-      b, loc, memref::ExtractAlignedPointerAsIndexOp::create(b, loc, shared),
-      arith::MulIOp::create(b, loc, linear, index(b, loc, bytes)));
+  Value pointer = sharedPointer(b, loc, shared, indices);
   MLIRContext *ctx = b.getContext();
-  Value pointer = LLVM::IntToPtrOp::create(
-      b, loc, LLVM::LLVMPointerType::get(ctx, /*addressSpace=*/3),
-      ValueRange{arith::IndexCastUIOp::create(b, loc, b.getI64Type(), address)
-                     .getResult()});
   Type i32 = b.getI32Type();
   auto load = NVVM::LdMatrixOp::create(
       b, loc, LLVM::LLVMStructType::getLiteral(ctx, {i32, i32, i32, i32}),

@@ -2,9 +2,11 @@
 //
 // The emulator leaf compiles the very gpu.func bodies the device leaves get
 // for the host CPU, so their numerics are checked on machines without a GPU.
-// Only the reads of the thread's coordinates and the barriers change: the
-// runtime's emulator runs each block's threads one after another and
-// switches between them at barriers (runtime/src/gpu_emulator.cpp).
+// Only the reads of the thread's coordinates, the barriers, the warp
+// collectives (calls into the runtime) and cp.async (an immediate copy)
+// change: the runtime's emulator runs each block's threads one after
+// another and switches between them at barriers
+// (runtime/src/gpu_emulator.cpp).
 //
 //===----------------------------------------------------------------------===//
 #include "backends/common/KernelTable.h"
@@ -20,6 +22,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 #include "kiln/abi.h"
+#include <numeric>
 
 namespace mlir::kiln {
 #define GEN_PASS_DEF_EMULATEKERNELS
@@ -161,6 +164,66 @@ LogicalResult emulateLdMatrix(NVVM::LdMatrixOp load, Value state,
   if (pointer && isa<LLVM::IntToPtrOp>(pointer) && pointer->use_empty())
     pointer->erase();
   return success();
+}
+
+/// The integer a kernel made pointer `p` from (through an address-space
+/// cast), or p's value as an integer.
+Value pointerAsInteger(OpBuilder &b, Location loc, Value p) {
+  if (auto cast = p.getDefiningOp<LLVM::AddrSpaceCastOp>())
+    p = cast.getArg();
+  if (auto cast = p.getDefiningOp<LLVM::IntToPtrOp>())
+    return cast.getArg();
+  return LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), p);
+}
+
+/// Erases the pointer casts left without users after `p`'s user went.
+void eraseDeadCasts(Value p) {
+  while (Operation *op = p.getDefiningOp()) {
+    if (!isa<LLVM::AddrSpaceCastOp, LLVM::IntToPtrOp>(op) || !op->use_empty())
+      return;
+    p = op->getOperand(0);
+    op->erase();
+  }
+}
+
+/// `copy` (cp.async) as the copy it makes, done at once: the emulator runs
+/// a block's threads one after another between barriers, so the copy is
+/// complete by the wait_group and barrier that precede any read. Bytes at
+/// and past the source size are zeros.
+void emulateCpAsync(NVVM::CpAsyncOp copy) {
+  OpBuilder b(copy);
+  Location loc = copy.getLoc();
+  MLIRContext *ctx = b.getContext();
+  Type i8 = b.getI8Type(), i32 = b.getI32Type();
+  int64_t size = copy.getSize();
+  auto bytesType = VectorType::get({size}, i8);
+  auto hostPointer = [&](Value p) {
+    return LLVM::IntToPtrOp::create(b, loc, LLVM::LLVMPointerType::get(ctx),
+                                    pointerAsInteger(b, loc, p));
+  };
+  Value source = hostPointer(copy.getSrc());
+  Value target = hostPointer(copy.getDst());
+  Value bytes = LLVM::LoadOp::create(b, loc, bytesType, source, /*align=*/1);
+  if (Value sourceSize = copy.getCpSize()) {
+    SmallVector<int32_t> positions(size);
+    std::iota(positions.begin(), positions.end(), 0);
+    auto positionType = VectorType::get({size}, i32);
+    Value inside = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::ult,
+        arith::ConstantOp::create(
+            b, loc,
+            DenseElementsAttr::get(positionType, ArrayRef<int32_t>(positions))),
+        vector::BroadcastOp::create(b, loc, positionType, sourceSize));
+    bytes = arith::SelectOp::create(
+        b, loc, inside, bytes,
+        arith::ConstantOp::create(
+            b, loc, DenseElementsAttr::get(bytesType, b.getI8IntegerAttr(0))));
+  }
+  LLVM::StoreOp::create(b, loc, bytes, target, /*alignment=*/1);
+  Value src = copy.getSrc(), dst = copy.getDst();
+  copy.erase();
+  eraseDeadCasts(src);
+  eraseDeadCasts(dst);
 }
 
 /// `mfma` as a call of the emulator's wave-collective mma: the lane's A
@@ -414,6 +477,19 @@ LogicalResult EmulateKernelsPass::emulate(gpu::GPUFuncOp kernel,
       failed(emulateAll(llvm::type_identity<amdgpu::MFMAOp>(), emulateMfma)) ||
       failed(emulateAll(llvm::type_identity<gpu::ShuffleOp>(), emulateShuffle)))
     return failure();
+  // Asynchronous copies happen at once; their groups need no waiting.
+  SmallVector<Operation *> asyncOps;
+  func.walk([&](Operation *op) {
+    if (isa<NVVM::CpAsyncOp, NVVM::CpAsyncCommitGroupOp,
+            NVVM::CpAsyncWaitGroupOp>(op))
+      asyncOps.push_back(op);
+  });
+  for (Operation *op : asyncOps) {
+    if (auto copy = dyn_cast<NVVM::CpAsyncOp>(op))
+      emulateCpAsync(copy);
+    else
+      op->erase();
+  }
 
   WalkResult walk = func.walk([&](Operation *op) -> WalkResult {
     b.setInsertionPoint(op);

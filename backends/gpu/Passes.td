@@ -177,10 +177,14 @@ def ContractionKernels : Pass<"kiln-gpu-contraction-kernels", "func::FuncOp"> {
     `epilogues_fused`. With `precision` tf32, bf16 or fp16 the products
     run on tensor cores instead (ContractionMma.cpp): 128x128 tiles of 8
     warps for problems with at least 96 of them, else 64x64 tiles of 4
-    warps; 32-deep steps (16 for tf32) through two shared-memory stages in
-    the operand type (f32 rounded to tf32), the next slice fetched into
-    registers (16-byte vectors when the buffer is aligned at run time)
-    during the products; fragments by `nvvm.ldmatrix` x4 (16-bit operands);
+    warps; 32-deep steps (16 for tf32) through shared-memory stages in
+    the operand type (f32 rounded to tf32). An operand already in that
+    type (f16/bf16, or a narrowed weight) is copied by `nvvm.cp.async`
+    into 3-4 unpadded stages, swizzled by 16-byte chunk, the slice 2-3
+    steps ahead issued each step; others are fetched into registers
+    (16-byte vectors when the buffer is aligned at run time) during the
+    products and stored into the other of two padded stages; one barrier
+    per step; fragments by `nvvm.ldmatrix` x4 (16-bit operands);
     `nvvm.mma.sync` m16n8k16 (m16n8k8 for tf32) with f32 accumulators, the
     same init and epilogue. At bf16/fp16, an f32 constant operand (a
     weight) is read from a copy rounded to the operand type at compile
@@ -395,8 +399,12 @@ def EmulateKernels : Pass<"kiln-gpu-emulate-kernels", "ModuleOp"> {
     `@__kiln_emulator_barrier(state)`, which yields to the block's other
     threads; `nvvm.mma.sync` calls `@__kiln_emulator_mma(state, kind,
     slots)` with the lane's fragments as 32-bit words, the warp's product
-    computed by the runtime. Workgroup (shared) memory becomes host globals: the emulator
-    runs one block at a time. The kernel table goes to the module attribute
+    computed by the runtime (`nvvm.ldmatrix`, AMD's mfma and `gpu.shuffle`
+    likewise); `nvvm.cp.async` becomes the copy itself, done at once (bytes
+    past its source size zeroed), and its commit and wait groups go: the
+    emulator runs a block's threads one after another between barriers.
+    Workgroup (shared) memory becomes host globals: the emulator runs one
+    block at a time. The kernel table goes to the module attribute
     `kiln.gpu.kernels` and the `gpu.module` is erased.
 
     Before:

@@ -157,7 +157,7 @@ endforeach()
 # Half-precision models: their contractions and attention run on tensor
 # cores natively (mma.sync with f32 accumulation), emulated against numpy
 # within 1e-2 relative L2 error, and assembled without spills.
-foreach(kind matmul attention)
+foreach(kind matmul sliced_matmul attention)
   foreach(type float16 bfloat16)
     set(name half_${kind}_${type})
     set(work ${CMAKE_CURRENT_BINARY_DIR}/work/gpu/${name})

@@ -3,9 +3,10 @@
 reference, for the GPU tests: f16/bf16 models run their contractions (and,
 on AMD, their attention) on matrix cores natively.
 
-    export_half_models.py float16|bfloat16 OUT_DIR [matmul|attention]
+    export_half_models.py float16|bfloat16 OUT_DIR [matmul|sliced_matmul|attention]
 
-matmul: MatMul + bias + Relu. attention: softmax(q kᵀ · scale) v on
+matmul: MatMul + bias + Relu. sliced_matmul: products of slices of the
+inputs, one large enough for 128x128 tiles. attention: softmax(q kᵀ · scale) v on
 [1, 2, 70, 40] q, k, v (a sequence that is not a multiple of the kernels'
 tiles, a head size that is not a multiple of 16), as torch exports it.
 OUT_DIR gets model.onnx, one NAME.npy per input and expected_NAME.npy
@@ -65,6 +66,42 @@ def matmul(dtype, elem, rng):
     return graph, {"x": x}, {"y": y}
 
 
+def sliced_matmul(dtype, elem, rng):
+    """Products of slices: y from rows 1.. of x (9 x 11 tiles of 128, so
+    both operands by cp.async in three stages, with edges in every dim), z
+    from columns 1.. of u (rows off a 16-byte boundary in u; bufferization
+    copies such a slice to a buffer of its own before the kernel)."""
+    m, k, n = 1040, 72, 1288
+    x = rounded(rng.standard_normal((m + 1, k)), dtype)
+    w = rounded(rng.standard_normal((k, n)) / np.sqrt(k), dtype)
+    u = rounded(rng.standard_normal((96, 161)), dtype)
+    v = rounded(rng.standard_normal((160, 80)) / np.sqrt(160), dtype)
+
+    def const(name, values):
+        return helper.make_node("Constant", [], [name], name=name,
+                                value=numpy_helper.from_array(
+                                    np.array(values, np.int64), name))
+    graph = helper.make_graph(
+        [const("one", [1]), const("end", [1 << 30]), const("rows", [0]),
+         const("cols", [1]),
+         helper.make_node("Slice", ["x", "one", "end", "rows"], ["xs"],
+                          name="slice_rows"),
+         helper.make_node("MatMul", ["xs", "w"], ["y"], name="matmul_rows"),
+         helper.make_node("Slice", ["u", "one", "end", "cols"], ["us"],
+                          name="slice_cols"),
+         helper.make_node("MatMul", ["us", "v"], ["z"], name="matmul_cols")],
+        "half_sliced_matmul",
+        [helper.make_tensor_value_info("x", elem, [m + 1, k]),
+         helper.make_tensor_value_info("w", elem, [k, n]),
+         helper.make_tensor_value_info("u", elem, [96, 161]),
+         helper.make_tensor_value_info("v", elem, [160, 80])],
+        [helper.make_tensor_value_info("y", elem, [m, n]),
+         helper.make_tensor_value_info("z", elem, [96, 80])])
+    return graph, {"x": x, "w": w, "u": u, "v": v}, {
+        "y": x[1:].astype(np.float64) @ w,
+        "z": u[:, 1:].astype(np.float64) @ v}
+
+
 def attention(dtype, elem, rng):
     shape = [1, 2, 70, 40]
     q, k, v = (rounded(rng.standard_normal(shape), dtype) for _ in range(3))
@@ -93,6 +130,7 @@ def main():
     elem = TensorProto.FLOAT16 if dtype == "float16" else TensorProto.BFLOAT16
     rng = np.random.default_rng(0)
     graph, inputs, outputs = {"matmul": matmul,
+                              "sliced_matmul": sliced_matmul,
                               "attention": attention}[kind](dtype, elem, rng)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     os.makedirs(out, exist_ok=True)

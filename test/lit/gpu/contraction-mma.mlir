@@ -2,17 +2,17 @@
 // RUN: kiln-opt %s --pass-pipeline='builtin.module(func.func(kiln-gpu-contraction-kernels{precision=tf32}))' | FileCheck %s --check-prefix=TF32
 // RUN: kiln-opt %s --pass-pipeline='builtin.module(func.func(kiln-gpu-contraction-kernels{precision=fp16}))' | FileCheck %s --check-prefix=FP16
 
-// With a tensor-core precision a small matmul runs 4 warps per 64x64 tile:
-// both operands staged in two shared-memory stages in the narrow type (A
-// [m][k] with rows padded to 40, B as it lies, [k][n], rows padded to 72),
-// the first slice before the
-// loop, then per 32-deep step the next slice fetched, 2 (k) x 2x4 mma tiles
+// With a tensor-core precision a small matmul runs 4 warps per 64x64 tile.
+// f32 operands pass through registers, converted to the narrow type, into
+// two shared-memory stages (A [m][k] with rows padded to 40, B as it lies,
+// [k][n], rows padded to 72): the first slice before the loop, then per
+// 32-deep step one barrier, the next slice fetched, 2 (k) x 2x4 mma tiles
 // of 16x8 per warp, their fragments by ldmatrix.x4 (B's transposed from
-// its [k][n] stage, A's as they lie), the slice stored into the
-// other stage and one barrier; f32 accumulators. Operands whose contiguous
-// extent is a multiple of 4 floats are fetched as 16-byte vectors when
-// their buffer is 16-byte aligned at run time (else element by element),
-// and A's k-contiguous chunks go to shared memory in one store.
+// its [k][n] stage, A's as they lie), and the slice stored into the other
+// stage; f32 accumulators. Operands whose contiguous extent is a multiple
+// of 4 floats are fetched as 16-byte vectors when their buffer is 16-byte
+// aligned at run time (else element by element), and A's k-contiguous
+// chunks go to shared memory in one store.
 // BF16-LABEL: func.func @matmul(
 // BF16:         gpu.launch {{.*}} threads({{.*}}) in (%{{.+}} = %c128{{.*}}, {{.*}}) workgroup(%[[AS:.+]] : memref<2x64x40xbf16, #gpu.address_space<workgroup>>, %[[BS:.+]] : memref<2x32x72xbf16, #gpu.address_space<workgroup>>)
 // BF16:           memref.extract_aligned_pointer_as_index %[[A:.+]] : memref<100x200xf32> -> index
@@ -26,8 +26,10 @@
 // BF16:             vector.load %[[B]][%{{.+}}, %{{.+}}] {alignment = 16 : i64} : memref<200x300xf32>, vector<4xf32>
 // BF16:           arith.truncf %{{.+}} : f32 to bf16
 // BF16:           vector.store %{{.+}}, %[[AS]][{{.*}}] {alignment = 8 : i64} : memref<2x64x40xbf16, #gpu.address_space<workgroup>>, vector<4xbf16>
-// BF16:           gpu.barrier
+// BF16-NOT:       gpu.barrier
+// BF16-NOT:       nvvm.cp.async
 // BF16:           scf.for
+// BF16-NEXT:        gpu.barrier
 // BF16:             memref.extract_aligned_pointer_as_index %[[BS]]
 // BF16:             llvm.inttoptr %{{.+}} : i64 to !llvm.ptr<3>
 // BF16:             nvvm.ldmatrix %{{.+}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<col>, num = 4 : i32, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>} : (!llvm.ptr<3>) -> !llvm.struct<(i32, i32, i32, i32)>
@@ -35,8 +37,8 @@
 // BF16:             nvvm.ldmatrix %{{.+}} {{{.*}}layout = #nvvm.mma_layout<row>, num = 4 : i32{{.*}}}
 // BF16-COUNT-16:    nvvm.mma.sync {{.*}} {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
 // BF16:             memref.store %{{.+}}, %[[AS]]
-// BF16:             gpu.barrier
-// BF16-NEXT:        scf.yield
+// BF16-NOT:         gpu.barrier
+// BF16:             scf.yield
 
 // tf32: f32 operands rounded to 10 mantissa bits, 16-deep steps of two
 // m16n8k8.
@@ -64,9 +66,9 @@ func.func @matmul(%a: tensor<100x200xf32>, %b: tensor<200x300xf32>) -> tensor<10
 // BF16-LABEL: func.func @large(
 // BF16:         gpu.launch blocks({{.*}}) in (%{{.+}} = %c16{{.*}}, %{{.+}} = %c16{{.*}}, %{{.+}} = %c1{{.*}}) threads({{.*}}) in (%{{.+}} = %c256{{.*}}, {{.*}}) workgroup(%{{.+}} : memref<2x128x40xbf16, #gpu.address_space<workgroup>>, %{{.+}} : memref<2x32x136xbf16, #gpu.address_space<workgroup>>)
 // BF16:           scf.for
+// BF16-NEXT:        gpu.barrier
 // BF16-COUNT-32:    nvvm.mma.sync
-// BF16:             gpu.barrier
-// BF16-NEXT:        scf.yield
+// BF16:             scf.yield
 // TF32-LABEL: func.func @large(
 // TF32:         workgroup(%{{.+}} : memref<2x128x20xf32, #gpu.address_space<workgroup>>, %{{.+}} : memref<2x16x136xf32, #gpu.address_space<workgroup>>)
 // TF32-COUNT-32:  nvvm.mma.sync
@@ -117,4 +119,74 @@ func.func @constant_weight(%a: tensor<100x4xf32>) -> tensor<100x8xf32> {
   %f = linalg.fill ins(%zero : f32) outs(%e : tensor<100x8xf32>) -> tensor<100x8xf32>
   %c = linalg.matmul ins(%a, %w : tensor<100x4xf32>, tensor<4x8xf32>) outs(%f : tensor<100x8xf32>) -> tensor<100x8xf32>
   return %c : tensor<100x8xf32>
+}
+
+// Operands already in the operand type (a bf16 model) go to shared memory
+// by cp.async, 16 bytes per copy (zero-filled past the edges: the source
+// size is 16 or 0), into unpadded stages whose 16-byte chunks are swizzled
+// (XOR with row bits) for the ldmatrix reads: four stages of a 64x64
+// tile's slices fit 48 KiB, three are in flight before the loop; each
+// step waits for its own group (2 younger ones may stay in flight), passes
+// the barrier, issues the slice 3 steps ahead into the stage the last step
+// read and commits it; no copy is left in flight after the loop.
+// BF16-LABEL: func.func @native_bf16(
+// BF16:         gpu.launch {{.*}} workgroup(%[[NAS:.+]] : memref<4x64x32xbf16, #gpu.address_space<workgroup>>, %[[NBS:.+]] : memref<4x32x64xbf16, #gpu.address_space<workgroup>>)
+// BF16:           %[[SIZE:.+]] = arith.select %{{.+}}, %c16_i32, %c0_i32 : i32
+// BF16:           nvvm.cp.async.shared.global %{{.+}}, %{{.+}}, 16, cache =  cg, %[[SIZE]] : !llvm.ptr<3>, !llvm.ptr<1>, i32
+// BF16-COUNT-3:   nvvm.cp.async.commit.group
+// BF16-NOT:       gpu.barrier
+// BF16:           scf.for
+// BF16-NEXT:        nvvm.cp.async.wait.group 2
+// BF16-NEXT:        gpu.barrier
+// BF16:             nvvm.cp.async.shared.global
+// BF16:             nvvm.cp.async.commit.group
+// BF16:             arith.xori
+// BF16:             nvvm.ldmatrix
+// BF16-COUNT-16:    nvvm.mma.sync
+// BF16-NOT:         memref.store
+// BF16:             scf.yield
+// BF16:           nvvm.cp.async.wait.group 0
+func.func @native_bf16(%a: tensor<100x200xbf16>, %b: tensor<200x320xbf16>) -> tensor<100x320xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<100x320xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<100x320xf32>) -> tensor<100x320xf32>
+  %c = linalg.matmul ins(%a, %b : tensor<100x200xbf16>, tensor<200x320xbf16>) outs(%f : tensor<100x320xf32>) -> tensor<100x320xf32>
+  return %c : tensor<100x320xf32>
+}
+
+// 128x128 tiles: three stages of 16 KiB (exactly 48 KiB), one group in
+// flight past the wait. A run-time f32 A beside a constant weight (read as
+// its bf16 copy) keeps A's padded register stages: B alone by cp.async, in
+// three stages (20 + 24 KiB).
+// BF16-LABEL: func.func @native_bf16_large(
+// BF16:         workgroup(%{{.+}} : memref<3x128x32xbf16, #gpu.address_space<workgroup>>, %{{.+}} : memref<3x32x128xbf16, #gpu.address_space<workgroup>>)
+// BF16:           scf.for
+// BF16-NEXT:        nvvm.cp.async.wait.group 1
+// BF16-LABEL: func.func @mixed_large(
+// BF16:         workgroup(%{{.+}} : memref<2x128x40xbf16, #gpu.address_space<workgroup>>, %{{.+}} : memref<3x32x128xbf16, #gpu.address_space<workgroup>>)
+// BF16:           scf.for
+// BF16-NEXT:        nvvm.cp.async.wait.group 1
+// BF16-NEXT:        gpu.barrier
+// BF16:             nvvm.cp.async.shared.global
+// BF16:             vector.load %{{.+}} : memref<2048x256xf32>, vector<4xf32>
+// BF16:             vector.store %{{.+}} : memref<2x128x40xbf16, #gpu.address_space<workgroup>>, vector<4xbf16>
+// BF16:             scf.yield
+// tf32 keeps f32 weights, rounded while staged: no cp.async.
+// TF32-LABEL: func.func @mixed_large(
+// TF32-NOT:     nvvm.cp.async
+func.func @native_bf16_large(%a: tensor<2048x256xbf16>, %b: tensor<256x2048xbf16>) -> tensor<2048x2048xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2048x2048xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2048x2048xf32>) -> tensor<2048x2048xf32>
+  %c = linalg.matmul ins(%a, %b : tensor<2048x256xbf16>, tensor<256x2048xbf16>) outs(%f : tensor<2048x2048xf32>) -> tensor<2048x2048xf32>
+  return %c : tensor<2048x2048xf32>
+}
+
+func.func @mixed_large(%a: tensor<2048x256xf32>) -> tensor<2048x2048xf32> {
+  %zero = arith.constant 0.0 : f32
+  %b = arith.constant dense<0.5> : tensor<256x2048xf32>
+  %e = tensor.empty() : tensor<2048x2048xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2048x2048xf32>) -> tensor<2048x2048xf32>
+  %c = linalg.matmul ins(%a, %b : tensor<2048x256xf32>, tensor<256x2048xf32>) outs(%f : tensor<2048x2048xf32>) -> tensor<2048x2048xf32>
+  return %c : tensor<2048x2048xf32>
 }
