@@ -47,6 +47,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 namespace mlir::kiln {
 #define GEN_PASS_DEF_CONTRACTIONKERNELS
@@ -201,6 +202,45 @@ struct ContractionKernelsPass
   }
   DenseMap<std::pair<Value, Type>, Value> narrowed;
 
+  /// A run-time f32 `operand` of a contraction that fills the GPU with
+  /// large tiles, rounded to `narrow` by an elementwise op of its own (one
+  /// per operand, shared by its contractions): the tensor-core kernel then
+  /// copies it to shared memory as it is (cp.async) instead of converting
+  /// it in registers, and reads half the bytes. The kernel rounded the same
+  /// way while staging, so the results do not change. Small problems keep
+  /// the conversion in the kernel (a launch more would cost them more).
+  Value narrowedActivation(const Contraction &c, Value operand, Type narrow) {
+    auto type = dyn_cast<RankedTensorType>(operand.getType());
+    if (!type || !type.hasStaticShape() || !type.getElementType().isF32() ||
+        !fillsGpuWithLargeTiles(c))
+      return Value();
+    auto key = std::make_pair(operand, narrow);
+    if (Value known = narrowed.lookup(key))
+      return known;
+    OpBuilder b(c.op);
+    if (Operation *producer = operand.getDefiningOp())
+      b.setInsertionPointAfter(producer);
+    else
+      b.setInsertionPointToStart(cast<BlockArgument>(operand).getOwner());
+    Location loc = operand.getLoc();
+    Value init =
+        tensor::EmptyOp::create(b, loc, type.getShape(), narrow).getResult();
+    AffineMap identity = b.getMultiDimIdentityMap(type.getRank());
+    auto convert = linalg::GenericOp::create(
+        b, loc, TypeRange{init.getType()}, ValueRange{operand},
+        ValueRange{init}, ArrayRef<AffineMap>{identity, identity},
+        SmallVector<utils::IteratorType>(type.getRank(),
+                                         utils::IteratorType::parallel),
+        [&](OpBuilder &nb, Location nloc, ValueRange args) {
+          linalg::YieldOp::create(
+              nb, nloc,
+              arith::TruncFOp::create(nb, nloc, narrow, args[0]).getResult());
+        });
+    narrowed[key] = convert.getResult(0);
+    report::count("gpu_activations_narrowed");
+    return convert.getResult(0);
+  }
+
   void runOnOperation() override {
     if (!llvm::is_contained({"fp32", "tf32", "bf16", "fp16"}, precision)) {
       getOperation().emitError("kiln-gpu-contraction-kernels: unknown "
@@ -268,8 +308,13 @@ struct ContractionKernelsPass
         // bytes of the weights, and no conversion in the staging loop.
         Type narrow =
             precision == "bf16" ? Type(b.getBF16Type()) : Type(b.getF16Type());
-        c.narrowedA = narrowedWeight(c.op.getDpsInputs()[0], narrow);
-        c.narrowedB = narrowedWeight(c.op.getDpsInputs()[1], narrow);
+        for (auto [operand, copy] :
+             {std::pair(c.op.getDpsInputs()[0], &c.narrowedA),
+              std::pair(c.op.getDpsInputs()[1], &c.narrowedB)}) {
+          *copy = narrowedWeight(operand, narrow);
+          if (!*copy)
+            *copy = narrowedActivation(c, operand, narrow);
+        }
         writeMmaKernel(
             b, c, precision == "fp16" ? MmaOperand::F16 : MmaOperand::BF16);
       } else

@@ -141,6 +141,10 @@ Value mmaRegister(OpBuilder &b, Location loc, MmaOperand operand, Value pair);
 SmallVector<Value> ldMatrixX4(OpBuilder &b, Location loc, MmaOperand operand,
                               Value shared, ValueRange indices, bool transpose);
 
+/// Whether the tensor-core kernel takes 128x128 tiles for `c`: the problem
+/// has enough of them to fill a GPU (ContractionMma.cpp).
+bool fillsGpuWithLargeTiles(const Contraction &c);
+
 /// Replaces `c` (and its epilogue) with a tensor-core kernel
 /// (ContractionMma.cpp).
 void writeMmaKernel(OpBuilder &b, Contraction &c, MmaOperand operand);

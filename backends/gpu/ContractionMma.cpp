@@ -60,9 +60,7 @@ struct MmaTiling {
 /// static shared memory.
 MmaTiling chooseTiling(const Contraction &c, MmaOperand operand) {
   int64_t depth = operand == MmaOperand::TF32 ? 16 : 32;
-  int64_t bigBlocks = llvm::divideCeil(c.size(c.m), 128) *
-                      llvm::divideCeil(c.size(c.n), 128) * c.size(c.batch);
-  if (bigBlocks >= 96)
+  if (fillsGpuWithLargeTiles(c))
     return {128, 128, 2, 4, depth};
   return {64, 64, 2, 2, depth};
 }
@@ -704,6 +702,12 @@ void MmaWriter::write() {
   w.finish(launch);
 }
 } // namespace
+
+bool gpu_kernels::fillsGpuWithLargeTiles(const Contraction &c) {
+  return llvm::divideCeil(c.size(c.m), 128) *
+             llvm::divideCeil(c.size(c.n), 128) * c.size(c.batch) >=
+         96;
+}
 
 SmallVector<Value> gpu_kernels::mmaSync(OpBuilder &b, Location loc,
                                         MmaOperand operand, ValueRange a,

@@ -189,7 +189,10 @@ def ContractionKernels : Pass<"kiln-gpu-contraction-kernels", "func::FuncOp"> {
     same init and epilogue. At bf16/fp16, an f32 constant operand (a
     weight) is read from a copy rounded to the operand type at compile
     time (`narrowed_weight`, counted as `gpu_weights_narrowed`; one copy
-    per constant), so the weights take half the bytes. A problem with fewer than
+    per constant), so the weights take half the bytes; a run-time f32
+    operand of a problem with 128x128 tiles is rounded by an elementwise
+    op of its own before the kernel (counted as `gpu_activations_narrowed`;
+    one per operand), so that it too is copied by cp.async. A problem with fewer than
     64 tiles and a deep K (a 7x7 convolution at batch 1) splits K across
     blocks (grid z): each block writes its slice's partial product to a
     workspace and a second kernel sums the slices, then applies the fill,

@@ -62,10 +62,19 @@ func.func @matmul(%a: tensor<100x200xf32>, %b: tensor<200x300xf32>) -> tensor<10
 }
 
 // A problem of 256 128x128 tiles takes them: 8 warps of 64x32, 2 (k) x 4x4
-// mma tiles per step.
+// mma tiles per step. Its run-time f32 operands are rounded to bf16 first,
+// each by an elementwise op of its own (the kernel rounded them the same
+// way while staging), so both go to shared memory by cp.async: three
+// stages of 16 KiB.
 // BF16-LABEL: func.func @large(
-// BF16:         gpu.launch blocks({{.*}}) in (%{{.+}} = %c16{{.*}}, %{{.+}} = %c16{{.*}}, %{{.+}} = %c1{{.*}}) threads({{.*}}) in (%{{.+}} = %c256{{.*}}, {{.*}}) workgroup(%{{.+}} : memref<2x128x40xbf16, #gpu.address_space<workgroup>>, %{{.+}} : memref<2x32x136xbf16, #gpu.address_space<workgroup>>)
+// BF16-SAME:      %[[LA:[a-z0-9]+]]: tensor<2048x256xf32>, %[[LB:[a-z0-9]+]]: tensor<256x2048xf32>)
+// BF16:         linalg.generic {{.*}} ins(%[[LB]] : tensor<256x2048xf32>) outs(%{{.+}} : tensor<256x2048xbf16>)
+// BF16:           arith.truncf %{{.+}} : f32 to bf16
+// BF16:         linalg.generic {{.*}} ins(%[[LA]] : tensor<2048x256xf32>) outs(%{{.+}} : tensor<2048x256xbf16>)
+// BF16:         gpu.launch blocks({{.*}}) in (%{{.+}} = %c16{{.*}}, %{{.+}} = %c16{{.*}}, %{{.+}} = %c1{{.*}}) threads({{.*}}) in (%{{.+}} = %c256{{.*}}, {{.*}}) workgroup(%{{.+}} : memref<3x128x32xbf16, #gpu.address_space<workgroup>>, %{{.+}} : memref<3x32x128xbf16, #gpu.address_space<workgroup>>)
+// BF16-NOT:       vector.load {{.*}}xf32>
 // BF16:           scf.for
+// BF16-NEXT:        nvvm.cp.async.wait.group 1
 // BF16-NEXT:        gpu.barrier
 // BF16-COUNT-32:    nvvm.mma.sync
 // BF16:             scf.yield
@@ -100,13 +109,14 @@ func.func @transposed_b(%a: tensor<100x200xf32>, %b: tensor<300x200xf32>) -> ten
 }
 
 // A constant f32 weight is read as a bf16 (fp16) copy rounded at compile
-// time (the kernel stages its elements as they are; A, a run-time f32
-// input, is still rounded while staged), and the f32 constant is left to
-// the cleanup. tf32 keeps f32 weights.
+// time (the kernel copies it to four swizzled stages by cp.async; A, a
+// run-time f32 input of a problem too small for 128x128 tiles, is still
+// rounded while staged through two padded register stages), and the f32
+// constant is left to the cleanup. tf32 keeps f32 weights.
 // BF16-LABEL: func.func @constant_weight(
 // BF16:         %[[W:.+]] = arith.constant dense_resource<narrowed_weight{{.*}}> : tensor<4x8xbf16>
 // BF16:         bufferization.to_buffer %[[W]] read_only : tensor<4x8xbf16> to memref<4x8xbf16>
-// BF16:         gpu.launch
+// BF16:         gpu.launch {{.*}} workgroup(%{{.+}} : memref<2x64x40xbf16, #gpu.address_space<workgroup>>, %{{.+}} : memref<4x32x64xbf16, #gpu.address_space<workgroup>>)
 // BF16:           memref.load %{{.+}} : memref<4x8xbf16>
 // FP16-LABEL: func.func @constant_weight(
 // FP16:         arith.constant dense_resource<narrowed_weight{{.*}}> : tensor<4x8xf16>
@@ -155,24 +165,24 @@ func.func @native_bf16(%a: tensor<100x200xbf16>, %b: tensor<200x320xbf16>) -> te
 }
 
 // 128x128 tiles: three stages of 16 KiB (exactly 48 KiB), one group in
-// flight past the wait. A run-time f32 A beside a constant weight (read as
-// its bf16 copy) keeps A's padded register stages: B alone by cp.async, in
-// three stages (20 + 24 KiB).
+// flight past the wait, no register staging left.
 // BF16-LABEL: func.func @native_bf16_large(
 // BF16:         workgroup(%{{.+}} : memref<3x128x32xbf16, #gpu.address_space<workgroup>>, %{{.+}} : memref<3x32x128xbf16, #gpu.address_space<workgroup>>)
 // BF16:           scf.for
 // BF16-NEXT:        nvvm.cp.async.wait.group 1
-// BF16-LABEL: func.func @mixed_large(
-// BF16:         workgroup(%{{.+}} : memref<2x128x40xbf16, #gpu.address_space<workgroup>>, %{{.+}} : memref<3x32x128xbf16, #gpu.address_space<workgroup>>)
-// BF16:           scf.for
-// BF16-NEXT:        nvvm.cp.async.wait.group 1
 // BF16-NEXT:        gpu.barrier
-// BF16:             nvvm.cp.async.shared.global
-// BF16:             vector.load %{{.+}} : memref<2048x256xf32>, vector<4xf32>
-// BF16:             vector.store %{{.+}} : memref<2x128x40xbf16, #gpu.address_space<workgroup>>, vector<4xbf16>
+// BF16-NOT:         vector.load
 // BF16:             scf.yield
-// tf32 keeps f32 weights, rounded while staged: no cp.async.
-// TF32-LABEL: func.func @mixed_large(
+// A large problem's constant weight is narrowed at compile time and its
+// run-time f32 input by an elementwise op: both by cp.async.
+// BF16-LABEL: func.func @large_constant_weight(
+// BF16:         linalg.generic {{.*}} outs(%{{.+}} : tensor<2048x256xbf16>)
+// BF16:         %[[NW:.+]] = arith.constant dense_resource<narrowed_weight{{.*}}> : tensor<256x2048xbf16>
+// BF16:         bufferization.to_buffer %[[NW]]
+// BF16:         workgroup(%{{.+}} : memref<3x128x32xbf16, #gpu.address_space<workgroup>>, %{{.+}} : memref<3x32x128xbf16, #gpu.address_space<workgroup>>)
+// tf32 keeps f32 operands, rounded while staged: no copies, no cp.async.
+// TF32-LABEL: func.func @large_constant_weight(
+// TF32-NOT:     linalg.generic
 // TF32-NOT:     nvvm.cp.async
 func.func @native_bf16_large(%a: tensor<2048x256xbf16>, %b: tensor<256x2048xbf16>) -> tensor<2048x2048xf32> {
   %zero = arith.constant 0.0 : f32
@@ -182,7 +192,7 @@ func.func @native_bf16_large(%a: tensor<2048x256xbf16>, %b: tensor<256x2048xbf16
   return %c : tensor<2048x2048xf32>
 }
 
-func.func @mixed_large(%a: tensor<2048x256xf32>) -> tensor<2048x2048xf32> {
+func.func @large_constant_weight(%a: tensor<2048x256xf32>) -> tensor<2048x2048xf32> {
   %zero = arith.constant 0.0 : f32
   %b = arith.constant dense<0.5> : tensor<256x2048xf32>
   %e = tensor.empty() : tensor<2048x2048xf32>
