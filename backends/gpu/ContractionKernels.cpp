@@ -173,6 +173,61 @@ void writeSimtKernel(OpBuilder &b, Contraction &c) {
   w.finish(launch);
 }
 
+/// An elementwise op converting `input` (a static tensor) to `element`
+/// (arith.truncf or arith.extf), after its definition.
+Value castElements(Value input, Type element) {
+  auto type = cast<RankedTensorType>(input.getType());
+  OpBuilder b(input.getContext());
+  if (Operation *producer = input.getDefiningOp())
+    b.setInsertionPointAfter(producer);
+  else
+    b.setInsertionPointToStart(cast<BlockArgument>(input).getOwner());
+  Location loc = input.getLoc();
+  Value init =
+      tensor::EmptyOp::create(b, loc, type.getShape(), element).getResult();
+  AffineMap identity = b.getMultiDimIdentityMap(type.getRank());
+  bool narrowing =
+      element.getIntOrFloatBitWidth() < type.getElementTypeBitWidth();
+  auto cast = linalg::GenericOp::create(
+      b, loc, TypeRange{init.getType()}, ValueRange{input}, ValueRange{init},
+      ArrayRef<AffineMap>{identity, identity},
+      SmallVector<utils::IteratorType>(type.getRank(),
+                                       utils::IteratorType::parallel),
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        Value v =
+            narrowing
+                ? arith::TruncFOp::create(nb, nloc, element, args[0])
+                      .getResult()
+                : arith::ExtFOp::create(nb, nloc, element, args[0]).getResult();
+        linalg::YieldOp::create(nb, nloc, v);
+      });
+  return cast.getResult(0);
+}
+
+/// The `narrow` tensor that `value` is an exact widening of (an
+/// elementwise arith.extf), if it is one.
+Value widenedFrom(Value value, Type narrow) {
+  auto widen = value.getDefiningOp<linalg::GenericOp>();
+  if (!widen || widen.getNumDpsInputs() != 1 ||
+      getElementTypeOrSelf(widen.getDpsInputs()[0].getType()) != narrow ||
+      !llvm::all_of(widen.getIndexingMapsArray(),
+                    [](AffineMap m) { return m.isIdentity(); }))
+    return Value();
+  Block &body = widen.getRegion().front();
+  auto extend = dyn_cast<arith::ExtFOp>(&body.front());
+  if (!extend || extend.getIn() != body.getArgument(0) ||
+      body.getTerminator()->getOperand(0) != extend.getResult())
+    return Value();
+  return widen.getDpsInputs()[0];
+}
+
+/// Whether grid y (row tiles) or z (batch) of `c`'s kernel would pass
+/// CUDA's 65535 blocks.
+bool tooLargeForGrid(const Contraction &c) {
+  return llvm::divideCeil(c.size(c.m), kTileM) > kMaxGridYZ ||
+         c.size(c.batch) > kMaxGridYZ;
+}
+
 struct ContractionKernelsPass
     : public kiln::impl::ContractionKernelsBase<ContractionKernelsPass> {
   using Base::Base;
@@ -214,31 +269,63 @@ struct ContractionKernelsPass
     if (!type || !type.hasStaticShape() || !type.getElementType().isF32() ||
         !fillsGpuWithLargeTiles(c))
       return Value();
+    if (Value source = widenedFrom(operand, narrow))
+      return source;
     auto key = std::make_pair(operand, narrow);
     if (Value known = narrowed.lookup(key))
       return known;
-    OpBuilder b(c.op);
-    if (Operation *producer = operand.getDefiningOp())
-      b.setInsertionPointAfter(producer);
-    else
-      b.setInsertionPointToStart(cast<BlockArgument>(operand).getOwner());
-    Location loc = operand.getLoc();
+    Value copy = castElements(operand, narrow);
+    narrowed[key] = copy;
+    report::count("gpu_activations_narrowed");
+    return copy;
+  }
+
+  /// Before any kernel is written: an f32 operand of a large contraction
+  /// that only it reads, made by an elementwise op (a GELU, a bias add,
+  /// another contraction's epilogue), is rounded in that op instead of in
+  /// an op of its own: the op yields `narrow`, and an extf op stands in
+  /// for the f32 value until the contraction's kernel, which reads the
+  /// narrow one (narrowedActivation looks through the extf: the rounding
+  /// op may become another kernel's epilogue, replaced by its result),
+  /// replaces it.
+  ///
+  ///   %g = linalg.generic ... -> tensor<MxKxf32>     (GELU)
+  ///   linalg.matmul ins(%g, %w ...)
+  /// becomes
+  ///   %g = linalg.generic ... -> tensor<MxKxbf16>    (GELU, truncf)
+  ///   %e = linalg.generic ins(%g) ... -> tensor<MxKxf32>   (extf)
+  ///   linalg.matmul ins(%e, %w ...)
+  /// Returns the erased producer, if any.
+  Operation *narrowInProducer(OpOperand &use, Type narrow) {
+    Value operand = use.get();
+    auto producer = operand.getDefiningOp<linalg::GenericOp>();
+    auto type = dyn_cast<RankedTensorType>(operand.getType());
+    if (!producer || !operand.hasOneUse() || producer->getNumResults() != 1 ||
+        producer.getNumDpsInits() != 1 || !type || !type.hasStaticShape() ||
+        !type.getElementType().isF32() ||
+        producer.getNumParallelLoops() != producer.getNumLoops() ||
+        producer.payloadUsesValueFromOperand(producer.getDpsInitOperand(0)))
+      return nullptr;
+    OpBuilder b(producer);
+    Location loc = producer.getLoc();
     Value init =
         tensor::EmptyOp::create(b, loc, type.getShape(), narrow).getResult();
-    AffineMap identity = b.getMultiDimIdentityMap(type.getRank());
-    auto convert = linalg::GenericOp::create(
-        b, loc, TypeRange{init.getType()}, ValueRange{operand},
-        ValueRange{init}, ArrayRef<AffineMap>{identity, identity},
-        SmallVector<utils::IteratorType>(type.getRank(),
-                                         utils::IteratorType::parallel),
-        [&](OpBuilder &nb, Location nloc, ValueRange args) {
-          linalg::YieldOp::create(
-              nb, nloc,
-              arith::TruncFOp::create(nb, nloc, narrow, args[0]).getResult());
-        });
-    narrowed[key] = convert.getResult(0);
+    auto rounded = linalg::GenericOp::create(
+        b, loc, TypeRange{init.getType()}, producer.getDpsInputs(),
+        ValueRange{init}, producer.getIndexingMapsArray(),
+        producer.getIteratorTypesArray());
+    rounded.getRegion().takeBody(producer.getRegion());
+    Block &body = rounded.getRegion().front();
+    body.getArguments().back().setType(narrow);
+    Operation *yield = body.getTerminator();
+    OpBuilder atYield(yield);
+    yield->setOperand(
+        0, arith::TruncFOp::create(atYield, loc, narrow, yield->getOperand(0)));
+    Value wide = castElements(rounded.getResult(0), b.getF32Type());
+    use.set(wide);
+    producer.erase();
     report::count("gpu_activations_narrowed");
-    return convert.getResult(0);
+    return producer;
   }
 
   void runOnOperation() override {
@@ -262,6 +349,35 @@ struct ContractionKernelsPass
       return signalPassFailure();
     }
     narrowed.clear();
+    // Operands of large tensor-core contractions rounded where they are
+    // made, before the kernels are written (an epilogue that rounds must
+    // be so when its contraction's kernel takes it).
+    if (matrixUnit == "mma.sync" &&
+        (precision == "bf16" || precision == "fp16")) {
+      OpBuilder b(&getContext());
+      Type narrow =
+          precision == "bf16" ? Type(b.getBF16Type()) : Type(b.getF16Type());
+      SmallVector<linalg::LinalgOp> contractions;
+      getOperation().walk([&](linalg::LinalgOp op) {
+        if (!op->getParentOfType<scf::ForallOp>())
+          contractions.push_back(op);
+      });
+      DenseSet<Operation *> erased;
+      for (linalg::LinalgOp op : contractions) {
+        if (erased.contains(op))
+          continue;
+        FailureOr<Contraction> match = matchContraction(op);
+        if (failed(match) || tooLargeForGrid(*match) ||
+            !getElementTypeOrSelf(op.getDpsInputs()[0].getType()).isF32() ||
+            !fillsGpuWithLargeTiles(*match))
+          continue;
+        for (OpOperand *use : op.getDpsInputOperands())
+          if (use->getOperandNumber() < 2 &&
+              !use->get().getDefiningOp<arith::ConstantOp>())
+            erased.insert(narrowInProducer(*use, narrow));
+      }
+    }
+
     SmallVector<linalg::LinalgOp> candidates;
     getOperation().walk([&](linalg::LinalgOp op) {
       if (!op->getParentOfType<scf::ForallOp>()) // not inside a tiled loop
@@ -280,8 +396,7 @@ struct ContractionKernelsPass
       Contraction &c = *match;
       // Grid y (row tiles) and z (batch) hold at most 65535 blocks; bigger
       // problems keep the generic kernels, linearized over grid x.
-      if (llvm::divideCeil(c.size(c.m), kTileM) > kMaxGridYZ ||
-          c.size(c.batch) > kMaxGridYZ) {
+      if (tooLargeForGrid(c)) {
         KILN_LOG("gpu", Info)
             << "contraction at '" << onnxNodeName(c.op->getLoc())
             << "' is too large for a tiled grid; it keeps "

@@ -192,7 +192,9 @@ def ContractionKernels : Pass<"kiln-gpu-contraction-kernels", "func::FuncOp"> {
     per constant), so the weights take half the bytes; a run-time f32
     operand of a problem with 128x128 tiles is rounded by an elementwise
     op of its own before the kernel (counted as `gpu_activations_narrowed`;
-    one per operand), so that it too is copied by cp.async. A problem with fewer than
+    one per operand; or, when only that contraction reads it and an
+    elementwise op makes it, by that op, so that a producing kernel's
+    epilogue stores it narrow), so that it too is copied by cp.async. A problem with fewer than
     64 tiles and a deep K (a 7x7 convolution at batch 1) splits K across
     blocks (grid z): each block writes its slice's partial product to a
     workspace and a second kernel sums the slices, then applies the fill,

@@ -200,3 +200,38 @@ func.func @large_constant_weight(%a: tensor<2048x256xf32>) -> tensor<2048x2048xf
   %c = linalg.matmul ins(%a, %b : tensor<2048x256xf32>, tensor<256x2048xf32>) outs(%f : tensor<2048x2048xf32>) -> tensor<2048x2048xf32>
   return %c : tensor<2048x2048xf32>
 }
+
+// An operand that only the large contraction reads, made by an elementwise
+// op (here the first product's ReLU epilogue), is rounded in that op: the
+// first kernel's epilogue stores bf16, and the second kernel copies it by
+// cp.async with no rounding op between them (the extf op that stood in for
+// the f32 value is left unused, for the cleanup).
+// BF16-LABEL: func.func @rounded_epilogue(
+// BF16:         gpu.launch
+// BF16:           arith.maximumf
+// BF16:           %[[H:.+]] = arith.truncf %{{.+}} : f32 to bf16
+// BF16:           memref.store %[[H]], %{{.+}} : memref<2048x2048xbf16>
+// BF16:         gpu.terminator
+// BF16:         %[[R:.+]] = bufferization.to_tensor %{{.+}} : memref<2048x2048xbf16> to tensor<2048x2048xbf16>
+// BF16:         arith.extf
+// BF16-NOT:     arith.truncf
+// BF16:         bufferization.to_buffer %[[R]] read_only : tensor<2048x2048xbf16>
+// TF32-LABEL: func.func @rounded_epilogue(
+// BF16:         gpu.launch {{.*}} workgroup(%{{.+}} : memref<3x128x32xbf16, #gpu.address_space<workgroup>>, %{{.+}} : memref<3x32x128xbf16, #gpu.address_space<workgroup>>)
+// BF16-NOT:       vector.load {{.*}}xf32>
+// BF16:           scf.for
+func.func @rounded_epilogue(%a: tensor<2048x256xbf16>, %w1: tensor<256x2048xbf16>) -> tensor<2048x2048xf32> {
+  %zero = arith.constant 0.0 : f32
+  %w2 = arith.constant dense<0.5> : tensor<2048x2048xf32>
+  %e = tensor.empty() : tensor<2048x2048xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2048x2048xf32>) -> tensor<2048x2048xf32>
+  %p = linalg.matmul ins(%a, %w1 : tensor<2048x256xbf16>, tensor<256x2048xbf16>) outs(%f : tensor<2048x2048xf32>) -> tensor<2048x2048xf32>
+  %h = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%p : tensor<2048x2048xf32>) outs(%e : tensor<2048x2048xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %r = arith.maximumf %x, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<2048x2048xf32>
+  %c = linalg.matmul ins(%h, %w2 : tensor<2048x2048xf32>, tensor<2048x2048xf32>) outs(%f : tensor<2048x2048xf32>) -> tensor<2048x2048xf32>
+  return %c : tensor<2048x2048xf32>
+}
