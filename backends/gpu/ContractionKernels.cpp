@@ -328,6 +328,16 @@ struct ContractionKernelsPass
     return producer;
   }
 
+  /// The function's linalg ops outside tiled loops, in order.
+  SmallVector<linalg::LinalgOp> topLevelLinalgOps() {
+    SmallVector<linalg::LinalgOp> ops;
+    getOperation().walk([&](linalg::LinalgOp op) {
+      if (!op->getParentOfType<scf::ForallOp>())
+        ops.push_back(op);
+    });
+    return ops;
+  }
+
   void runOnOperation() override {
     if (!llvm::is_contained({"fp32", "tf32", "bf16", "fp16"}, precision)) {
       getOperation().emitError("kiln-gpu-contraction-kernels: unknown "
@@ -357,13 +367,8 @@ struct ContractionKernelsPass
       OpBuilder b(&getContext());
       Type narrow =
           precision == "bf16" ? Type(b.getBF16Type()) : Type(b.getF16Type());
-      SmallVector<linalg::LinalgOp> contractions;
-      getOperation().walk([&](linalg::LinalgOp op) {
-        if (!op->getParentOfType<scf::ForallOp>())
-          contractions.push_back(op);
-      });
       DenseSet<Operation *> erased;
-      for (linalg::LinalgOp op : contractions) {
+      for (linalg::LinalgOp op : topLevelLinalgOps()) {
         if (erased.contains(op))
           continue;
         FailureOr<Contraction> match = matchContraction(op);
@@ -378,11 +383,7 @@ struct ContractionKernelsPass
       }
     }
 
-    SmallVector<linalg::LinalgOp> candidates;
-    getOperation().walk([&](linalg::LinalgOp op) {
-      if (!op->getParentOfType<scf::ForallOp>()) // not inside a tiled loop
-        candidates.push_back(op);
-    });
+    SmallVector<linalg::LinalgOp> candidates = topLevelLinalgOps();
     // Matched one at a time: an elementwise op reading two contractions
     // (x·W + h·R) is the epilogue of the first only; the second then
     // stores its result for that kernel to read.
