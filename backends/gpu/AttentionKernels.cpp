@@ -182,6 +182,17 @@ OnlineMax gpu_kernels::updateRunningMax(OpBuilder &b, Location loc,
   return {max, subtract, correction};
 }
 
+Value gpu_kernels::normalizedOutput(OpBuilder &b, Location loc, AttentionOp op,
+                                    Value acc, Value sum) {
+  Value out = arith::DivFOp::create(b, loc, acc, sum);
+  if (!op.getZeroMaskedRows())
+    return out;
+  Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
+  Value empty =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, sum, zero);
+  return arith::SelectOp::create(b, loc, empty, zero, out);
+}
+
 namespace {
 constexpr int64_t kRows = 64;         // query rows (threads) per block
 constexpr int64_t kKeys = 16;         // keys per shared-memory tile
@@ -191,12 +202,8 @@ constexpr int64_t kMaxMfmaHead = 128; // matrix-core kernels (MFMA, mma.sync)
 
 /// Whether the flash kernels take `op`: static f32 operands (or, with
 /// `halves`, all f16 or all bf16), head sizes up to `maxHead`, at most
-/// 65535 batch entries (grid y), no `zero_masked_rows`.
+/// 65535 batch entries (grid y).
 bool supported(AttentionOp op, int64_t maxHead, bool halves) {
-  // Rows masked everywhere as 0: the generic lowering's (the flash kernels
-  // divide by the row sum as it is).
-  if (op.getZeroMaskedRows())
-    return false;
   Type element = getElementTypeOrSelf(op.getQuery().getType());
   if (!element.isF32() && !(halves && (element.isF16() || element.isBF16())))
     return false;
@@ -367,8 +374,8 @@ Value FlashKernelWriter::write() {
     scf::YieldOp::create(b, loc, next);
   }
 
-  // One division by l; a row with every key masked gives 0/0 = NaN, as the
-  // unfused softmax does.
+  // One division by l (normalizedOutput: a row with every key masked gives
+  // NaN, or 0 with zero_masked_rows).
   auto store = scf::IfOp::create(b, loc, rowOk, /*withElseRegion=*/false);
   {
     OpBuilder::InsertionGuard guard(b);
@@ -376,8 +383,8 @@ Value FlashKernelWriter::write() {
     Value sum = keys.getResult(1);
     for (int64_t c = 0; c < dv; ++c)
       memref::StoreOp::create(
-          b, loc, arith::DivFOp::create(b, loc, keys.getResult(2 + c), sum),
-          out, at(batch, row, index(b, loc, c)));
+          b, loc, normalizedOutput(b, loc, op, keys.getResult(2 + c), sum), out,
+          at(batch, row, index(b, loc, c)));
   }
   b.setInsertionPointAfter(launch);
   return asTensor(b, loc, out);

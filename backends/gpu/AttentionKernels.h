@@ -56,6 +56,13 @@ struct OnlineMax {
 OnlineMax updateRunningMax(OpBuilder &b, Location loc, Value oldMax,
                            Value scoresMax);
 
+/// An output of `op`'s row: the accumulator `acc` over the row's sum `sum`.
+/// A row with every key masked sums to 0 (its scores' max is -inf, so
+/// updateRunningMax subtracts 0 and every exp is 0): 0/0 = NaN as the
+/// unfused softmax gives, or 0 with `zero_masked_rows` (torch's guard).
+Value normalizedOutput(OpBuilder &b, Location loc, AttentionOp op, Value acc,
+                       Value sum);
+
 /// Stages `keys` keys from key0 of `source` ([batch..., sk, width]) into
 /// `shared` as `element`: [key][column] or, `transposed`, [column][key],
 /// zeros past the last key and past `width` up to `padded` columns. The

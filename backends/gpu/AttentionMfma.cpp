@@ -254,7 +254,7 @@ Value MfmaFlashWriter::write() {
       auto store = scf::IfOp::create(b, loc, ok, /*withElseRegion=*/false);
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(&store.getThenRegion().front());
-      Value result = arith::DivFOp::create(b, loc, final[2 + t * 4 + e], sum);
+      Value result = normalizedOutput(b, loc, op, final[2 + t * 4 + e], sum);
       if (!shape.element.isF32())
         result = arith::TruncFOp::create(b, loc, shape.element, result);
       memref::StoreOp::create(b, loc, result, out,

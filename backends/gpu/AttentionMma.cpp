@@ -27,7 +27,7 @@
 //
 // Causal blocks stop at their last row; the additive mask is read per
 // score; a row with every key masked gives NaN as the unfused softmax
-// does.
+// does, or 0 with zero_masked_rows.
 //
 //===----------------------------------------------------------------------===//
 #include "backends/gpu/AttentionKernels.h"
@@ -270,8 +270,8 @@ Value MmaFlashWriter::write() {
       auto store = scf::IfOp::create(b, loc, ok, /*withElseRegion=*/false);
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(&store.getThenRegion().front());
-      Value result = arith::DivFOp::create(b, loc, final[4 + t * 4 + e],
-                                           hi ? sumHi : sumLo);
+      Value result = normalizedOutput(b, loc, op, final[4 + t * 4 + e],
+                                      hi ? sumHi : sumLo);
       if (!shape.element.isF32())
         result = arith::TruncFOp::create(b, loc, shape.element, result);
       memref::StoreOp::create(b, loc, result, out,

@@ -257,20 +257,25 @@ struct ContractionKernelsPass
   }
   DenseMap<std::pair<Value, Type>, Value> narrowed;
 
-  /// A run-time f32 `operand` of a contraction that fills the GPU with
-  /// large tiles, rounded to `narrow` by an elementwise op of its own (one
-  /// per operand, shared by its contractions): the tensor-core kernel then
-  /// copies it to shared memory as it is (cp.async) instead of converting
-  /// it in registers, and reads half the bytes. The kernel rounded the same
-  /// way while staging, so the results do not change. Small problems keep
-  /// the conversion in the kernel (a launch more would cost them more).
-  Value narrowedActivation(const Contraction &c, Value operand, Type narrow) {
+  /// A run-time f32 operand A (`isA`) or B of a contraction that fills the
+  /// GPU with large tiles, rounded to `narrow` by an elementwise op of its
+  /// own (one per operand, shared by its contractions): the tensor-core
+  /// kernel then copies it to shared memory as it is (cp.async) instead of
+  /// converting it in registers, and reads half the bytes. The kernel
+  /// rounded the same way while staging, so the results do not change.
+  /// Small problems, and operands whose layout keeps element loads, keep
+  /// the conversion in the kernel (a launch more would cost them more). An
+  /// operand that narrowInProducer rounded is read narrow in any case.
+  Value narrowedActivation(const Contraction &c, Value operand, bool isA,
+                           Type narrow) {
     auto type = dyn_cast<RankedTensorType>(operand.getType());
     if (!type || !type.hasStaticShape() || !type.getElementType().isF32() ||
         !fillsGpuWithLargeTiles(c))
       return Value();
     if (Value source = widenedFrom(operand, narrow))
       return source;
+    if (!takesCpAsync(c, isA))
+      return Value();
     auto key = std::make_pair(operand, narrow);
     if (Value known = narrowed.lookup(key))
       return known;
@@ -295,8 +300,7 @@ struct ContractionKernelsPass
   ///   %g = linalg.generic ... -> tensor<MxKxbf16>    (GELU, truncf)
   ///   %e = linalg.generic ins(%g) ... -> tensor<MxKxf32>   (extf)
   ///   linalg.matmul ins(%e, %w ...)
-  /// Returns the erased producer, if any.
-  Operation *narrowInProducer(OpOperand &use, Type narrow) {
+  void narrowInProducer(OpOperand &use, Type narrow) {
     Value operand = use.get();
     auto producer = operand.getDefiningOp<linalg::GenericOp>();
     auto type = dyn_cast<RankedTensorType>(operand.getType());
@@ -305,7 +309,7 @@ struct ContractionKernelsPass
         !type.getElementType().isF32() ||
         producer.getNumParallelLoops() != producer.getNumLoops() ||
         producer.payloadUsesValueFromOperand(producer.getDpsInitOperand(0)))
-      return nullptr;
+      return;
     OpBuilder b(producer);
     Location loc = producer.getLoc();
     Value init =
@@ -325,7 +329,6 @@ struct ContractionKernelsPass
     use.set(wide);
     producer.erase();
     report::count("gpu_activations_narrowed");
-    return producer;
   }
 
   /// The function's linalg ops outside tiled loops, in order.
@@ -367,10 +370,9 @@ struct ContractionKernelsPass
       OpBuilder b(&getContext());
       Type narrow =
           precision == "bf16" ? Type(b.getBF16Type()) : Type(b.getF16Type());
-      DenseSet<Operation *> erased;
+      // (A producer comes before its contraction in the walk: an op this
+      // erases has been visited already.)
       for (linalg::LinalgOp op : topLevelLinalgOps()) {
-        if (erased.contains(op))
-          continue;
         FailureOr<Contraction> match = matchContraction(op);
         if (failed(match) || tooLargeForGrid(*match) ||
             !getElementTypeOrSelf(op.getDpsInputs()[0].getType()).isF32() ||
@@ -379,7 +381,7 @@ struct ContractionKernelsPass
         for (OpOperand *use : op.getDpsInputOperands())
           if (use->getOperandNumber() < 2 &&
               !use->get().getDefiningOp<arith::ConstantOp>())
-            erased.insert(narrowInProducer(*use, narrow));
+            narrowInProducer(*use, narrow);
       }
     }
 
@@ -424,12 +426,12 @@ struct ContractionKernelsPass
         // bytes of the weights, and no conversion in the staging loop.
         Type narrow =
             precision == "bf16" ? Type(b.getBF16Type()) : Type(b.getF16Type());
-        for (auto [operand, copy] :
-             {std::pair(c.op.getDpsInputs()[0], &c.narrowedA),
-              std::pair(c.op.getDpsInputs()[1], &c.narrowedB)}) {
-          *copy = narrowedWeight(operand, narrow);
-          if (!*copy)
-            *copy = narrowedActivation(c, operand, narrow);
+        for (bool isA : {true, false}) {
+          Value operand = c.op.getDpsInputs()[isA ? 0 : 1];
+          Value &copy = isA ? c.narrowedA : c.narrowedB;
+          copy = narrowedWeight(operand, narrow);
+          if (!copy)
+            copy = narrowedActivation(c, operand, isA, narrow);
         }
         writeMmaKernel(
             b, c, precision == "fp16" ? MmaOperand::F16 : MmaOperand::BF16);

@@ -32,8 +32,9 @@ struct Contraction {
   /// between it and the contraction.
   linalg::GenericOp epilogue;
   int64_t epilogueOperand = -1;
-  /// f16/bf16 copies of f32 constant operands (weights), rounded at
-  /// compile time, that a tensor-core kernel reads instead of A or B.
+  /// f16/bf16 values a tensor-core kernel reads instead of f32 A or B: a
+  /// constant's copy rounded at compile time, a run-time operand rounded
+  /// by an op before the kernel, or the narrow source of an extf.
   Value narrowedA, narrowedB;
 
   SmallVector<int64_t> sizes(ArrayRef<unsigned> dims) const {
@@ -144,6 +145,10 @@ SmallVector<Value> ldMatrixX4(OpBuilder &b, Location loc, MmaOperand operand,
 /// Whether the tensor-core kernel takes 128x128 tiles for `c`: the problem
 /// has enough of them to fill a GPU (ContractionMma.cpp).
 bool fillsGpuWithLargeTiles(const Contraction &c);
+
+/// Whether operand A (`isA`) or B of `c`, held in f16/bf16, goes to shared
+/// memory by cp.async (its layout allows 16-byte chunks).
+bool takesCpAsync(const Contraction &c, bool isA);
 
 /// Replaces `c` (and its epilogue) with a tensor-core kernel
 /// (ContractionMma.cpp).

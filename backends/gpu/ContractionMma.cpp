@@ -11,14 +11,14 @@
 //   ([tile columns][32] when B is k-contiguous, else as it lies,
 //   [32][tile columns]) in shared memory converted to the operand type
 //   (f16, bf16, or f32 rounded to tf32; 16-deep for tf32). An operand
-//   already in the operand type (a f16/bf16 model, or a weight narrowed at
-//   compile time) goes straight to shared memory by cp.async, 16 bytes at
-//   a time, into 3-4 stages (as many as 48 KiB hold) whose 16-byte chunks
-//   are swizzled instead of padded: a step waits for its own slice and
-//   issues the one 2-3 steps ahead. Other operands pass through registers
-//   into two padded stages: the next slice is loaded before the products
-//   and stored into the other stage after them. One barrier per step. A
-//   warp's global loads run along the operand's contiguous dim.
+//   already in the operand type (a f16/bf16 model, a weight narrowed at
+//   compile time, an activation rounded before the kernel) goes straight to
+//   shared memory by cp.async, 16 bytes at a time, into 3-4 stages (as many as
+//   48 KiB hold) whose 16-byte chunks are swizzled instead of padded: a step
+//   waits for its own slice and issues the one 2-3 steps ahead. Other operands
+//   pass through registers into two padded stages: the next slice is loaded
+//   before the products and stored into the other stage after them. One barrier
+//   per step. A warp's global loads run along the operand's contiguous dim.
 //   Fragments are in the layout the PTX ISA gives for each lane (group
 //   g = lane / 4, thread t = lane % 4): A rows g and g + 8 at k 2t (+1,
 //   +8, +9), B column g at the same k. f16/bf16 fragments come by
@@ -29,8 +29,8 @@
 //   (ContractionWriter::planSplits).
 //
 // The emulator runs nvvm.mma.sync and nvvm.ldmatrix as warp-collective
-// calls (kiln-gpu-emulate-kernels), so these kernels are checked on the CPU
-// too.
+// calls and cp.async as an immediate copy (kiln-gpu-emulate-kernels), so
+// these kernels are checked on the CPU too.
 //
 //===----------------------------------------------------------------------===//
 #include "backends/gpu/ContractionKernels.h"
@@ -56,8 +56,8 @@ struct MmaTiling {
 
 /// 128x128 tiles (8 warps of 64x32) when the problem fills a GPU's SMs
 /// with them, else 64x64 (4 warps of 32x32) for more blocks. 32-deep steps
-/// for 16-bit operands, 16 for tf32: two stages stay under 48 KiB of
-/// static shared memory.
+/// for 16-bit operands, 16 for tf32, so that the stages (MmaWriter::write)
+/// fit 48 KiB of static shared memory.
 MmaTiling chooseTiling(const Contraction &c, MmaOperand operand) {
   int64_t depth = operand == MmaOperand::TF32 ? 16 : 32;
   if (fillsGpuWithLargeTiles(c))
@@ -144,8 +144,9 @@ private:
   /// as loaded (zeros past the edges), in the plan's order.
   SmallVector<Value> fetch(const Staging &s, ValueRange batch, Value row0,
                            Value k0);
-  /// `values` from fetch, converted, into stage `at` of `shared`.
-  void store(const Staging &s, ArrayRef<Value> values, Value shared, Value at);
+  /// `values` from fetch, converted, into stage `stage` of `shared`.
+  void store(const Staging &s, ArrayRef<Value> values, Value shared,
+             Value stage);
   /// A loaded element as an operand: narrowed or rounded to tf32.
   Value convert(Value raw);
 
@@ -187,42 +188,54 @@ Value MmaWriter::convert(Value raw) {
   return toOperand(w.widen(raw));
 }
 
+/// Whether operand A (`isA`) or B of `c` has k as its innermost index.
+bool depthFastest(const Contraction &c, bool isA) {
+  auto dim =
+      dyn_cast<AffineDimExpr>((isA ? c.mapA : c.mapB).getResults().back());
+  return dim && !c.k.empty() && dim.getPosition() == c.k.back();
+}
+
+/// The elements per 16-byte load of an operand of `bits`-bit elements
+/// staged for tiling `t`, or 1 (element loads): 16-byte loads run along
+/// the contiguous dim when its extent is a multiple of the vector (a
+/// vector never straddles a row or the edge) and every thread moves whole
+/// vectors. A with contiguous m keeps element loads (its transposed stores
+/// would put a warp's stores in one bank).
+int64_t vectorWidth(const Contraction &c, bool isA, const MmaTiling &t,
+                    int64_t threads, int64_t bits) {
+  bool alongK = depthFastest(c, isA);
+  if (isA && !alongK)
+    return 1;
+  ArrayRef<unsigned> fastDims = alongK ? c.k : isA ? c.m : c.n;
+  auto last =
+      dyn_cast<AffineDimExpr>((isA ? c.mapA : c.mapB).getResults().back());
+  if (!last || fastDims.empty() || last.getPosition() != fastDims.back())
+    return 1;
+  int64_t vec = 128 / bits, rows = isA ? t.tileM : t.tileN;
+  int64_t along = alongK ? t.depth : rows;
+  if (c.loopSizes[fastDims.back()] % vec != 0 || along % vec != 0 ||
+      (rows * t.depth) % (threads * vec) != 0)
+    return 1;
+  return vec;
+}
+
 Staging MmaWriter::plan(bool isA, const MmaTiling &t, int64_t threads) {
   Staging s;
   s.isA = isA;
   s.rows = isA ? t.tileM : t.tileN;
   s.buffer = isA ? w.bufA : w.bufB;
-  AffineMap map = isA ? c.mapA : c.mapB;
-  ArrayRef<unsigned> rowDims = isA ? c.m : c.n;
-  auto lastIs = [&](ArrayRef<unsigned> dims) {
-    auto dim = dyn_cast<AffineDimExpr>(map.getResults().back());
-    return dim && !dims.empty() && dim.getPosition() == dims.back();
-  };
-  s.depthFastest = lastIs(c.k);
+  s.depthFastest = depthFastest(c, isA);
   // B with contiguous n is staged as it lies, [k][n], so that its rows
   // go to shared memory whole (a transposed store of consecutive n would
   // put a warp's stores in one bank); its fragments are then read as
   // single elements.
   s.kMajor = !isA && !s.depthFastest;
-
-  // 16-byte loads along the contiguous dim when its extent is a multiple
-  // of the vector (a vector never straddles a row or the edge) and every
-  // thread moves whole vectors.
-  ArrayRef<unsigned> fastDims =
-      s.depthFastest ? ArrayRef<unsigned>(c.k) : rowDims;
   Type element = w.elementType(s.buffer);
-  int64_t vec = 16 / (element.getIntOrFloatBitWidth() / 8);
-  int64_t along = s.depthFastest ? t.depth : s.rows;
-  // (A with contiguous m keeps element loads: its transposed stores would
-  // conflict in the same way.)
-  if ((isA && !s.depthFastest) || !lastIs(fastDims) ||
-      c.loopSizes[fastDims.back()] % vec != 0 || along % vec != 0 ||
-      (s.rows * t.depth) % (threads * vec) != 0)
-    return s;
-  s.vec = vec;
+  s.vec = vectorWidth(c, isA, t, threads, element.getIntOrFloatBitWidth());
   // (The chunk is contiguous in the stage: k-contiguous rows, or a [k][n]
   // stage.)
-  s.async = operand != MmaOperand::TF32 && element == elementType();
+  s.async =
+      s.vec > 1 && operand != MmaOperand::TF32 && element == elementType();
   return s;
 }
 
@@ -275,6 +288,8 @@ SmallVector<Value> MmaWriter::at(const Staging &s, Value stage, Value row,
   // rows of a phase XOR chunks with row % 8; with 4 (64-byte rows, two
   // to a 128-byte bank line) with (row / 2) % 4.
   int64_t chunks = s.shape.back() / 8;
+  assert((chunks == 4 || chunks % 8 == 0) &&
+         "the XOR keeps a chunk inside its row");
   Value mask;
   if (chunks >= 8)
     mask = rem(row, 8);
@@ -490,7 +505,8 @@ void MmaWriter::write() {
   // different banks, and every row starts 16-byte aligned: a [rows][k]
   // row is 20 words either way, a [k][n] row 8 elements longer than the
   // tile. cp.async stages are unpadded (swizzled, MmaWriter::at), as many
-  // as fit 48 KiB of static shared memory, up to 4.
+  // as fit 48 KiB of static shared memory, up to 4 (three 128x128 ones
+  // take all 48 KiB: this kernel has no other shared memory).
   const int64_t pad = operand == MmaOperand::TF32 ? 4 : 8;
   const int64_t bytes = element.getIntOrFloatBitWidth() / 8;
   auto stageShape = [&](const Staging &s, int64_t stages) {
@@ -702,6 +718,11 @@ void MmaWriter::write() {
   w.finish(launch);
 }
 } // namespace
+
+bool gpu_kernels::takesCpAsync(const Contraction &c, bool isA) {
+  MmaTiling t = chooseTiling(c, MmaOperand::BF16);
+  return vectorWidth(c, isA, t, 32 * t.warpsM * t.warpsN, /*bits=*/16) > 1;
+}
 
 bool gpu_kernels::fillsGpuWithLargeTiles(const Contraction &c) {
   return llvm::divideCeil(c.size(c.m), 128) *

@@ -198,20 +198,25 @@ def Kiln_DynamicRangeOp : Kiln_Op<"dynamic_range"> {
 }
 
 def Kiln_DynamicSliceOp : Kiln_Op<"dynamic_slice"> {
-  let summary = "step-1 slice with bounds computed at run time (ONNX Slice)";
+  let summary = "slice with bounds computed at run time (ONNX Slice)";
   let description = [{
     `starts` and `ends` are 1-D i64 tensors with one entry per input dim
     (typically `tensor.from_elements` of symbolic dims), read with ONNX
     semantics when the model runs: a negative bound counts from the end,
-    both are clamped to [0, dim], the extent is max(end - start, 0). A
-    result dim is static where `static_shape` (`-1` where unknown) gives it.
+    both are clamped to [0, dim]. `steps`, when present, gives each dim's
+    step (positive constants; 1 without it): the extent is
+    max(ceil((end - start) / step), 0). A result dim is static where
+    `static_shape` (`-1` where unknown) gives it.
     ```mlir
     %y = kiln.dynamic_slice %mask, %starts, %ends {static_shape = array<i64: 1, 1, -1, -1>}
         : (tensor<1x1x1024x1024xi1>, tensor<4xi64>, tensor<4xi64>) -> tensor<1x1x?x?xi1>
+    %z = kiln.dynamic_slice %x, %starts, %ends {static_shape = array<i64: 3, -1>, steps = array<i64: 1, 2>}
+        : (tensor<3x?xf32>, tensor<2xi64>, tensor<2xi64>) -> tensor<3x?xf32>
     ```
   }];
   let arguments = (ins AnyRankedTensor:$input, AnyRankedTensor:$starts,
-                       AnyRankedTensor:$ends, DenseI64ArrayAttr:$static_shape);
+                       AnyRankedTensor:$ends, DenseI64ArrayAttr:$static_shape,
+                       OptionalAttr<DenseI64ArrayAttr>:$steps);
   let results = (outs AnyRankedTensor:$result);
 }
 

@@ -105,6 +105,14 @@ LogicalResult DynamicSliceOp::inferReturnTypes(MLIRContext *,
     return emitOptionalError(l, "static_shape has ", known.size(),
                              " entries for a rank-", input.getRank(),
                              " result");
+  if (std::optional<ArrayRef<int64_t>> steps = a.getSteps()) {
+    if ((int64_t)steps->size() != input.getRank())
+      return emitOptionalError(l, "steps has ", steps->size(),
+                               " entries for a rank-", input.getRank(),
+                               " input");
+    if (llvm::any_of(*steps, [](int64_t s) { return s <= 0; }))
+      return emitOptionalError(l, "steps must be positive");
+  }
   SmallVector<int64_t> dims;
   for (int64_t k : known)
     dims.push_back(k >= 0 ? k : ShapedType::kDynamic);

@@ -629,7 +629,12 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *,
         return emitOptionalError(l, "inputs differ in dim ", d, ": ",
                                  shapeString(first.getShape()), " vs ",
                                  shapeString(type.getShape()));
-    shape[axis] += type.getDimSize(axis);
+    // A run-time extent along the axis makes the sum one too.
+    if (ShapedType::isDynamic(type.getDimSize(axis)) ||
+        ShapedType::isDynamic(shape[axis]))
+      shape[axis] = ShapedType::kDynamic;
+    else
+      shape[axis] += type.getDimSize(axis);
   }
   out.push_back(first.clone(shape));
   return success();

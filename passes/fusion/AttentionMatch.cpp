@@ -167,7 +167,9 @@ TriangleFn triangleFunction(Value v, int depth = 0) {
   // registered triangle): the same function of (i, j).
   if (auto slice = dyn_cast_or_null<DynamicSliceOp>(op)) {
     DenseElementsAttr starts;
-    if (!matchPattern(slice.getStarts(), m_Constant(&starts)) ||
+    if ((slice.getSteps() &&
+         llvm::any_of(*slice.getSteps(), [](int64_t s) { return s != 1; })) ||
+        !matchPattern(slice.getStarts(), m_Constant(&starts)) ||
         !llvm::all_of(starts.getValues<APInt>(),
                       [](const APInt &s) { return s.isZero(); }))
       return nullptr;

@@ -533,7 +533,8 @@ struct DynamicRangeLowering : OpConversionPattern<kiln::DynamicRangeOp> {
 };
 
 /// ONNX's bounds resolved per dim (negative from the end, clamped to the
-/// extent), then a tensor.extract_slice; static_shape entries come back
+/// extent), then a tensor.extract_slice with the op's steps as its strides
+/// (extent ceil((end - start) / step)); static_shape entries come back
 /// through a cast.
 struct DynamicSliceLowering : OpConversionPattern<kiln::DynamicSliceOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -547,8 +548,12 @@ struct DynamicSliceLowering : OpConversionPattern<kiln::DynamicSliceOp> {
     auto type = cast<RankedTensorType>(input.getType());
     auto resultType = cast<RankedTensorType>(
         getTypeConverter()->convertType(op.getResult().getType()));
-    SmallVector<OpFoldResult> offsets, sizes,
-        strides(type.getRank(), rewriter.getIndexAttr(1));
+    SmallVector<int64_t> steps(type.getRank(), 1);
+    if (std::optional<ArrayRef<int64_t>> given = op.getSteps())
+      steps.assign(given->begin(), given->end());
+    SmallVector<OpFoldResult> offsets, sizes, strides;
+    for (int64_t step : steps)
+      strides.push_back(rewriter.getIndexAttr(step));
     Value sizesOk = m.t(true);
     for (int64_t d = 0; d < type.getRank(); ++d) {
       Value dim = m.dim(input, d);
@@ -559,6 +564,8 @@ struct DynamicSliceLowering : OpConversionPattern<kiln::DynamicSliceOp> {
       Value start = bound(m.extract(adaptor.getStarts(), d));
       Value end = bound(m.extract(adaptor.getEnds(), d));
       Value size = m.smax(m.sub(end, start), m.c(0));
+      if (steps[d] != 1)
+        size = m.divu(m.add(size, m.c(steps[d] - 1)), m.c(steps[d]));
       offsets.push_back(start);
       sizes.push_back(size);
       if (!resultType.isDynamicDim(d))

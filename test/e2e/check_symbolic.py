@@ -333,6 +333,44 @@ check_sizes("swap_dims", swap, compile_model(swap),
                                                    dtype=np.float32)},
             [(2, 3), (4, 4), (1, 5)])
 
+# Slices with steps over a run-time dim: every other position from 1 (the
+# extent is ceil((n - 1) / 2)), and every third of a window ending 2 from
+# the end, combined so that both extents must agree ([3, n] -> sizes where
+# they do); a negative step on a run-time dim is refused by name.
+stepped = save_model(
+    "stepped_slice",
+    [const_i64("s1", [1]), const_i64("e1", [1 << 40]), const_i64("ax", [1]),
+     const_i64("st2", [2]),
+     helper.make_node("Slice", ["x", "s1", "e1", "ax", "st2"], ["odd"],
+                      name="odd"),
+     const_i64("s0", [0]), const_i64("em2", [-2]), const_i64("st3", [3]),
+     helper.make_node("Slice", ["x", "s0", "em2", "ax", "st3"], ["third"],
+                      name="third"),
+     helper.make_node("ReduceSum", ["odd", "ax"], ["so"], keepdims=1,
+                      name="sum_odd"),
+     helper.make_node("ReduceSum", ["third", "ax"], ["st"], keepdims=1,
+                      name="sum_third"),
+     helper.make_node("Concat", ["so", "st", "odd"], ["out"], axis=1,
+                      name="cat")],
+    [("x", [3, "n"])], [3, None])
+check_sizes("stepped_slice", stepped, compile_model(stepped),
+            lambda n: {"x": rng.standard_normal((3, n), dtype=np.float32)},
+            [(1,), (2,), (3,), (8,), (301,)])
+backwards = save_model(
+    "negative_step",
+    [const_i64("s", [-1]), const_i64("e", [-(1 << 40)]), const_i64("ax", [1]),
+     const_i64("st", [-1]),
+     helper.make_node("Slice", ["x", "s", "e", "ax", "st"], ["out"],
+                      name="reverse")],
+    [("x", [3, "n"])], [3, "n"])
+done = subprocess.run([kiln, "compile", backwards, "-o", backwards + ".so"],
+                      capture_output=True, text=True)
+expect_error("a negative step on a run-time dim", done.returncode,
+             done.stderr,
+             "error: slicing run-time dim 1 with constant bounds is not "
+             "supported (give a static shape with --input-shape) at node "
+             "'reverse' (Slice)")
+
 # Run-time height and width: an instance norm and a global average pool
 # reduce over them; a convolution's window needs them static and says so.
 spatial = save_model(

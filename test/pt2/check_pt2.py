@@ -6,7 +6,9 @@
                                            its input, compare with torch
                                            (KILN_COMPILE_FLAGS and KILN_RUN
                                            as in run_example.sh: other
-                                           targets, qemu, the GPU emulator)
+                                           targets, qemu, the GPU emulator;
+                                           KILN_CHECK_TOLERANCE replaces
+                                           --rtol 1e-3 --atol 1e-4)
   check_pt2.py errors KILN WORK            refusals: one line naming what
 
 Needs torch and torchvision (else exit 77).
@@ -51,7 +53,9 @@ def run_and_compare(so, d, names, name):
     for expected in outputs:  # in output order
         args += ["--expect", os.path.join(d, expected)]
     runner = os.environ.get("KILN_RUN", "").split() or [KILN, "run"]
-    r = subprocess.run([*runner, so, *args, "--rtol", "1e-3", "--atol", "1e-4"],
+    tolerance = (os.environ.get("KILN_CHECK_TOLERANCE", "").split()
+                 or ["--rtol", "1e-3", "--atol", "1e-4"])
+    r = subprocess.run([*runner, so, *args, *tolerance],
                        capture_output=True, text=True)
     print(r.stdout + r.stderr)
     if r.returncode != 0 or r.stdout.count(": PASS") != len(outputs):

@@ -271,8 +271,9 @@ FailureOr<Value> slice(NodeContext &c, Value v, ArrayRef<int64_t> starts,
 }
 
 /// Slice with bounds computed from symbolic dims (`mask[:, :, :seq, :seq]`),
-/// or with constant bounds on a run-time dim, step 1: kiln.dynamic_slice
-/// with one start and end per dim. nullopt when it does not apply.
+/// or with constant bounds on a run-time dim, with constant positive steps
+/// (`x[:, ::2]`): kiln.dynamic_slice with one start and end per dim. nullopt
+/// when it does not apply (a negative step).
 std::optional<Results> symbolicSlice(NodeContext &c) {
   Value input = c.input(0);
   auto type = c.type(input);
@@ -294,16 +295,19 @@ std::optional<Results> symbolicSlice(NodeContext &c) {
     for (size_t i = 0; i < starts->size(); ++i)
       axes.push_back(i);
   }
+  SmallVector<int64_t> givenSteps(axes.size(), 1);
   if (c.hasInput(4)) {
     auto s = c.constantInts(4);
-    if (!s || llvm::any_of(*s, [](int64_t x) { return x != 1; }))
+    if (!s || s->size() != axes.size() ||
+        llvm::any_of(*s, [](int64_t x) { return x <= 0; }))
       return std::nullopt;
+    givenSteps = *s;
   }
   if (axes.size() != starts->size())
     return std::nullopt;
   // Every dim: 0..dim unless sliced.
   SymInts allStarts, allEnds;
-  SmallVector<int64_t> known;
+  SmallVector<int64_t> known, steps(rank, 1);
   for (int64_t d = 0; d < rank; ++d) {
     allStarts.push_back(c.b.getI64IntegerAttr(0));
     allEnds.push_back(dimOf(c, input, d));
@@ -315,6 +319,7 @@ std::optional<Results> symbolicSlice(NodeContext &c) {
       return Results(c.fail("slice axis out of range"));
     allStarts[*axis] = (*starts)[i];
     allEnds[*axis] = (*ends)[i];
+    steps[*axis] = givenSteps[i];
     // A run-time end on a static dim (GPT-2's `bias[:, :, :s, :s]` of a
     // registered [1024, 1024] buffer): a size beyond the dim would be
     // clamped, and the result would no longer match the other operands of
@@ -343,14 +348,18 @@ std::optional<Results> symbolicSlice(NodeContext &c) {
         v = v < 0 ? v + dim : v;
         return std::clamp<int64_t>(v, 0, dim);
       };
-      known[*axis] = std::max<int64_t>(clamp(*e) - clamp(*s), 0);
+      known[*axis] = llvm::divideCeil(
+          std::max<int64_t>(clamp(*e) - clamp(*s), 0), steps[*axis]);
     }
   }
   auto boundsType = RankedTensorType::get({rank}, c.b.getI64Type());
+  SmallVector<NamedAttribute> attrs = {c.named("static_shape", c.i64s(known))};
+  if (llvm::any_of(steps, [](int64_t s) { return s != 1; }))
+    attrs.push_back(c.named("steps", c.i64s(steps)));
   return one(
       c.make<k::DynamicSliceOp>({input, materialize(c, allStarts, boundsType),
                                  materialize(c, allEnds, boundsType)},
-                                {c.named("static_shape", c.i64s(known))}));
+                                attrs));
 }
 
 Results importSlice(NodeContext &c) {

@@ -165,6 +165,10 @@ func.func @data_movement(%x: tensor<1x512x1x1xf32>, %t: tensor<1x128x12x64xf32>,
   %1 = kiln.transpose %t {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x128x12x64xf32>) -> tensor<1x12x128x64xf32>
   // CHECK: kiln.concat %{{.*}}, %{{.*}} {axis = 1 : i64} : (tensor<1x64x28x28xf32>, tensor<1x32x28x28xf32>) -> tensor<1x96x28x28xf32>
   %2 = kiln.concat %a, %b {axis = 1 : i64} : (tensor<1x64x28x28xf32>, tensor<1x32x28x28xf32>) -> tensor<1x96x28x28xf32>
+  // Along a run-time extent the result's extent is one too.
+  // CHECK: kiln.concat %{{.*}}, %{{.*}} {axis = 1 : i64} : (tensor<2x4xf32>, tensor<2x?xf32>) -> tensor<2x?xf32>
+  %s2 = tensor.cast %s : tensor<2x4xf32> to tensor<2x?xf32>
+  %c2 = kiln.concat %s, %s2 {axis = 1 : i64} : (tensor<2x4xf32>, tensor<2x?xf32>) -> tensor<2x?xf32>
   // CHECK: kiln.slice %{{.*}} {ends = array<i64: 2, 3>, starts = array<i64: 0, 1>, steps = array<i64: 1, 1>} : (tensor<2x4xf32>) -> tensor<2x2xf32>
   %3 = kiln.slice %s {starts = array<i64: 0, 1>, ends = array<i64: 2, 3>, steps = array<i64: 1, 1>} : (tensor<2x4xf32>) -> tensor<2x2xf32>
   // CHECK: kiln.slice %{{.*}} {ends = array<i64: -1, 0>, starts = array<i64: 1, 3>, steps = array<i64: -1, -2>} : (tensor<2x4xf32>) -> tensor<2x2xf32>

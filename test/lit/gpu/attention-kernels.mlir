@@ -61,3 +61,19 @@ func.func @half(%q: tensor<2x20x32xf16>, %k: tensor<2x20x32xf16>, %v: tensor<2x2
   %o = kiln.attention %q, %k, %v {causal = false, scale = 1.767767e-01 : f64} : (tensor<2x20x32xf16>, tensor<2x20x32xf16>, tensor<2x20x32xf16>) -> tensor<2x20x32xf16>
   return %o : tensor<2x20x32xf16>
 }
+
+// -----
+
+// zero_masked_rows (torch's guarded softmax): a row whose every key is
+// masked sums to 0 and gives 0, not 0/0, after the one division by l.
+// CHECK-LABEL: func.func @zero_masked_rows(
+// CHECK:         gpu.launch
+// CHECK:           %[[O:.+]] = arith.divf %{{.+}}, %[[L:.+]] : f32
+// CHECK:           %[[EMPTY:.+]] = arith.cmpf oeq, %[[L]], %{{.+}} : f32
+// CHECK:           %[[Z:.+]] = arith.select %[[EMPTY]], %{{.+}}, %[[O]] : f32
+// CHECK:           memref.store %[[Z]]
+// CHECK-NOT:     kiln.attention
+func.func @zero_masked_rows(%q: tensor<2x4x16x8xf32>, %k: tensor<2x4x32x8xf32>, %v: tensor<2x4x32x8xf32>, %m: tensor<2x1x1x32xf32>) -> tensor<2x4x16x8xf32> {
+  %o = kiln.attention %q, %k, %v, %m {causal = false, scale = 0.35 : f64, zero_masked_rows} : (tensor<2x4x16x8xf32>, tensor<2x4x32x8xf32>, tensor<2x4x32x8xf32>, tensor<2x1x1x32xf32>) -> tensor<2x4x16x8xf32>
+  return %o : tensor<2x4x16x8xf32>
+}

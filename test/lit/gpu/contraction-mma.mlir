@@ -216,7 +216,10 @@ func.func @large_constant_weight(%a: tensor<2048x256xf32>) -> tensor<2048x2048xf
 // BF16:         arith.extf
 // BF16-NOT:     arith.truncf
 // BF16:         bufferization.to_buffer %[[R]] read_only : tensor<2048x2048xbf16>
+// At tf32 nothing is rounded ahead: the second product stages f32.
 // TF32-LABEL: func.func @rounded_epilogue(
+// TF32:         gpu.launch
+// TF32:         gpu.launch {{.*}} workgroup(%{{.+}} : memref<2x128x20xf32, #gpu.address_space<workgroup>>
 // BF16:         gpu.launch {{.*}} workgroup(%{{.+}} : memref<3x128x32xbf16, #gpu.address_space<workgroup>>, %{{.+}} : memref<3x32x128xbf16, #gpu.address_space<workgroup>>)
 // BF16-NOT:       vector.load {{.*}}xf32>
 // BF16:           scf.for

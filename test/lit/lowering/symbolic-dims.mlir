@@ -168,3 +168,18 @@ func.func @dynamic_slice(%m: tensor<1x1x512x512xi1>, %s: i64) -> tensor<1x1x?x?x
   %y = kiln.dynamic_slice %m, %starts, %ends {static_shape = array<i64: 1, 1, -1, -1>} : (tensor<1x1x512x512xi1>, tensor<4xi64>, tensor<4xi64>) -> tensor<1x1x?x?xi1>
   return %y : tensor<1x1x?x?xi1>
 }
+
+// -----
+
+// Steps (`x[:, 1::2]` over a run-time dim): the extent is
+// ceil((end - start) / step), the step the slice's stride.
+// CHECK-LABEL: func.func @dynamic_slice_steps
+// CHECK:       %[[N:.+]] = arith.addi %{{.+}}, %c1 : index
+// CHECK:       %[[SIZE:.+]] = arith.divui %[[N]], %c2 : index
+// CHECK:       tensor.extract_slice %{{.+}}[0, %{{.+}}] [3, %[[SIZE]]] [1, 2] : tensor<3x?xf32> to tensor<3x?xf32>
+func.func @dynamic_slice_steps(%x: tensor<3x?xf32>) -> tensor<3x?xf32> {
+  %starts = arith.constant dense<[0, 1]> : tensor<2xi64>
+  %ends = arith.constant dense<[3, 1099511627776]> : tensor<2xi64>
+  %y = kiln.dynamic_slice %x, %starts, %ends {static_shape = array<i64: 3, -1>, steps = array<i64: 1, 2>} : (tensor<3x?xf32>, tensor<2xi64>, tensor<2xi64>) -> tensor<3x?xf32>
+  return %y : tensor<3x?xf32>
+}
