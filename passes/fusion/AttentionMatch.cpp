@@ -281,19 +281,26 @@ bool broadcastsInto(Value mask, RankedTensorType scores) {
 /// Peels a Mul/Div by a uniform constant off `v`; multiplies it into scale.
 /// On the scores (`required`), a Mul/Div by a runtime value is not attention
 /// and fails with a reason; on q and k it is just how they were computed.
+/// `sharedPositive`: `v` may have readers besides the one being matched
+/// (torch's row guard comparing the scaled scores with -inf), which a
+/// positive scale keeps true of the unscaled ones.
 Value peelScale(Value v, double &scale, SmallVectorImpl<Operation *> &ops,
-                std::string &reason, bool required) {
+                std::string &reason, bool required,
+                bool sharedPositive = false) {
   Operation *op = v.getDefiningOp();
-  if (!isa_and_nonnull<MulOp, DivOp>(op) || !hasOneUse(v))
+  if (!isa_and_nonnull<MulOp, DivOp>(op) || (!hasOneUse(v) && !sharedPositive))
     return v;
+  bool shared = !hasOneUse(v);
   Value lhs = op->getOperand(0), rhs = op->getOperand(1);
-  if (auto c = uniformConstant(rhs); c && tensorType(lhs) == tensorType(v)) {
+  if (auto c = uniformConstant(rhs);
+      c && tensorType(lhs) == tensorType(v) && (!shared || *c > 0)) {
     scale *= isa<DivOp>(op) ? 1.0 / *c : *c;
     ops.push_back(op);
     return lhs;
   }
-  if (auto c = uniformConstant(lhs);
-      c && isa<MulOp>(op) && tensorType(rhs) == tensorType(v)) {
+  if (auto c = uniformConstant(lhs); c && isa<MulOp>(op) &&
+                                     tensorType(rhs) == tensorType(v) &&
+                                     (!shared || *c > 0)) {
     scale *= *c;
     ops.push_back(op);
     return rhs;
@@ -407,7 +414,10 @@ FailureOr<AttentionMatch> mlir::kiln::matchAttention(MatMulOp output,
   }
 
   // Optional scale on the scores, then on q and k^T.
-  scores = peelScale(scores, m.scale, m.ops, reason, /*required=*/true);
+  // (Without a mask, the guard's equal reads the softmax input: scores
+  // scaled after the product are read twice.)
+  scores = peelScale(scores, m.scale, m.ops, reason, /*required=*/true,
+                     /*sharedPositive=*/onlyReaders(scores));
   if (!scores)
     return failure();
   auto scoreMatmul = scores.getDefiningOp<MatMulOp>();

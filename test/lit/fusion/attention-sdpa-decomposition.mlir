@@ -75,3 +75,59 @@ func.func @sdpa_math_mask(%q: tensor<2x4x10x16xf32>, %k: tensor<2x4x10x16xf32>, 
   %o = kiln.reshape %o3 {shape = array<i64: 2, 4, 10, 16>} : (tensor<8x10x16xf32>) -> tensor<2x4x10x16xf32>
   return %o : tensor<2x4x10x16xf32>
 }
+
+// -----
+
+// The scale applied to the scores after the product, with the guard: the
+// guard's equal and the softmax both read the scaled scores, and a positive
+// scale keeps "is -inf" the same before and after it: one kiln.attention.
+// CHECK-LABEL: func.func @scaled_scores_guarded
+// CHECK-SAME: (%[[Q:.+]]: tensor<2x4x10x16xf32>, %[[K:.+]]: tensor<2x4x10x16xf32>, %[[V:.+]]: tensor<2x4x10x16xf32>)
+// CHECK: %[[O:.+]] = kiln.attention %[[Q]], %[[K]], %[[V]] {scale = 2.500000e-01 : f64}
+// CHECK-NOT: kiln.softmax
+// CHECK: return %[[O]]
+// LOG: fused attention at 'pv': {{.+}} mask none, the guard against rows masked everywhere dropped (none can be)
+func.func @scaled_scores_guarded(%q: tensor<2x4x10x16xf32>, %k: tensor<2x4x10x16xf32>, %v: tensor<2x4x10x16xf32>) -> tensor<2x4x10x16xf32> {
+  %c = kiln.constant dense<0.25> : tensor<f32>
+  %kt = kiln.transpose %k {perm = array<i64: 0, 1, 3, 2>} : (tensor<2x4x10x16xf32>) -> tensor<2x4x16x10xf32>
+  %s = kiln.matmul %q, %kt : (tensor<2x4x10x16xf32>, tensor<2x4x16x10xf32>) -> tensor<2x4x10x10xf32> loc("qk")
+  %ss = kiln.mul %s, %c : (tensor<2x4x10x10xf32>, tensor<f32>) -> tensor<2x4x10x10xf32>
+  %p = kiln.softmax %ss {axis = 3 : i64} : (tensor<2x4x10x10xf32>) -> tensor<2x4x10x10xf32>
+  %ninf = kiln.constant dense<0xFF800000> : tensor<f32>
+  %eq = kiln.equal %ss, %ninf : (tensor<2x4x10x10xf32>, tensor<f32>) -> tensor<2x4x10x10xi1>
+  %kept = kiln.not %eq : (tensor<2x4x10x10xi1>) -> tensor<2x4x10x10xi1>
+  %keptf = kiln.cast %kept {to = f32} : (tensor<2x4x10x10xi1>) -> tensor<2x4x10x10xf32>
+  %anyf = kiln.reduce_max %keptf {axes = array<i64: 3>} : (tensor<2x4x10x10xf32>) -> tensor<2x4x10x1xf32>
+  %any = kiln.cast %anyf {to = i1} : (tensor<2x4x10x1xf32>) -> tensor<2x4x10x1xi1>
+  %none = kiln.not %any : (tensor<2x4x10x1xi1>) -> tensor<2x4x10x1xi1>
+  %zeros = kiln.constant dense<0.0> : tensor<2x4x10x10xf32>
+  %g = kiln.where %none, %zeros, %p : (tensor<2x4x10x1xi1>, tensor<2x4x10x10xf32>, tensor<2x4x10x10xf32>) -> tensor<2x4x10x10xf32>
+  %o = kiln.matmul %g, %v : (tensor<2x4x10x10xf32>, tensor<2x4x10x16xf32>) -> tensor<2x4x10x16xf32> loc("pv")
+  return %o : tensor<2x4x10x16xf32>
+}
+
+// -----
+
+// A negative scale would turn -inf scores into +inf ones, which the guard
+// then no longer sees: the scores are not peeled, nothing fuses.
+// CHECK-LABEL: func.func @negative_scale_guarded
+// CHECK-NOT: kiln.attention
+// CHECK: kiln.softmax
+func.func @negative_scale_guarded(%q: tensor<2x4x10x16xf32>, %k: tensor<2x4x10x16xf32>, %v: tensor<2x4x10x16xf32>) -> tensor<2x4x10x16xf32> {
+  %c = kiln.constant dense<-0.25> : tensor<f32>
+  %kt = kiln.transpose %k {perm = array<i64: 0, 1, 3, 2>} : (tensor<2x4x10x16xf32>) -> tensor<2x4x16x10xf32>
+  %s = kiln.matmul %q, %kt : (tensor<2x4x10x16xf32>, tensor<2x4x16x10xf32>) -> tensor<2x4x10x10xf32>
+  %ss = kiln.mul %s, %c : (tensor<2x4x10x10xf32>, tensor<f32>) -> tensor<2x4x10x10xf32>
+  %p = kiln.softmax %ss {axis = 3 : i64} : (tensor<2x4x10x10xf32>) -> tensor<2x4x10x10xf32>
+  %ninf = kiln.constant dense<0xFF800000> : tensor<f32>
+  %eq = kiln.equal %ss, %ninf : (tensor<2x4x10x10xf32>, tensor<f32>) -> tensor<2x4x10x10xi1>
+  %kept = kiln.not %eq : (tensor<2x4x10x10xi1>) -> tensor<2x4x10x10xi1>
+  %keptf = kiln.cast %kept {to = f32} : (tensor<2x4x10x10xi1>) -> tensor<2x4x10x10xf32>
+  %anyf = kiln.reduce_max %keptf {axes = array<i64: 3>} : (tensor<2x4x10x10xf32>) -> tensor<2x4x10x1xf32>
+  %any = kiln.cast %anyf {to = i1} : (tensor<2x4x10x1xf32>) -> tensor<2x4x10x1xi1>
+  %none = kiln.not %any : (tensor<2x4x10x1xi1>) -> tensor<2x4x10x1xi1>
+  %zeros = kiln.constant dense<0.0> : tensor<2x4x10x10xf32>
+  %g = kiln.where %none, %zeros, %p : (tensor<2x4x10x1xi1>, tensor<2x4x10x10xf32>, tensor<2x4x10x10xf32>) -> tensor<2x4x10x10xf32>
+  %o = kiln.matmul %g, %v : (tensor<2x4x10x10xf32>, tensor<2x4x10x16xf32>) -> tensor<2x4x10x16xf32>
+  return %o : tensor<2x4x10x16xf32>
+}
