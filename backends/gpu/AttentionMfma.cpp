@@ -239,7 +239,8 @@ Value MfmaFlashWriter::write() {
                                            state, fillStage, walkStep);
 
   // l across the row's four lanes, then one division; a row with every key
-  // masked gives 0/0 = NaN, as the unfused softmax does.
+  // masked gives 0/0 = NaN, as the unfused softmax does, or 0 with
+  // zero_masked_rows.
   Value sum = final[1];
   for (int64_t offset : {16, 32})
     sum = arith::AddFOp::create(b, loc, sum,

@@ -27,8 +27,8 @@ def Kiln_AttentionOp : Kiln_Op<"attention"> {
     The softmax runs over the keys; its statistics are kept in f32 for
     f16/bf16 operands. A query row whose keys are all masked out gives NaN
     (0/0, as the softmax it replaces), or 0 with `zero_masked_rows` (torch's
-    SDPA decomposition guards its softmax so; the GPU flash kernels leave
-    such ops to the generic lowering).
+    SDPA decomposition guards its softmax so; the CPU lowering and the GPU
+    flash kernels both give 0).
 
     ```mlir
     %o = kiln.attention %q, %k, %v {causal = true, scale = 1.250000e-01 : f64}

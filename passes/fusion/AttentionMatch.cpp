@@ -307,6 +307,12 @@ Value peelScale(Value v, double &scale, SmallVectorImpl<Operation *> &ops,
   }
   if (!required)
     return v;
+  if (shared && (uniformConstant(lhs) || uniformConstant(rhs))) {
+    reason = llvm::formatv("the scale at '{0}' is not positive and torch's "
+                           "row guard also reads the scaled scores",
+                           onnxNodeName(op->getLoc()));
+    return Value();
+  }
   reason = llvm::formatv("the scale at '{0}' is not a compile-time constant",
                          onnxNodeName(op->getLoc()));
   return Value();

@@ -273,7 +273,8 @@ FailureOr<Value> slice(NodeContext &c, Value v, ArrayRef<int64_t> starts,
 /// Slice with bounds computed from symbolic dims (`mask[:, :, :seq, :seq]`),
 /// or with constant bounds on a run-time dim, with constant positive steps
 /// (`x[:, ::2]`): kiln.dynamic_slice with one start and end per dim. nullopt
-/// when it does not apply (a negative step).
+/// when it does not apply (static bounds on static dims, run-time axes or
+/// steps, a negative step).
 std::optional<Results> symbolicSlice(NodeContext &c) {
   Value input = c.input(0);
   auto type = c.type(input);

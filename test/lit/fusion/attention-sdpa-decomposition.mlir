@@ -109,10 +109,12 @@ func.func @scaled_scores_guarded(%q: tensor<2x4x10x16xf32>, %k: tensor<2x4x10x16
 // -----
 
 // A negative scale would turn -inf scores into +inf ones, which the guard
-// then no longer sees: the scores are not peeled, nothing fuses.
+// then no longer sees: the scores are not peeled, nothing fuses, and the
+// log says why.
 // CHECK-LABEL: func.func @negative_scale_guarded
 // CHECK-NOT: kiln.attention
 // CHECK: kiln.softmax
+// LOG: not fusing attention at 'neg_pv': the scale at '{{.*}}' is not positive and torch's row guard also reads the scaled scores
 func.func @negative_scale_guarded(%q: tensor<2x4x10x16xf32>, %k: tensor<2x4x10x16xf32>, %v: tensor<2x4x10x16xf32>) -> tensor<2x4x10x16xf32> {
   %c = kiln.constant dense<-0.25> : tensor<f32>
   %kt = kiln.transpose %k {perm = array<i64: 0, 1, 3, 2>} : (tensor<2x4x10x16xf32>) -> tensor<2x4x16x10xf32>
@@ -128,6 +130,6 @@ func.func @negative_scale_guarded(%q: tensor<2x4x10x16xf32>, %k: tensor<2x4x10x1
   %none = kiln.not %any : (tensor<2x4x10x1xi1>) -> tensor<2x4x10x1xi1>
   %zeros = kiln.constant dense<0.0> : tensor<2x4x10x10xf32>
   %g = kiln.where %none, %zeros, %p : (tensor<2x4x10x1xi1>, tensor<2x4x10x10xf32>, tensor<2x4x10x10xf32>) -> tensor<2x4x10x10xf32>
-  %o = kiln.matmul %g, %v : (tensor<2x4x10x10xf32>, tensor<2x4x10x16xf32>) -> tensor<2x4x10x16xf32>
+  %o = kiln.matmul %g, %v : (tensor<2x4x10x10xf32>, tensor<2x4x10x16xf32>) -> tensor<2x4x10x16xf32> loc("neg_pv")
   return %o : tensor<2x4x10x16xf32>
 }
