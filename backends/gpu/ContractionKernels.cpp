@@ -42,6 +42,7 @@
 #include "compiler/logging/Report.h"
 #include "dialects/kiln/NodeLocation.h"
 #include "passes/graph/ConstantBytes.h"
+#include "passes/lowering/LoweringUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -173,35 +174,16 @@ void writeSimtKernel(OpBuilder &b, Contraction &c) {
   w.finish(launch);
 }
 
-/// An elementwise op converting `input` (a static tensor) to `element`
-/// (arith.truncf or arith.extf), after its definition.
+/// `input` converted elementwise to `element` (convertTensor: arith.truncf
+/// or arith.extf), right after its definition.
 Value castElements(Value input, Type element) {
-  auto type = cast<RankedTensorType>(input.getType());
   OpBuilder b(input.getContext());
   if (Operation *producer = input.getDefiningOp())
     b.setInsertionPointAfter(producer);
   else
     b.setInsertionPointToStart(cast<BlockArgument>(input).getOwner());
-  Location loc = input.getLoc();
-  Value init =
-      tensor::EmptyOp::create(b, loc, type.getShape(), element).getResult();
-  AffineMap identity = b.getMultiDimIdentityMap(type.getRank());
-  bool narrowing =
-      element.getIntOrFloatBitWidth() < type.getElementTypeBitWidth();
-  auto cast = linalg::GenericOp::create(
-      b, loc, TypeRange{init.getType()}, ValueRange{input}, ValueRange{init},
-      ArrayRef<AffineMap>{identity, identity},
-      SmallVector<utils::IteratorType>(type.getRank(),
-                                       utils::IteratorType::parallel),
-      [&](OpBuilder &nb, Location nloc, ValueRange args) {
-        Value v =
-            narrowing
-                ? arith::TruncFOp::create(nb, nloc, element, args[0])
-                      .getResult()
-                : arith::ExtFOp::create(nb, nloc, element, args[0]).getResult();
-        linalg::YieldOp::create(nb, nloc, v);
-      });
-  return cast.getResult(0);
+  return convertTensor(b, input.getLoc(), input,
+                       getElementTypeOrSelf(input.getType()), element);
 }
 
 /// The `narrow` tensor that `value` is an exact widening of (an
@@ -331,6 +313,12 @@ struct ContractionKernelsPass
     report::count("gpu_activations_narrowed");
   }
 
+  /// The operand type a bf16/fp16 precision narrows f32 operands to.
+  Type narrowType() {
+    return precision == "bf16" ? Type(BFloat16Type::get(&getContext()))
+                               : Type(Float16Type::get(&getContext()));
+  }
+
   /// The function's linalg ops outside tiled loops, in order.
   SmallVector<linalg::LinalgOp> topLevelLinalgOps() {
     SmallVector<linalg::LinalgOp> ops;
@@ -367,9 +355,7 @@ struct ContractionKernelsPass
     // be so when its contraction's kernel takes it).
     if (matrixUnit == "mma.sync" &&
         (precision == "bf16" || precision == "fp16")) {
-      OpBuilder b(&getContext());
-      Type narrow =
-          precision == "bf16" ? Type(b.getBF16Type()) : Type(b.getF16Type());
+      Type narrow = narrowType();
       // (A producer comes before its contraction in the walk: an op this
       // erases has been visited already.)
       for (linalg::LinalgOp op : topLevelLinalgOps()) {
@@ -424,8 +410,7 @@ struct ContractionKernelsPass
       else if (precision != "tf32") {
         // f32 weights are read as bf16/f16 rounded once, here: half the
         // bytes of the weights, and no conversion in the staging loop.
-        Type narrow =
-            precision == "bf16" ? Type(b.getBF16Type()) : Type(b.getF16Type());
+        Type narrow = narrowType();
         for (bool isA : {true, false}) {
           Value operand = c.op.getDpsInputs()[isA ? 0 : 1];
           Value &copy = isA ? c.narrowedA : c.narrowedB;

@@ -81,10 +81,9 @@ struct Staging {
   int64_t rows = 0, vec = 1;
   /// cp.async: the operand is already in the operand type and its chunks
   /// are contiguous in the stage; they go to shared memory without
-  /// registers, into `stages` unpadded stages swizzled by 16-byte chunk.
+  /// registers, into unpadded stages swizzled by 16-byte chunk.
   bool async = false;
-  int64_t stages = 2;
-  /// The stage's shape ([stages][rows][cols]).
+  /// The stages' shape ([stages][rows][cols]).
   SmallVector<int64_t> shape;
   SmallVector<Value> scalarRows, scalarDepths, vectorRows, vectorDepths;
   Value buffer, aligned, shared;
@@ -527,10 +526,8 @@ void MmaWriter::write() {
     if (total <= 48 * 1024)
       break;
   }
-  for (Staging *s : {&planA, &planB}) {
-    s->stages = s->async ? stages : 2;
-    s->shape = stageShape(*s, s->stages);
-  }
+  for (Staging *s : {&planA, &planB})
+    s->shape = stageShape(*s, s->async ? stages : 2);
   gpu::LaunchOp launch =
       createLaunch(b, loc, w.grid(t.tileM, t.tileN), {threads},
                    {workgroupMemRef(planA.shape, element),
@@ -632,7 +629,7 @@ void MmaWriter::write() {
     SmallVector<Value> next;
     if (anyRegisters)
       next = fetch(add(s, 1));
-    Value currentA = rem(s, planA.stages), currentB = rem(s, planB.stages);
+    Value currentA = rem(s, planA.shape[0]), currentB = rem(s, planB.shape[0]);
 
     SmallVector<Value> acc(kLoop.getRegionIterArgs());
     for (int64_t k = 0; k < t.depth; k += step) {

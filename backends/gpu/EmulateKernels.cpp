@@ -117,6 +117,26 @@ LogicalResult emulateMma(NVVM::MmaOp mma, Value state, func::FuncOp mmaFn) {
   return success();
 }
 
+/// The integer a kernel made pointer `p` from (through an address-space
+/// cast), or p's value as an integer.
+Value pointerAsInteger(OpBuilder &b, Location loc, Value p) {
+  if (auto cast = p.getDefiningOp<LLVM::AddrSpaceCastOp>())
+    p = cast.getArg();
+  if (auto cast = p.getDefiningOp<LLVM::IntToPtrOp>())
+    return cast.getArg();
+  return LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), p);
+}
+
+/// Erases the pointer casts left without users after `p`'s user went.
+void eraseDeadCasts(Value p) {
+  while (Operation *op = p.getDefiningOp()) {
+    if (!isa<LLVM::AddrSpaceCastOp, LLVM::IntToPtrOp>(op) || !op->use_empty())
+      return;
+    p = op->getOperand(0);
+    op->erase();
+  }
+}
+
 /// `load` (ldmatrix.x4) as a call of the emulator's warp-collective: the
 /// lane's row address in slots 0..1, the four registers back in 6..9.
 LogicalResult emulateLdMatrix(NVVM::LdMatrixOp load, Value state,
@@ -136,11 +156,7 @@ LogicalResult emulateLdMatrix(NVVM::LdMatrixOp load, Value state,
   };
   // The kernel made the shared-memory pointer from an integer address
   // (the host address of the stage here).
-  Value address;
-  if (auto cast = load.getPtr().getDefiningOp<LLVM::IntToPtrOp>())
-    address = cast.getArg();
-  else
-    address = LLVM::PtrToIntOp::create(b, loc, i64, load.getPtr());
+  Value address = pointerAsInteger(b, loc, load.getPtr());
   memref::StoreOp::create(b, loc, arith::TruncIOp::create(b, loc, i32, address),
                           slots, slot(0));
   memref::StoreOp::create(
@@ -159,31 +175,10 @@ LogicalResult emulateLdMatrix(NVVM::LdMatrixOp load, Value state,
                  slots});
   if (failed(readFromSlots(load, slots, i32, "an ldmatrix")))
     return failure();
-  Operation *pointer = load.getPtr().getDefiningOp();
+  Value pointer = load.getPtr();
   load.erase();
-  if (pointer && isa<LLVM::IntToPtrOp>(pointer) && pointer->use_empty())
-    pointer->erase();
+  eraseDeadCasts(pointer);
   return success();
-}
-
-/// The integer a kernel made pointer `p` from (through an address-space
-/// cast), or p's value as an integer.
-Value pointerAsInteger(OpBuilder &b, Location loc, Value p) {
-  if (auto cast = p.getDefiningOp<LLVM::AddrSpaceCastOp>())
-    p = cast.getArg();
-  if (auto cast = p.getDefiningOp<LLVM::IntToPtrOp>())
-    return cast.getArg();
-  return LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), p);
-}
-
-/// Erases the pointer casts left without users after `p`'s user went.
-void eraseDeadCasts(Value p) {
-  while (Operation *op = p.getDefiningOp()) {
-    if (!isa<LLVM::AddrSpaceCastOp, LLVM::IntToPtrOp>(op) || !op->use_empty())
-      return;
-    p = op->getOperand(0);
-    op->erase();
-  }
 }
 
 /// `copy` (cp.async) as the copy it makes, done at once: the emulator runs

@@ -292,29 +292,33 @@ Value peelScale(Value v, double &scale, SmallVectorImpl<Operation *> &ops,
     return v;
   bool shared = !hasOneUse(v);
   Value lhs = op->getOperand(0), rhs = op->getOperand(1);
-  if (auto c = uniformConstant(rhs);
-      c && tensorType(lhs) == tensorType(v) && (!shared || *c > 0)) {
-    scale *= isa<DivOp>(op) ? 1.0 / *c : *c;
-    ops.push_back(op);
-    return lhs;
+  // The constant factor and the other operand: x * c, x / c or c * x.
+  std::optional<double> factor;
+  Value other;
+  if (auto c = uniformConstant(rhs); c && tensorType(lhs) == tensorType(v)) {
+    factor = isa<DivOp>(op) ? 1.0 / *c : *c;
+    other = lhs;
+  } else if (auto c = uniformConstant(lhs);
+             c && isa<MulOp>(op) && tensorType(rhs) == tensorType(v)) {
+    factor = *c;
+    other = rhs;
   }
-  if (auto c = uniformConstant(lhs); c && isa<MulOp>(op) &&
-                                     tensorType(rhs) == tensorType(v) &&
-                                     (!shared || *c > 0)) {
-    scale *= *c;
+  if (factor && (!shared || *factor > 0)) {
+    scale *= *factor;
     ops.push_back(op);
-    return rhs;
+    return other;
   }
   if (!required)
     return v;
-  if (shared && (uniformConstant(lhs) || uniformConstant(rhs))) {
-    reason = llvm::formatv("the scale at '{0}' is not positive and torch's "
-                           "row guard also reads the scaled scores",
-                           onnxNodeName(op->getLoc()));
-    return Value();
-  }
-  reason = llvm::formatv("the scale at '{0}' is not a compile-time constant",
-                         onnxNodeName(op->getLoc()));
+  reason = factor ? llvm::formatv("the scale at '{0}' is not positive and "
+                                  "torch's row guard also reads the scaled "
+                                  "scores",
+                                  onnxNodeName(op->getLoc()))
+                        .str()
+                  : llvm::formatv("the scale at '{0}' is not a compile-time "
+                                  "constant",
+                                  onnxNodeName(op->getLoc()))
+                        .str();
   return Value();
 }
 
