@@ -2,28 +2,33 @@
 //
 // The flash-attention kernel for NVIDIA GPUs (sm_80 and up) with f16 or
 // bf16 operands (the model's own, or f32 ones at --gpu-precision=bf16 or
-// fp16): the FlashAttention-2 schedule of AttentionKernels.cpp with both
-// products on mma.sync m16n8k16 (f32 accumulation):
+// fp16): the FlashAttention-2 schedule with both products on mma.sync
+// m16n8k16 (f32 accumulation):
 //
-//   grid (ceil(Sq/64), batch), 128 threads = 4 warps; warp w owns the
+//   grid (ceil(Sq/rows), batch), 4 warps (Sq <= 64) or 8; warp w owns the
 //   block's query rows 16w..16w+15, and lane (g = lane / 4, t = lane % 4)
 //   rows g and g + 8 of them. Q's A fragments stay in registers for the
-//   whole kernel. Per step the block stages 32 keys of K ([key][d], pairs
-//   along d contiguous) and V transposed ([d][key], pairs along the key
-//   contiguous) in shared memory, zeros past the last key and the head
-//   size; then each warp walks them 16 keys at a time:
+//   whole kernel. K and V go through two shared-memory stages of 64 keys
+//   (32 for heads over 64), both [key][column] with rows padded by 8
+//   elements (16 bytes: the 8 rows an ldmatrix phase reads fall in
+//   different banks), zeros past the last key and the head size. The
+//   block copies them 16 bytes at a time: by cp.async when the operands
+//   are already f16/bf16, else loaded as f32, rounded and stored; either
+//   way the next stage's copy is issued before the current one's products,
+//   so it flies while the tensor cores work, with one barrier per stage.
+//   Each warp then takes the whole stage at once:
 //
-//   - S (16 rows x 16 keys) = Q·Kᵀ: two n8 tiles of d/16 mma each, their
-//     K fragments by one ldmatrix.x4 per 16 dims; the lane holds
-//     S[g][2t, 2t+1] and S[g + 8][2t, 2t+1] of each tile.
-//   - Online softmax per row: a row's max is a max of the lane's 4 scores
+//   - S (16 rows x 64 keys) = Q·Kᵀ: 8 n8 tiles of d/16 mma each, their
+//     K fragments by one ldmatrix.x4 per 16 keys and 16 dims; the lane
+//     holds S[g][2t, 2t+1] and S[g + 8][2t, 2t+1] of each tile.
+//   - Online softmax per row: a row's max is a max of the lane's scores
 //     and two xor shuffles (lanes 1 and 2 apart: the 4 lanes of group g);
 //     the running sum stays per lane, added across the group at the end.
-//   - O (16 rows x dv) += P·V: the two S tiles' accumulators, rounded to
-//     the operand type, are exactly the A fragment of one m16n8k16 (rows
-//     g, g + 8; keys 2t, 2t+1 and 2t+8, 2t+9), so P never leaves registers;
-//     one mma per 8 output columns, V's fragments by one ldmatrix.x4 per
-//     16 columns.
+//   - O (16 rows x dv) += P·V: two S tiles' accumulators, rounded to the
+//     operand type, are exactly the A fragment of one m16n8k16 (rows g,
+//     g + 8; keys 2t, 2t+1 and 2t+8, 2t+9), so P never leaves registers;
+//     V's B fragments by one transposing ldmatrix.x4 per 16 keys and 16
+//     columns.
 //
 // Causal blocks stop at their last row; the additive mask is read per
 // score; a row with every key masked gives NaN as the unfused softmax
@@ -34,6 +39,7 @@
 #include "backends/gpu/ContractionKernels.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -46,12 +52,9 @@ using namespace mlir::kiln;
 using namespace mlir::kiln::gpu_kernels;
 
 namespace {
-constexpr int64_t kRows = 64;     // query rows per block
 constexpr int64_t kWarpRows = 16; // query rows per warp
-constexpr int64_t kThreads = 128; // 4 warps
-constexpr int64_t kStage = 32;    // keys staged per step
-constexpr int64_t kStep = 16;     // keys per S tile pair
 constexpr int64_t kPad = 8;       // row padding of the stages (elements)
+constexpr int64_t kChunk = 8;     // 16-bit elements per 16-byte copy
 
 class MmaFlashWriter : IndexMath {
 public:
@@ -60,6 +63,34 @@ public:
   Value write();
 
 private:
+  /// K or V on its way to shared memory: the [batch..., sk, width] source,
+  /// the [2][keys][padded + kPad] stages, whether it goes by cp.async (the
+  /// source already holds the operand type) and, at run time, whether its
+  /// rows are whole 16-byte chunks (else element copies).
+  struct KeyOperand {
+    Value source, shared;
+    int64_t width, padded;
+    bool async;
+    Value aligned;
+    Value base;
+    SmallVector<Value> strides;
+  };
+  KeyOperand keyOperand(Value source, Value shared, int64_t width,
+                        int64_t padded);
+  /// The chunks this thread copies of a stage: (key, column) in the stage.
+  SmallVector<std::pair<Value, Value>> chunksOf(const KeyOperand &o);
+  /// The stage of keys from key0 into stage `at` by cp.async (one group
+  /// per call of issueStage, committed by the caller).
+  void issue(const KeyOperand &o, Value key0, Value at);
+  /// The stage of keys from key0 into registers: 8 source elements per
+  /// chunk, zeros past the last key and the width.
+  SmallVector<Value> fetch(const KeyOperand &o, Value key0);
+  /// fetch's values, rounded to the operand type, into stage `at`.
+  void store(const KeyOperand &o, ArrayRef<Value> values, Value at);
+  /// The 8 source elements of chunk (key, col) read one by one.
+  SmallVector<Value> gather(const KeyOperand &o, Value key, Value col,
+                            Value keyOk);
+
   Type elementType() {
     return operand == MmaOperand::F16 ? Type(b.getF16Type())
                                       : Type(b.getBF16Type());
@@ -68,6 +99,8 @@ private:
     return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(value));
   }
   Value narrow(Value value) {
+    if (value.getType() == elementType())
+      return value;
     return arith::TruncFOp::create(b, loc, elementType(), value);
   }
   /// Two f32 values as one operand register.
@@ -75,13 +108,6 @@ private:
     Value pair = vector::FromElementsOp::create(
         b, loc, VectorType::get({2}, elementType()),
         ValueRange{narrow(lo), narrow(hi)});
-    return mmaRegister(b, loc, operand, pair);
-  }
-  /// Elements (row, col) and (row, col + 1) of a stage as one register.
-  Value sharedPair(Value shared, Value row, Value col) {
-    Value pair = vector::LoadOp::create(
-        b, loc, VectorType::get({2}, elementType()), shared,
-        ValueRange{row, col}, /*nontemporal=*/false, llvm::Align(4));
     return mmaRegister(b, loc, operand, pair);
   }
   /// The max or sum of a row over the 4 lanes of a group.
@@ -96,44 +122,208 @@ private:
   AttentionOp op;
   MmaOperand operand;
   AttentionShape shape;
-  Value tid;
+  Value tid, keyEnd;
+  SmallVector<Value> batch;
+  int64_t threads = 0, stageKeys = 0;
 };
+
+MmaFlashWriter::KeyOperand MmaFlashWriter::keyOperand(Value source,
+                                                      Value shared,
+                                                      int64_t width,
+                                                      int64_t padded) {
+  KeyOperand o{source,
+               shared,
+               width,
+               padded,
+               /*async=*/!shape.element.isF32(),
+               Value(),
+               Value(),
+               {}};
+  auto type = cast<MemRefType>(source.getType());
+  auto [strides, offset] = type.getStridesAndOffset();
+  for (int64_t stride : strides)
+    o.strides.push_back(index(b, loc, stride));
+  o.base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, source);
+  // Chunks need rows of whole chunks (a static fact: the buffer is
+  // contiguous) and a 16-byte aligned start (a run-time one).
+  if (width % kChunk == 0 && offset == 0)
+    o.aligned = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                      rem(o.base, 16), index(b, loc, 0));
+  else
+    o.aligned = arith::ConstantOp::create(b, loc, b.getBoolAttr(false));
+  return o;
+}
+
+SmallVector<std::pair<Value, Value>>
+MmaFlashWriter::chunksOf(const KeyOperand &o) {
+  int64_t perKey = o.padded / kChunk, chunks = stageKeys * perKey;
+  SmallVector<std::pair<Value, Value>> places;
+  for (int64_t e = 0; e < chunks; e += threads) {
+    Value chunk = add(tid, e);
+    places.push_back({div(chunk, perKey), mul(rem(chunk, perKey), kChunk)});
+  }
+  return places;
+}
+
+SmallVector<Value> MmaFlashWriter::gather(const KeyOperand &o, Value key,
+                                          Value col, Value keyOk) {
+  Type source = cast<MemRefType>(o.source.getType()).getElementType();
+  Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(source, 0.0));
+  SmallVector<Value> values;
+  for (int64_t i = 0; i < kChunk; ++i) {
+    Value c = add(col, i);
+    Value ok = both(keyOk, lessThan(b, loc, c, index(b, loc, o.width)));
+    values.push_back(
+        guardedLoad(b, loc, o.source, withIndices(batch, key, c), ok, zero));
+  }
+  return values;
+}
+
+void MmaFlashWriter::issue(const KeyOperand &o, Value key0, Value at) {
+  int64_t chunks = stageKeys * (o.padded / kChunk);
+  Type i32 = b.getI32Type();
+  int64_t bytes = elementType().getIntOrFloatBitWidth() / 8;
+  for (auto [e, place] : llvm::enumerate(chunksOf(o))) {
+    auto [j, col] = place;
+    // The last round of a stage whose chunks do not divide evenly among
+    // the threads: only the threads with a chunk left.
+    std::optional<OpBuilder::InsertionGuard> partial;
+    if (int64_t(e + 1) * threads > chunks) {
+      partial.emplace(b);
+      auto guard = scf::IfOp::create(
+          b, loc,
+          lessThan(b, loc, add(tid, e * threads), index(b, loc, chunks)),
+          /*withElseRegion=*/false);
+      b.setInsertionPointToStart(&guard.getThenRegion().front());
+    }
+    Value key = add(key0, j);
+    Value keyOk = lessThan(b, loc, key, keyEnd);
+    auto choice = scf::IfOp::create(b, loc, o.aligned, /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&choice.getThenRegion().front());
+    // Past the last key or the width: no bytes read (the chunk is
+    // zero-filled), from the buffer's start.
+    Value ok = both(keyOk, lessThan(b, loc, col, index(b, loc, o.width)));
+    SmallVector<Value> indices = withIndices(batch, key, col);
+    for (Value &i : indices)
+      i = arith::SelectOp::create(b, loc, ok, i, index(b, loc, 0));
+    Value from = elementPointer(b, loc, o.base, index(b, loc, 0), o.strides,
+                                indices, bytes, /*addressSpace=*/1);
+    Value to = sharedPointer(b, loc, o.shared, ValueRange{at, j, col});
+    Value size = arith::SelectOp::create(
+        b, loc, ok, arith::ConstantIntOp::create(b, loc, i32, 16),
+        arith::ConstantIntOp::create(b, loc, i32, 0));
+    NVVM::CpAsyncOp::create(b, loc, to, from, 16,
+                            NVVM::LoadCacheModifierKind::CG, size);
+    b.setInsertionPointToStart(&choice.getElseRegion().front());
+    Value chunk = vector::FromElementsOp::create(
+        b, loc, VectorType::get({kChunk}, elementType()),
+        gather(o, key, col, keyOk));
+    vector::StoreOp::create(b, loc, chunk, o.shared, ValueRange{at, j, col},
+                            /*nontemporal=*/false, llvm::Align(16));
+  }
+}
+
+SmallVector<Value> MmaFlashWriter::fetch(const KeyOperand &o, Value key0) {
+  int64_t chunks = stageKeys * (o.padded / kChunk);
+  Type source = cast<MemRefType>(o.source.getType()).getElementType();
+  // 16-byte loads: 4 f32 or 8 f16/bf16 each.
+  int64_t perLoad = 16 / (source.getIntOrFloatBitWidth() / 8);
+  auto loadType = VectorType::get({perLoad}, source);
+  SmallVector<Type> types(kChunk, source);
+  SmallVector<Value> values;
+  for (auto [e, place] : llvm::enumerate(chunksOf(o))) {
+    auto [j, col] = place;
+    Value key = add(key0, j);
+    Value keyOk = lessThan(b, loc, key, keyEnd);
+    if (int64_t(e + 1) * threads > chunks)
+      keyOk = both(keyOk, lessThan(b, loc, add(tid, e * threads),
+                                   index(b, loc, chunks)));
+    Value ok = both(keyOk, lessThan(b, loc, col, index(b, loc, o.width)));
+    auto choice = scf::IfOp::create(b, loc, types, both(o.aligned, ok),
+                                    /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&choice.getThenRegion().front());
+    SmallVector<Value> chunk;
+    for (int64_t i = 0; i < kChunk; i += perLoad) {
+      Value load = vector::LoadOp::create(
+          b, loc, loadType, o.source, withIndices(batch, key, add(col, i)),
+          /*nontemporal=*/false, llvm::Align(16));
+      for (int64_t l = 0; l < perLoad; ++l)
+        chunk.push_back(vector::ExtractOp::create(b, loc, load, l));
+    }
+    scf::YieldOp::create(b, loc, chunk);
+    b.setInsertionPointToStart(&choice.getElseRegion().front());
+    scf::YieldOp::create(b, loc, gather(o, key, col, keyOk));
+    llvm::append_range(values, choice.getResults());
+  }
+  return values;
+}
+
+void MmaFlashWriter::store(const KeyOperand &o, ArrayRef<Value> values,
+                           Value at) {
+  int64_t chunks = stageKeys * (o.padded / kChunk);
+  for (auto [e, place] : llvm::enumerate(chunksOf(o))) {
+    auto [j, col] = place;
+    std::optional<OpBuilder::InsertionGuard> partial;
+    if (int64_t(e + 1) * threads > chunks) {
+      partial.emplace(b);
+      auto guard = scf::IfOp::create(
+          b, loc,
+          lessThan(b, loc, add(tid, e * threads), index(b, loc, chunks)),
+          /*withElseRegion=*/false);
+      b.setInsertionPointToStart(&guard.getThenRegion().front());
+    }
+    SmallVector<Value> rounded;
+    for (Value v : values.slice(e * kChunk, kChunk))
+      rounded.push_back(narrow(v));
+    Value chunk = vector::FromElementsOp::create(
+        b, loc, VectorType::get({kChunk}, elementType()), rounded);
+    vector::StoreOp::create(b, loc, chunk, o.shared, ValueRange{at, j, col},
+                            /*nontemporal=*/false, llvm::Align(16));
+  }
+}
 
 Value MmaFlashWriter::write() {
   int64_t sq = shape.sq, sk = shape.sk, d = shape.d, dv = shape.dv;
-  int64_t dPad = llvm::alignTo(d, 16), dvPad = llvm::alignTo(dv, 8);
+  int64_t dPad = llvm::alignTo(d, 16), dvPad = llvm::alignTo(dv, 16);
   AttentionBuffers buffers(b, loc, op, shape);
   Value q = buffers.q, k = buffers.k, v = buffers.v, mask = buffers.mask,
         out = buffers.out;
 
-  // Rows padded by 8 elements: the fragment reads of a warp (row g, word
-  // t) fall in different banks.
+  int64_t warps = sq > 64 ? 8 : 4, rowsPerBlock = warps * kWarpRows;
+  threads = 32 * warps;
+  // Two stages of K and V in 48 KiB of static shared memory.
+  stageKeys = std::max(dPad, dvPad) > 64 ? 32 : 64;
   Type element = elementType();
   gpu::LaunchOp launch =
       createLaunch(b, loc,
-                   {index(b, loc, llvm::divideCeil(sq, kRows)),
+                   {index(b, loc, llvm::divideCeil(sq, rowsPerBlock)),
                     index(b, loc, shape.batchTotal)},
-                   {kThreads},
-                   {workgroupMemRef({kStage, dPad + kPad}, element),
-                    workgroupMemRef({dvPad, kStage + kPad}, element)});
+                   {threads},
+                   {workgroupMemRef({2, stageKeys, dPad + kPad}, element),
+                    workgroupMemRef({2, stageKeys, dvPad + kPad}, element)});
   Value sharedK = launch.getWorkgroupAttributions()[0];
-  Value sharedVt = launch.getWorkgroupAttributions()[1];
+  Value sharedV = launch.getWorkgroupAttributions()[1];
   tid = launch.getThreadIds().x;
   Value warp = div(tid, 32), lane = rem(tid, 32);
   Value group = div(lane, 4), thread = rem(lane, 4);
-  Value row0 = mul(launch.getBlockIds().x, kRows);
+  Value row0 = mul(launch.getBlockIds().x, rowsPerBlock);
   Value rowLo = add(add(row0, mul(warp, kWarpRows)), group);
   Value rowHi = add(rowLo, 8);
-  SmallVector<Value> batch =
-      shape.batchSizes.empty()
-          ? SmallVector<Value>()
-          : delinearize(b, loc, launch.getBlockIds().y, shape.batchSizes);
+  batch = shape.batchSizes.empty()
+              ? SmallVector<Value>()
+              : delinearize(b, loc, launch.getBlockIds().y, shape.batchSizes);
   Value zero = f32(0.0), negInf = f32(-std::numeric_limits<double>::infinity());
-  // ldmatrix.x4 of an [n][k] stage: lane l gives row l % 8 (+8 for the
-  // second n8 tile, l >= 16) at k +8 for odd matrices.
-  Value quad = div(lane, 8);
-  Value ldRow = add(rem(lane, 8), mul(div(quad, 2), 8));
-  Value ldCol = mul(rem(quad, 2), 8);
+  // ldmatrix.x4: lane l gives row l % 8 of matrix l / 8. K's [key][d]
+  // stage: matrices keys +0/+0/+8/+8, dims +0/+8/+0/+8 (two n8 tiles' B
+  // fragments); V's [key][dv] stage, transposed: keys +0/+8/+0/+8,
+  // columns +0/+0/+8/+8 (two 8-column tiles' B fragments).
+  Value quad = div(lane, 8), eighth = rem(lane, 8);
+  Value ldKeyK = add(eighth, mul(div(quad, 2), 8));
+  Value ldColK = mul(rem(quad, 2), 8);
+  Value ldKeyV = add(eighth, mul(rem(quad, 2), 8));
+  Value ldColV = mul(div(quad, 2), 8);
   Value rows = index(b, loc, sq), dBound = index(b, loc, d);
   Value okLo = lessThan(b, loc, rowLo, rows);
   Value okHi = lessThan(b, loc, rowHi, rows);
@@ -156,51 +346,91 @@ Value MmaFlashWriter::write() {
          loadQ(rowLo, okLo, 16 * s + 8), loadQ(rowHi, okHi, 16 * s + 8)});
 
   // Causal: keys past the block's last row are masked for every row.
-  Value skBound = index(b, loc, sk);
-  Value keyEnd = skBound;
+  keyEnd = index(b, loc, sk);
   if (op.getCausal())
-    keyEnd = arith::MinUIOp::create(b, loc, skBound, add(row0, kRows));
+    keyEnd = arith::MinUIOp::create(b, loc, keyEnd, add(row0, rowsPerBlock));
 
-  int64_t tiles = dvPad / 8;
+  KeyOperand keys = keyOperand(k, sharedK, d, dPad);
+  KeyOperand values = keyOperand(v, sharedV, dv, dvPad);
+  const bool async = keys.async;
+  // The stage of keys from key0 on its way into stage `at`: issued
+  // (cp.async), or fetched into registers to be stored after the products.
+  auto issueBoth = [&](Value key0, Value at) {
+    issue(keys, key0, at);
+    issue(values, key0, at);
+    NVVM::CpAsyncCommitGroupOp::create(b, loc);
+  };
+  auto fetchBoth = [&](Value key0) {
+    SmallVector<Value> held = fetch(keys, key0);
+    llvm::append_range(held, fetch(values, key0));
+    return held;
+  };
+  auto storeBoth = [&](ArrayRef<Value> held, Value at) {
+    size_t count =
+        kChunk * llvm::divideCeil(stageKeys * dPad / kChunk, threads);
+    store(keys, held.take_front(count), at);
+    store(values, held.drop_front(count), at);
+  };
+  Value first = index(b, loc, 0);
+  if (async)
+    issueBoth(first, first);
+  else
+    storeBoth(fetchBoth(first), first);
+
+  int64_t tiles = dvPad / 8, keyTiles = stageKeys / 8;
   // m and the lane's part of l for rows g and g + 8, then O's accumulators
   // (tile n: rows g, g + 8 at columns 8n + 2t, 8n + 2t + 1).
   SmallVector<Value> state = {negInf, zero, negInf, zero};
   state.append(tiles * 4, zero);
-  auto fillStage = [&](Value key0) {
-    stageKeys(b, loc, tid, kThreads, k, sharedK, batch, key0, kStage, sk, d,
-              dPad, element);
-    stageKeys(b, loc, tid, kThreads, v, sharedVt, batch, key0, kStage, sk, dv,
-              dvPad, element, /*transposed=*/true);
-  };
-  auto walkStep = [&](Value key0, Value j0,
-                      ValueRange carried) -> SmallVector<Value> {
-    // S = Q·Kᵀ, two tiles of 8 keys; score e of tile n is row g (e < 2)
-    // or g + 8, key j0 + 8n + 2t + e % 2.
+  auto loop = scf::ForOp::create(b, loc, first, keyEnd,
+                                 index(b, loc, stageKeys), state);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value key0 = loop.getInductionVar();
+    ValueRange carried = loop.getRegionIterArgs();
+    Value current = rem(div(key0, stageKeys), 2);
+    Value other = arith::SubIOp::create(b, loc, index(b, loc, 1), current);
+    Value nextKey0 = add(key0, stageKeys);
+    // After the barrier this stage is in shared memory and every warp is
+    // done with the other one: the next stage goes there.
+    if (async)
+      NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
+    gpu::BarrierOp::create(b, loc);
+    SmallVector<Value> held;
+    if (async)
+      issueBoth(nextKey0, other);
+    else
+      held = fetchBoth(nextKey0);
+
+    // S = Q·Kᵀ in n8 tiles; score e of tile n is row g (e < 2) or g + 8,
+    // key key0 + 8n + 2t + e % 2.
     Value scale = f32(op.getScale().convertToDouble());
     SmallVector<Value> scores;
     Value maxLo = negInf, maxHi = negInf;
-    // Kᵀ's B fragments of both tiles per 16 dims: one ldmatrix.x4 of the
-    // [key][d] stage (matrices: keys +0/+8, dims +0/+8).
-    SmallVector<SmallVector<Value>> kFragments;
-    for (int64_t s = 0; s < dPad / 16; ++s)
-      kFragments.push_back(ldMatrixX4(b, loc, operand, sharedK,
-                                      {add(j0, ldRow), add(ldCol, 16 * s)},
-                                      /*transpose=*/false));
-    for (int64_t n = 0; n < 2; ++n) {
-      SmallVector<Value> acc(4, zero);
+    for (int64_t c = 0; c < keyTiles / 2; ++c) {
+      SmallVector<SmallVector<Value>> kFragments;
       for (int64_t s = 0; s < dPad / 16; ++s)
-        acc =
-            mmaSync(b, loc, operand, qFragments[s],
-                    {kFragments[s][2 * n], kFragments[s][2 * n + 1]}, acc, 16);
-      for (int64_t e = 0; e < 4; ++e) {
-        bool hi = e >= 2;
-        Value key = add(add(add(key0, j0), mul(thread, 2)), 8 * n + e % 2);
-        Value score = arith::MulFOp::create(b, loc, acc[e], scale);
-        score = finishScore(b, loc, op, shape, score, mask, batch,
-                            hi ? rowHi : rowLo, hi ? okHi : okLo, key);
-        scores.push_back(score);
-        Value &m = hi ? maxHi : maxLo;
-        m = arith::MaximumFOp::create(b, loc, m, score);
+        kFragments.push_back(
+            ldMatrixX4(b, loc, operand, sharedK,
+                       {current, add(ldKeyK, 16 * c), add(ldColK, 16 * s)},
+                       /*transpose=*/false));
+      for (int64_t n = 0; n < 2; ++n) {
+        SmallVector<Value> acc(4, zero);
+        for (int64_t s = 0; s < dPad / 16; ++s)
+          acc = mmaSync(b, loc, operand, qFragments[s],
+                        {kFragments[s][2 * n], kFragments[s][2 * n + 1]}, acc,
+                        16);
+        for (int64_t e = 0; e < 4; ++e) {
+          bool hi = e >= 2;
+          Value key = add(add(key0, mul(thread, 2)), 16 * c + 8 * n + e % 2);
+          Value score = arith::MulFOp::create(b, loc, acc[e], scale);
+          score = finishScore(b, loc, op, shape, score, mask, batch,
+                              hi ? rowHi : rowLo, hi ? okHi : okLo, key);
+          scores.push_back(score);
+          Value &m = hi ? maxHi : maxLo;
+          m = arith::MaximumFOp::create(b, loc, m, score);
+        }
       }
     }
     OnlineMax nextLo =
@@ -222,40 +452,44 @@ Value MmaFlashWriter::write() {
       sum = arith::AddFOp::create(b, loc, sum, prob);
       p.push_back(prob);
     }
-    SmallVector<Value> updated = {nextLo.max, sumLo, nextHi.max, sumHi};
-
-    // P's A fragment: tile 0's rows g and g + 8, then tile 1's.
-    SmallVector<Value> pFragment = {
-        registerOf(p[0], p[1]), registerOf(p[2], p[3]), registerOf(p[4], p[5]),
-        registerOf(p[6], p[7])};
-    // V's B fragments from the [d][key] stage: one ldmatrix.x4 per two
-    // 8-column tiles (an odd last tile by pair loads).
-    Value keyCol = add(j0, mul(thread, 2));
-    SmallVector<Value> vFragments;
-    for (int64_t t = 0; t + 1 < tiles; t += 2)
-      llvm::append_range(vFragments,
-                         ldMatrixX4(b, loc, operand, sharedVt,
-                                    {add(ldRow, 8 * t), add(j0, ldCol)},
-                                    /*transpose=*/false));
-    if (tiles % 2) {
-      Value column = add(group, 8 * (tiles - 1));
-      vFragments.push_back(sharedPair(sharedVt, column, keyCol));
-      vFragments.push_back(sharedPair(sharedVt, column, add(keyCol, 8)));
-    }
-    for (int64_t t = 0; t < tiles; ++t) {
-      SmallVector<Value> acc;
+    SmallVector<Value> acc;
+    for (int64_t t = 0; t < tiles; ++t)
       for (int64_t e = 0; e < 4; ++e)
         acc.push_back(arith::MulFOp::create(b, loc, carried[4 + t * 4 + e],
                                             e >= 2 ? nextHi.correction
                                                    : nextLo.correction));
-      acc = mmaSync(b, loc, operand, pFragment,
-                    {vFragments[2 * t], vFragments[2 * t + 1]}, acc, 16);
-      updated.append(acc.begin(), acc.end());
+    // O += P·V per 16 keys: P's A fragment is tile 2c's rows g and g + 8,
+    // then tile 2c + 1's.
+    for (int64_t c = 0; c < keyTiles / 2; ++c) {
+      ArrayRef<Value> pc = ArrayRef<Value>(p).slice(8 * c, 8);
+      SmallVector<Value> pFragment = {
+          registerOf(pc[0], pc[1]), registerOf(pc[2], pc[3]),
+          registerOf(pc[4], pc[5]), registerOf(pc[6], pc[7])};
+      for (int64_t t = 0; t < tiles; t += 2) {
+        SmallVector<Value> words =
+            ldMatrixX4(b, loc, operand, sharedV,
+                       {current, add(ldKeyV, 16 * c), add(ldColV, 8 * t)},
+                       /*transpose=*/true);
+        for (int64_t h = 0; h < 2; ++h) {
+          MutableArrayRef<Value> tile =
+              MutableArrayRef<Value>(acc).slice((t + h) * 4, 4);
+          SmallVector<Value> next =
+              mmaSync(b, loc, operand, pFragment,
+                      {words[2 * h], words[2 * h + 1]}, tile, 16);
+          std::copy(next.begin(), next.end(), tile.begin());
+        }
+      }
     }
-    return updated;
-  };
-  SmallVector<Value> final =
-      walkKeyStages(b, loc, keyEnd, kStage, kStep, state, fillStage, walkStep);
+    if (!async)
+      storeBoth(held, other);
+    SmallVector<Value> updated = {nextLo.max, sumLo, nextHi.max, sumHi};
+    llvm::append_range(updated, acc);
+    scf::YieldOp::create(b, loc, updated);
+  }
+  // No copies in flight past the loop (the last stage issued is zeros).
+  if (async)
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
+  ValueRange final = loop.getResults();
 
   // l across the row's four lanes, then one division per output.
   Value sumLo = acrossGroup(final[1], /*max=*/false);
@@ -265,7 +499,7 @@ Value MmaFlashWriter::write() {
       bool hi = e >= 2;
       Value column = add(mul(thread, 2), 8 * t + e % 2);
       Value ok = hi ? okHi : okLo;
-      if (dv % 8)
+      if (dv % 16)
         ok = both(ok, lessThan(b, loc, column, index(b, loc, dv)));
       auto store = scf::IfOp::create(b, loc, ok, /*withElseRegion=*/false);
       OpBuilder::InsertionGuard guard(b);

@@ -142,6 +142,18 @@ Value mmaRegister(OpBuilder &b, Location loc, MmaOperand operand, Value pair);
 SmallVector<Value> ldMatrixX4(OpBuilder &b, Location loc, MmaOperand operand,
                               Value shared, ValueRange indices, bool transpose);
 
+/// The address of element `indices` of a memref whose aligned pointer is
+/// `base` (an index), with `offset` and `strides` (elements), as a pointer
+/// in `addressSpace` (1 global, 3 shared) to elements of `bytes` bytes.
+Value elementPointer(OpBuilder &b, Location loc, Value base, Value offset,
+                     ArrayRef<Value> strides, ValueRange indices, int64_t bytes,
+                     unsigned addressSpace);
+
+/// A shared-window pointer to element `indices` of the workgroup memref
+/// `shared` (a static layout).
+Value sharedPointer(OpBuilder &b, Location loc, Value shared,
+                    ValueRange indices);
+
 /// Whether the tensor-core kernel takes 128x128 tiles for `c`: the problem
 /// has enough of them to fill a GPU (ContractionMma.cpp).
 bool fillsGpuWithLargeTiles(const Contraction &c);

@@ -398,49 +398,6 @@ void MmaWriter::store(const Staging &s, ArrayRef<Value> values, Value shared,
   scalars();
 }
 
-/// The address of element `indices` of `memref` (static layout, or the
-/// run-time `base`, `offset` and `strides`) as a pointer in `addressSpace`.
-Value elementPointer(OpBuilder &b, Location loc, Value base, Value offset,
-                     ArrayRef<Value> strides, ValueRange indices, int64_t bytes,
-                     unsigned addressSpace) {
-  Value linear = offset;
-  for (auto [stride, at] : llvm::zip(strides, indices))
-    linear = arith::AddIOp::create(b, loc, linear,
-                                   arith::MulIOp::create(b, loc, at, stride));
-  Value address = arith::AddIOp::create(
-      b, loc, base,
-      arith::MulIOp::create(b, loc, linear, index(b, loc, bytes)));
-  Value asInt =
-      arith::IndexCastUIOp::create(b, loc, b.getI64Type(), address).getResult();
-  MLIRContext *ctx = b.getContext();
-  if (addressSpace == 3)
-    return LLVM::IntToPtrOp::create(b, loc, LLVM::LLVMPointerType::get(ctx, 3),
-                                    ValueRange{asInt});
-  // A global buffer's generic address, cast to the global window.
-  Value generic = LLVM::IntToPtrOp::create(
-      b, loc, LLVM::LLVMPointerType::get(ctx), ValueRange{asInt});
-  return LLVM::AddrSpaceCastOp::create(
-      b, loc, LLVM::LLVMPointerType::get(ctx, addressSpace), generic);
-}
-
-/// A pointer to element `indices` of the workgroup memref `shared`.
-Value sharedPointer(OpBuilder &b, Location loc, Value shared,
-                    ValueRange indices) {
-  // The stage's strides are static.
-  auto type = cast<MemRefType>(shared.getType());
-  auto [strides, offset] = type.getStridesAndOffset();
-  assert(!ShapedType::isDynamic(offset) &&
-         llvm::none_of(strides, ShapedType::isDynamic) &&
-         "a stage has a static layout");
-  SmallVector<Value> strideValues;
-  for (int64_t stride : strides)
-    strideValues.push_back(index(b, loc, stride));
-  return elementPointer(
-      b, loc, memref::ExtractAlignedPointerAsIndexOp::create(b, loc, shared),
-      index(b, loc, offset), strideValues, indices,
-      type.getElementTypeBitWidth() / 8, /*addressSpace=*/3);
-}
-
 void MmaWriter::issue(const Staging &s, ValueRange batch, Value row0, Value k0,
                       Value stage) {
   auto choice = scf::IfOp::create(b, loc, s.aligned, /*withElseRegion=*/true);
@@ -715,6 +672,47 @@ void MmaWriter::write() {
   w.finish(launch);
 }
 } // namespace
+
+Value gpu_kernels::elementPointer(OpBuilder &b, Location loc, Value base,
+                                  Value offset, ArrayRef<Value> strides,
+                                  ValueRange indices, int64_t bytes,
+                                  unsigned addressSpace) {
+  Value linear = offset;
+  for (auto [stride, at] : llvm::zip(strides, indices))
+    linear = arith::AddIOp::create(b, loc, linear,
+                                   arith::MulIOp::create(b, loc, at, stride));
+  Value address = arith::AddIOp::create(
+      b, loc, base,
+      arith::MulIOp::create(b, loc, linear, index(b, loc, bytes)));
+  Value asInt =
+      arith::IndexCastUIOp::create(b, loc, b.getI64Type(), address).getResult();
+  MLIRContext *ctx = b.getContext();
+  if (addressSpace == 3)
+    return LLVM::IntToPtrOp::create(b, loc, LLVM::LLVMPointerType::get(ctx, 3),
+                                    ValueRange{asInt});
+  // A global buffer's generic address, cast to the global window.
+  Value generic = LLVM::IntToPtrOp::create(
+      b, loc, LLVM::LLVMPointerType::get(ctx), ValueRange{asInt});
+  return LLVM::AddrSpaceCastOp::create(
+      b, loc, LLVM::LLVMPointerType::get(ctx, addressSpace), generic);
+}
+
+Value gpu_kernels::sharedPointer(OpBuilder &b, Location loc, Value shared,
+                                 ValueRange indices) {
+  // The stage's strides are static.
+  auto type = cast<MemRefType>(shared.getType());
+  auto [strides, offset] = type.getStridesAndOffset();
+  assert(!ShapedType::isDynamic(offset) &&
+         llvm::none_of(strides, ShapedType::isDynamic) &&
+         "a stage has a static layout");
+  SmallVector<Value> strideValues;
+  for (int64_t stride : strides)
+    strideValues.push_back(index(b, loc, stride));
+  return elementPointer(
+      b, loc, memref::ExtractAlignedPointerAsIndexOp::create(b, loc, shared),
+      index(b, loc, offset), strideValues, indices,
+      type.getElementTypeBitWidth() / 8, /*addressSpace=*/3);
+}
 
 bool gpu_kernels::takesCpAsync(const Contraction &c, bool isA) {
   MmaTiling t = chooseTiling(c, MmaOperand::BF16);

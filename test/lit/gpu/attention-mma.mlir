@@ -5,30 +5,40 @@
 // RUN:   -kiln-gpu-attention-kernels='matrix-unit=mma.sync' \
 // RUN:   | FileCheck %s --check-prefix=FP32
 
-// bf16 attention on NVIDIA tensor cores: 4 warps per 64 query rows, 32
-// keys of K ([key][d], head 24 padded to 32, +8) and V transposed ([d][key],
-// values 40 wide, +8) per stage, walked 16 keys at a time: S = Q·Kᵀ as 2
-// tiles x 2 m16n8k16, the row max over 4 registers and two xor shuffles
-// (lanes 1 and 2 apart) for each of the lane's two rows, then
-// O += P·V as 5 column tiles of one m16n8k16 each; the lanes' sums added
-// across each row's group at the end.
+// bf16 attention on NVIDIA tensor cores: 8 warps per 128 query rows (Sq
+// 90 > 64), two stages of 64 keys of K (head 24 padded to 32, +8) and V
+// (values 40 wide padded to 48, +8), both [key][column]. The f32 operands
+// are loaded 16 bytes at a time and rounded; the first stage is stored
+// before the key loop, then each step has one barrier, fetches the next
+// stage into registers, computes S = Q·Kᵀ as 8 tiles x 2 m16n8k16 (K by
+// ldmatrix), the row max over the lane's scores and two xor shuffles
+// (lanes 1 and 2 apart), O += P·V as 4 x 6 m16n8k16 (V by transposing
+// ldmatrix), and stores the fetched stage into the other buffer; the
+// lanes' sums are added across each row's group at the end.
 // CHECK-LABEL: func.func @causal(
-// CHECK:         gpu.launch {{.*}} threads({{.*}}) in (%{{.+}} = %c128{{[_0-9]*}},{{.*}}) workgroup(%[[KS:.+]] : memref<32x40xbf16, #gpu.address_space<workgroup>>, %[[VS:.+]] : memref<40x40xbf16, #gpu.address_space<workgroup>>)
+// CHECK:         gpu.launch {{.*}} threads({{.*}}) in (%{{.+}} = %c256{{[_0-9]*}},{{.*}}) workgroup(%[[KS:.+]] : memref<2x64x40xbf16, #gpu.address_space<workgroup>>, %[[VS:.+]] : memref<2x64x56xbf16, #gpu.address_space<workgroup>>)
 // CHECK:           %[[END:.+]] = arith.minui
-// CHECK:           scf.for %{{.+}} = %{{.+}} to %[[END]] step %c32{{[_0-9]*}}
-// CHECK:             memref.store %{{.+}}, %[[KS]]
-// CHECK:             memref.store %{{.+}}, %[[VS]]
+// CHECK:           vector.load {{.*}} : memref<1x2x90x24xf32>, vector<4xf32>
+// CHECK:           vector.store %{{.+}}, %[[KS]]{{.*}} vector<8xbf16>
+// CHECK:           vector.store %{{.+}}, %[[VS]]{{.*}} vector<8xbf16>
+// CHECK:           scf.for %{{.+}} = %{{.+}} to %[[END]] step %c64{{[_0-9]*}}
+// CHECK-NOT:         nvvm.mma.sync
 // CHECK:             gpu.barrier
-// CHECK:             scf.for {{.*}} step %c16{{[_0-9]*}}
-// CHECK-COUNT-2:       nvvm.mma.sync {{.*}}multiplicandAPtxType = #nvvm.mma_type<bf16>{{.*}}shape = #nvvm.shape<m = 16, n = 8, k = 16>
-// CHECK-COUNT-4:       arith.cmpi ugt
-// CHECK-COUNT-2:       nvvm.mma.sync
-// CHECK-COUNT-4:       arith.cmpi ugt
-// CHECK:               gpu.shuffle xor %{{.+}}, %c1_i32{{[_0-9]*}}, %c32_i32{{[_0-9]*}} : f32
-// CHECK:               gpu.shuffle xor %{{.+}}, %c2_i32{{[_0-9]*}}, %c32_i32{{[_0-9]*}} : f32
-// CHECK:               math.exp
-// CHECK-COUNT-5:       nvvm.mma.sync
-// CHECK:             gpu.barrier
+// CHECK:             vector.load {{.*}} : memref<1x2x90x24xf32>, vector<4xf32>
+// CHECK:             vector.load {{.*}} : memref<1x2x90x40xf32>, vector<4xf32>
+// CHECK:             nvvm.ldmatrix {{.*}}layout = #nvvm.mma_layout<row>
+// CHECK-COUNT-2:     nvvm.mma.sync {{.*}}multiplicandAPtxType = #nvvm.mma_type<bf16>{{.*}}shape = #nvvm.shape<m = 16, n = 8, k = 16>
+// CHECK-COUNT-4:     arith.cmpi ugt
+// CHECK-COUNT-2:     nvvm.mma.sync
+// CHECK-COUNT-4:     arith.cmpi ugt
+// CHECK:             gpu.shuffle xor %{{.+}}, %c1_i32{{[_0-9]*}}, %c32_i32{{[_0-9]*}} : f32
+// CHECK:             gpu.shuffle xor %{{.+}}, %c2_i32{{[_0-9]*}}, %c32_i32{{[_0-9]*}} : f32
+// CHECK:             math.exp
+// CHECK:             nvvm.ldmatrix {{.*}}layout = #nvvm.mma_layout<col>
+// CHECK-COUNT-2:     nvvm.mma.sync
+// CHECK:             vector.store %{{.+}}, %[[KS]]
+// CHECK:             vector.store %{{.+}}, %[[VS]]
+// CHECK:             scf.yield
 // CHECK:           gpu.shuffle xor
 // CHECK:           arith.divf
 // CHECK-NOT:     kiln.attention
@@ -44,10 +54,21 @@ func.func @causal(%q: tensor<1x2x90x24xf32>, %k: tensor<1x2x90x24xf32>, %v: tens
 // -----
 
 // A bf16 model's attention takes the kernel at any precision, its result
-// stored as bf16.
+// stored as bf16. Its K and V go to shared memory by cp.async: the first
+// stage before the loop, then each step waits for it, passes the barrier
+// and issues the next one into the other stage before the products.
 // CHECK-LABEL: func.func @bf16_model(
-// CHECK:         workgroup(%{{.+}} : memref<32x72xbf16, #gpu.address_space<workgroup>>, %{{.+}} : memref<64x40xbf16, #gpu.address_space<workgroup>>)
-// CHECK:           nvvm.mma.sync
+// CHECK:         workgroup(%{{.+}} : memref<2x64x72xbf16, #gpu.address_space<workgroup>>, %{{.+}} : memref<2x64x72xbf16, #gpu.address_space<workgroup>>)
+// CHECK:           nvvm.cp.async.shared.global {{.*}}, 16, cache = cg
+// CHECK:           nvvm.cp.async.commit.group
+// CHECK:           scf.for
+// CHECK-NEXT:        arith.constant
+// CHECK:             nvvm.cp.async.wait.group 0
+// CHECK-NEXT:        gpu.barrier
+// CHECK:             nvvm.cp.async.shared.global
+// CHECK:             nvvm.cp.async.commit.group
+// CHECK:             nvvm.mma.sync
+// CHECK:           nvvm.cp.async.wait.group 0
 // CHECK:           arith.truncf %{{.+}} : f32 to bf16
 // FP32-LABEL: func.func @bf16_model(
 // FP32:           nvvm.mma.sync
