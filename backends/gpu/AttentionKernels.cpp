@@ -81,15 +81,25 @@ gpu_kernels::attentionMaskIndices(OpBuilder &b, Location loc,
 Value gpu_kernels::finishScore(OpBuilder &b, Location loc, AttentionOp op,
                                const AttentionShape &shape, Value score,
                                Value mask, ValueRange batch, Value row,
-                               Value rowOk, Value key) {
-  Value keyOk = lessThan(b, loc, key, index(b, loc, shape.sk));
-  if (mask)
-    score = arith::AddFOp::create(
-        b, loc, score,
-        guardedLoadF32(
-            b, loc, mask,
-            attentionMaskIndices(b, loc, shape.maskShape, batch, row, key),
-            arith::AndIOp::create(b, loc, keyOk, rowOk)));
+                               Value rowOk, Value key, double maskScale,
+                               bool inside) {
+  Value keyOk =
+      inside
+          ? arith::ConstantOp::create(b, loc, b.getBoolAttr(true)).getResult()
+          : lessThan(b, loc, key, index(b, loc, shape.sk));
+  if (mask) {
+    Value term = guardedLoadF32(
+        b, loc, mask,
+        attentionMaskIndices(b, loc, shape.maskShape, batch, row, key),
+        inside ? rowOk : arith::AndIOp::create(b, loc, keyOk, rowOk));
+    if (maskScale != 1.0)
+      term = arith::MulFOp::create(
+          b, loc, term,
+          arith::ConstantOp::create(b, loc, b.getF32FloatAttr(maskScale)));
+    score = arith::AddFOp::create(b, loc, score, term);
+  }
+  if (inside)
+    return score;
   Value masked = arith::XOrIOp::create(
       b, loc, keyOk, arith::ConstantOp::create(b, loc, b.getBoolAttr(true)));
   if (op.getCausal())
@@ -169,7 +179,8 @@ SmallVector<Value> gpu_kernels::walkKeyStages(
 }
 
 OnlineMax gpu_kernels::updateRunningMax(OpBuilder &b, Location loc,
-                                        Value oldMax, Value scoresMax) {
+                                        Value oldMax, Value scoresMax,
+                                        bool base2) {
   Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
   Value negInf = arith::ConstantOp::create(
       b, loc, b.getF32FloatAttr(-std::numeric_limits<float>::infinity()));
@@ -177,8 +188,10 @@ OnlineMax gpu_kernels::updateRunningMax(OpBuilder &b, Location loc,
   Value noneKept =
       arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, max, negInf);
   Value subtract = arith::SelectOp::create(b, loc, noneKept, zero, max);
-  Value correction = math::ExpOp::create(
-      b, loc, arith::SubFOp::create(b, loc, oldMax, subtract));
+  Value difference = arith::SubFOp::create(b, loc, oldMax, subtract);
+  Value correction = base2
+                         ? math::Exp2Op::create(b, loc, difference).getResult()
+                         : math::ExpOp::create(b, loc, difference).getResult();
   return {max, subtract, correction};
 }
 

@@ -40,21 +40,24 @@ SmallVector<Value> attentionMaskIndices(OpBuilder &b, Location loc,
                                         ValueRange batch, Value row, Value key);
 
 /// A scaled score q·k for (row, key), finished: the mask added (read as
-/// f32), -inf where the key is past the last one or, for causal attention,
-/// after the row.
+/// f32, times `maskScale`), -inf where the key is past the last one or,
+/// for causal attention, after the row. `inside`: the caller knows the key
+/// is neither (only the mask is added).
 Value finishScore(OpBuilder &b, Location loc, AttentionOp op,
                   const AttentionShape &shape, Value score, Value mask,
-                  ValueRange batch, Value row, Value rowOk, Value key);
+                  ValueRange batch, Value row, Value rowOk, Value key,
+                  double maskScale = 1.0, bool inside = false);
 
 /// One online-softmax step from the running max `oldMax` and the new
 /// scores' max: the new running max, the one to subtract from scores (0
 /// while every score so far is -inf, so exp gives 0, not NaN), and the
-/// factor exp(oldMax - that) that rescales the sum and the accumulators.
+/// factor exp(oldMax - that) that rescales the sum and the accumulators
+/// (exp2 with `base2`: scores already multiplied by log2(e)).
 struct OnlineMax {
   Value max, subtract, correction;
 };
 OnlineMax updateRunningMax(OpBuilder &b, Location loc, Value oldMax,
-                           Value scoresMax);
+                           Value scoresMax, bool base2 = false);
 
 /// An output of `op`'s row: the accumulator `acc` over the row's sum `sum`.
 /// A row with every key masked sums to 0 (its scores' max is -inf, so

@@ -55,6 +55,7 @@ namespace {
 constexpr int64_t kWarpRows = 16; // query rows per warp
 constexpr int64_t kPad = 8;       // row padding of the stages (elements)
 constexpr int64_t kChunk = 8;     // 16-bit elements per 16-byte copy
+constexpr double kLog2E = 1.4426950408889634;
 
 class MmaFlashWriter : IndexMath {
 public:
@@ -109,6 +110,9 @@ private:
         b, loc, VectorType::get({2}, elementType()),
         ValueRange{narrow(lo), narrow(hi)});
     return mmaRegister(b, loc, operand, pair);
+  }
+  Value lessEqual(Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, x, y);
   }
   /// The max or sum of a row over the 4 lanes of a group.
   Value acrossGroup(Value value, bool max) {
@@ -309,7 +313,8 @@ Value MmaFlashWriter::write() {
   Value warp = div(tid, 32), lane = rem(tid, 32);
   Value group = div(lane, 4), thread = rem(lane, 4);
   Value row0 = mul(launch.getBlockIds().x, rowsPerBlock);
-  Value rowLo = add(add(row0, mul(warp, kWarpRows)), group);
+  Value warpRow0 = add(row0, mul(warp, kWarpRows));
+  Value rowLo = add(warpRow0, group);
   Value rowHi = add(rowLo, 8);
   batch = shape.batchSizes.empty()
               ? SmallVector<Value>()
@@ -404,10 +409,9 @@ Value MmaFlashWriter::write() {
       held = fetchBoth(nextKey0);
 
     // S = Q·Kᵀ in n8 tiles; score e of tile n is row g (e < 2) or g + 8,
-    // key key0 + 8n + 2t + e % 2.
-    Value scale = f32(op.getScale().convertToDouble());
-    SmallVector<Value> scores;
-    Value maxLo = negInf, maxHi = negInf;
+    // key key0 + 8n + 2t + e % 2. Scores are kept times log2(e), so that
+    // each probability is one exp2.
+    SmallVector<Value> products;
     for (int64_t c = 0; c < keyTiles / 2; ++c) {
       SmallVector<SmallVector<Value>> kFragments;
       for (int64_t s = 0; s < dPad / 16; ++s)
@@ -421,22 +425,44 @@ Value MmaFlashWriter::write() {
           acc = mmaSync(b, loc, operand, qFragments[s],
                         {kFragments[s][2 * n], kFragments[s][2 * n + 1]}, acc,
                         16);
-        for (int64_t e = 0; e < 4; ++e) {
-          bool hi = e >= 2;
-          Value key = add(add(key0, mul(thread, 2)), 16 * c + 8 * n + e % 2);
-          Value score = arith::MulFOp::create(b, loc, acc[e], scale);
-          score = finishScore(b, loc, op, shape, score, mask, batch,
-                              hi ? rowHi : rowLo, hi ? okHi : okLo, key);
-          scores.push_back(score);
-          Value &m = hi ? maxHi : maxLo;
-          m = arith::MaximumFOp::create(b, loc, m, score);
-        }
+        llvm::append_range(products, acc);
       }
     }
-    OnlineMax nextLo =
-        updateRunningMax(b, loc, carried[0], acrossGroup(maxLo, /*max=*/true));
-    OnlineMax nextHi =
-        updateRunningMax(b, loc, carried[2], acrossGroup(maxHi, /*max=*/true));
+    // A stage whose keys all exist and, causal, none comes after the
+    // warp's first row (the usual case) skips the per-score key checks.
+    Value inside = lessEqual(add(key0, stageKeys), index(b, loc, sk));
+    if (op.getCausal())
+      inside = both(inside, lessEqual(add(key0, stageKeys - 1), warpRow0));
+    SmallVector<Type> scoreTypes(products.size(), b.getF32Type());
+    auto finish = scf::IfOp::create(b, loc, scoreTypes, inside,
+                                    /*withElseRegion=*/true);
+    for (bool known : {true, false}) {
+      OpBuilder::InsertionGuard branch(b);
+      b.setInsertionPointToStart(known ? &finish.getThenRegion().front()
+                                       : &finish.getElseRegion().front());
+      Value scale = f32(op.getScale().convertToDouble() * kLog2E);
+      SmallVector<Value> finished;
+      for (auto [i, product] : llvm::enumerate(products)) {
+        int64_t e = i % 4, tile = i / 4;
+        bool hi = e >= 2;
+        Value key = add(add(key0, mul(thread, 2)), 8 * tile + e % 2);
+        Value score = arith::MulFOp::create(b, loc, product, scale);
+        finished.push_back(finishScore(b, loc, op, shape, score, mask, batch,
+                                       hi ? rowHi : rowLo, hi ? okHi : okLo,
+                                       key, kLog2E, known));
+      }
+      scf::YieldOp::create(b, loc, finished);
+    }
+    SmallVector<Value> scores(finish.getResults());
+    Value maxLo = negInf, maxHi = negInf;
+    for (auto [i, score] : llvm::enumerate(scores)) {
+      Value &m = i % 4 >= 2 ? maxHi : maxLo;
+      m = arith::MaximumFOp::create(b, loc, m, score);
+    }
+    OnlineMax nextLo = updateRunningMax(
+        b, loc, carried[0], acrossGroup(maxLo, /*max=*/true), /*base2=*/true);
+    OnlineMax nextHi = updateRunningMax(
+        b, loc, carried[2], acrossGroup(maxHi, /*max=*/true), /*base2=*/true);
     Value sumLo = arith::MulFOp::create(b, loc, carried[1], nextLo.correction);
     Value sumHi = arith::MulFOp::create(b, loc, carried[3], nextHi.correction);
     // (l sums the f32 probabilities; P·V uses them rounded to the operand
@@ -444,7 +470,7 @@ Value MmaFlashWriter::write() {
     SmallVector<Value> p;
     for (auto [e, score] : llvm::enumerate(scores)) {
       bool hi = e % 4 >= 2;
-      Value prob = math::ExpOp::create(
+      Value prob = math::Exp2Op::create(
           b, loc,
           arith::SubFOp::create(b, loc, score,
                                 hi ? nextHi.subtract : nextLo.subtract));
