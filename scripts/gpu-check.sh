@@ -24,7 +24,8 @@ models=(cnn transformer bert_encoder gpt2_blocks inception_block
         attention:sdpa_causal attention:mha resnet18
         transformer@tf32 transformer@fp16 gpt2_blocks@bf16 bert_encoder@bf16
         attention:sdpa_causal@bf16 attention:mha@bf16
-        half-bfloat16:sliced_matmul@bf16 half-float16:sliced_matmul@fp16)
+        half-bfloat16:sliced_matmul@bf16 half-float16:sliced_matmul@fp16
+        half-bfloat16:attention@bf16 half-float16:attention@fp16)
 [ -n "${GPU_CHECK_MODELS:-}" ] && read -ra models <<<"$GPU_CHECK_MODELS"
 
 bundle() {

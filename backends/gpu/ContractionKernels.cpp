@@ -276,14 +276,26 @@ struct ContractionKernelsPass
   /// op may become another kernel's epilogue, replaced by its result),
   /// replaces it.
   ///
-  ///   %g = linalg.generic ... -> tensor<MxKxf32>     (GELU)
-  ///   linalg.matmul ins(%g, %w ...)
+  ///   %g = linalg.generic ... -> tensor<BxSxKxf32>     (GELU)
+  ///   %c = tensor.collapse_shape %g [[0, 1], [2]]
+  ///   linalg.matmul ins(%c, %w ...)
   /// becomes
-  ///   %g = linalg.generic ... -> tensor<MxKxbf16>    (GELU, truncf)
-  ///   %e = linalg.generic ins(%g) ... -> tensor<MxKxf32>   (extf)
+  ///   %g = linalg.generic ... -> tensor<BxSxKxbf16>    (GELU, truncf)
+  ///   %c = tensor.collapse_shape %g [[0, 1], [2]]    (bf16)
+  ///   %e = linalg.generic ins(%c) ... -> tensor<MxKxf32>   (extf)
   ///   linalg.matmul ins(%e, %w ...)
   void narrowInProducer(OpOperand &use, Type narrow) {
+    // Through reshapes that only this use reads (a [B, S, K] GELU read as
+    // [B*S, K]): they are remade on the narrow tensor.
+    SmallVector<Operation *> reshapes;
     Value operand = use.get();
+    while (Operation *def = operand.getDefiningOp()) {
+      if (!isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(def) ||
+          !operand.hasOneUse())
+        break;
+      reshapes.push_back(def);
+      operand = def->getOperand(0);
+    }
     auto producer = operand.getDefiningOp<linalg::GenericOp>();
     auto type = dyn_cast<RankedTensorType>(operand.getType());
     if (!producer || !operand.hasOneUse() || producer->getNumResults() != 1 ||
@@ -307,8 +319,19 @@ struct ContractionKernelsPass
     OpBuilder atYield(yield);
     yield->setOperand(
         0, arith::TruncFOp::create(atYield, loc, narrow, yield->getOperand(0)));
-    Value wide = castElements(rounded.getResult(0), b.getF32Type());
+    Value result = rounded.getResult(0);
+    for (Operation *reshape : llvm::reverse(reshapes)) {
+      auto wideType = cast<RankedTensorType>(reshape->getResult(0).getType());
+      OpBuilder after(reshape);
+      Operation *copy = after.clone(*reshape);
+      copy->setOperand(0, result);
+      copy->getResult(0).setType(wideType.clone(narrow));
+      result = copy->getResult(0);
+    }
+    Value wide = castElements(result, b.getF32Type());
     use.set(wide);
+    for (Operation *reshape : reshapes)
+      reshape->erase();
     producer.erase();
     report::count("gpu_activations_narrowed");
   }

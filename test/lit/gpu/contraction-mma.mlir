@@ -238,3 +238,39 @@ func.func @rounded_epilogue(%a: tensor<2048x256xbf16>, %w1: tensor<256x2048xbf16
   %c = linalg.matmul ins(%h, %w2 : tensor<2048x2048xf32>, tensor<2048x2048xf32>) outs(%f : tensor<2048x2048xf32>) -> tensor<2048x2048xf32>
   return %c : tensor<2048x2048xf32>
 }
+
+// The same through the reshapes between them (a [B, S, K] GELU read by a
+// [B*S, K] product, as a transformer's MLP has it): the reshapes are
+// remade on the bf16 tensor.
+// BF16-LABEL: func.func @rounded_through_reshape(
+// BF16:         gpu.launch
+// BF16:           arith.maximumf
+// BF16:           %[[H:.+]] = arith.truncf %{{.+}} : f32 to bf16
+// BF16:           memref.store %[[H]], %{{.+}} : memref<2x1024x2048xbf16>
+// BF16:         gpu.terminator
+// BF16:         tensor.collapse_shape %{{.+}} {{\[}}[0, 1], [2]] : tensor<2x1024x2048xbf16> into tensor<2048x2048xbf16>
+// BF16-NOT:     arith.truncf
+// BF16:         gpu.launch {{.*}} workgroup(%{{.+}} : memref<3x128x32xbf16, #gpu.address_space<workgroup>>, %{{.+}} : memref<3x32x128xbf16, #gpu.address_space<workgroup>>)
+// BF16-NOT:       vector.load {{.*}}xf32>
+// BF16:           nvvm.cp.async
+// TF32-LABEL: func.func @rounded_through_reshape(
+// TF32-NOT:     2048x2048xbf16
+// TF32:         return
+func.func @rounded_through_reshape(%a: tensor<2048x256xbf16>, %w1: tensor<256x2048xbf16>) -> tensor<2048x2048xf32> {
+  %zero = arith.constant 0.0 : f32
+  %w2 = arith.constant dense<0.5> : tensor<2048x2048xf32>
+  %e = tensor.empty() : tensor<2048x2048xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2048x2048xf32>) -> tensor<2048x2048xf32>
+  %p = linalg.matmul ins(%a, %w1 : tensor<2048x256xbf16>, tensor<256x2048xbf16>) outs(%f : tensor<2048x2048xf32>) -> tensor<2048x2048xf32>
+  %p3 = tensor.expand_shape %p [[0, 1], [2]] output_shape [2, 1024, 2048] : tensor<2048x2048xf32> into tensor<2x1024x2048xf32>
+  %e3 = tensor.empty() : tensor<2x1024x2048xf32>
+  %h = linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (b, i, j)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%p3 : tensor<2x1024x2048xf32>) outs(%e3 : tensor<2x1024x2048xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %r = arith.maximumf %x, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<2x1024x2048xf32>
+  %h2 = tensor.collapse_shape %h [[0, 1], [2]] : tensor<2x1024x2048xf32> into tensor<2048x2048xf32>
+  %c = linalg.matmul ins(%h2, %w2 : tensor<2048x2048xf32>, tensor<2048x2048xf32>) outs(%f : tensor<2048x2048xf32>) -> tensor<2048x2048xf32>
+  return %c : tensor<2048x2048xf32>
+}
