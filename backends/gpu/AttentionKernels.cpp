@@ -134,16 +134,65 @@ void gpu_kernels::stageKeys(OpBuilder &b, Location loc, Value tid,
                           transposed ? ValueRange{c, j} : ValueRange{j, c});
 }
 
-gpu_kernels::AttentionBuffers::AttentionBuffers(OpBuilder &b, Location loc,
-                                                AttentionOp op,
-                                                const AttentionShape &shape) {
-  q = readOnlyBuffer(b, loc, op.getQuery());
-  k = readOnlyBuffer(b, loc, op.getKey());
-  v = readOnlyBuffer(b, loc, op.getValue());
+AttentionLayouts AttentionLayouts::of(AttentionOp op, bool throughTransposes) {
+  AttentionLayouts layouts;
+  Value operands[3] = {op.getQuery(), op.getKey(), op.getValue()};
+  // A transpose keeping the last dim (the one the kernels read in rows).
+  auto keepsLastDim = [](TransposeOp t) {
+    ArrayRef<int64_t> perm = t.getPerm();
+    return !perm.empty() && perm.back() == int64_t(perm.size()) - 1 &&
+           cast<RankedTensorType>(t.getInput().getType()).hasStaticShape();
+  };
+  for (int i = 0; i < 3; ++i) {
+    layouts.sources[i] = operands[i];
+    auto transpose = operands[i].getDefiningOp<TransposeOp>();
+    if (!throughTransposes || !transpose || !keepsLastDim(transpose))
+      continue;
+    // Result dim j is input dim perm[j]: input index perm[j] is logical
+    // index j.
+    ArrayRef<int64_t> perm = transpose.getPerm();
+    SmallVector<int64_t> gather(perm.size());
+    for (auto [j, from] : llvm::enumerate(perm))
+      gather[from] = j;
+    layouts.sources[i] = transpose.getInput();
+    layouts.gathers[i] = gather;
+  }
+  if (throughTransposes && op.getResult().hasOneUse())
+    if (auto transpose = dyn_cast<TransposeOp>(*op.getResult().user_begin()))
+      if (keepsLastDim(transpose)) {
+        layouts.outTranspose = transpose;
+        layouts.gathers[3].assign(transpose.getPerm().begin(),
+                                  transpose.getPerm().end());
+      }
+  return layouts;
+}
+
+SmallVector<Value> gpu_kernels::gatheredIndices(ArrayRef<int64_t> gather,
+                                                ValueRange batch, Value row,
+                                                Value col) {
+  SmallVector<Value> logical = withIndices(batch, row, col);
+  if (gather.empty())
+    return logical;
+  SmallVector<Value> indices;
+  for (int64_t from : gather)
+    indices.push_back(logical[from]);
+  return indices;
+}
+
+gpu_kernels::AttentionBuffers::AttentionBuffers(
+    OpBuilder &b, Location loc, AttentionOp op, const AttentionShape &shape,
+    const AttentionLayouts &layouts) {
+  q = readOnlyBuffer(b, loc, layouts.sources[0]);
+  k = readOnlyBuffer(b, loc, layouts.sources[1]);
+  v = readOnlyBuffer(b, loc, layouts.sources[2]);
   if (op.getMask())
     mask = readOnlyBuffer(b, loc, op.getMask());
   SmallVector<int64_t> outShape(shape.batchSizes);
   outShape.append({shape.sq, shape.dv});
+  if (TransposeOp transpose = layouts.outTranspose) {
+    ArrayRef<int64_t> dims = transpose.getType().getShape();
+    outShape.assign(dims.begin(), dims.end());
+  }
   out = newBuffer(b, loc, outShape, shape.element);
 }
 
@@ -451,8 +500,12 @@ struct AttentionKernelsPass
       MfmaOperand operand =
           mfmaOperandFor(AttentionShape(op).element, precision);
       std::optional<MmaOperand> mma = onMma(op);
+      // The tensor-core kernel reads a BERT's [B, S, H, D] projections
+      // and writes its result as they are, with no transposes around it.
+      AttentionLayouts layouts =
+          AttentionLayouts::of(op, /*throughTransposes=*/mma.has_value());
       Value result = mfma  ? writeMfmaAttention(b, op, operand)
-                     : mma ? writeMmaAttention(b, op, *mma)
+                     : mma ? writeMmaAttention(b, op, *mma, layouts)
                            : FlashKernelWriter(b, op).write();
       KILN_LOG("gpu", Info)
           << "flash attention kernel for '" << onnxNodeName(op->getLoc()) << "'"
@@ -464,7 +517,12 @@ struct AttentionKernelsPass
               : operand == MfmaOperand::F16 ? " on MFMA f16 16x16x16"
                                             : " on MFMA bf16 16x16x16")
           << "\n";
-      op.getResult().replaceAllUsesWith(result);
+      if (TransposeOp transpose = layouts.outTranspose) {
+        transpose.getResult().replaceAllUsesWith(result);
+        transpose.erase();
+      } else {
+        op.getResult().replaceAllUsesWith(result);
+      }
       op.erase();
     }
   }

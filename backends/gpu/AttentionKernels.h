@@ -26,11 +26,41 @@ struct AttentionShape {
   int64_t batchTotal = 1, sq = 0, sk = 0, d = 0, dv = 0;
 };
 
+/// Where a kernel reads q, k and v and writes the result. By default the
+/// operands themselves and a new [batch..., sq, dv] result; through
+/// transposes (`AttentionLayouts::of` with `throughTransposes`), an
+/// operand made by a kiln.transpose that keeps the last dim in place is
+/// read from the transpose's input, and a result whose only user is such
+/// a transpose is written in that transpose's layout: a BERT's
+/// [B, S, H, D] projections are read as they are, with no [B, H, S, D]
+/// copies before or after the kernel.
+struct AttentionLayouts {
+  static AttentionLayouts of(AttentionOp op, bool throughTransposes);
+  /// The tensors read for q, k, v.
+  Value sources[3];
+  /// For q, k, v and the result: buffer index i is the logical index
+  /// ([batch..., row, column]) `gather[i]` (empty: the same index).
+  SmallVector<int64_t> gathers[4];
+  /// The result's transpose the kernel writes for, or null.
+  TransposeOp outTranspose;
+};
+
+/// The buffer indices of logical element (batch..., row, col) of an
+/// operand laid out by `gather` (AttentionLayouts).
+SmallVector<Value> gatheredIndices(ArrayRef<int64_t> gather, ValueRange batch,
+                                   Value row, Value col);
+
 /// The buffers an attention kernel works on: its operands to read (the
-/// mask null without one) and a new [batch..., sq, dv] result.
+/// mask null without one) and a new result, as `layouts` places them.
 struct AttentionBuffers {
   AttentionBuffers(OpBuilder &b, Location loc, AttentionOp op,
-                   const AttentionShape &shape);
+                   const AttentionShape &shape,
+                   const AttentionLayouts &layouts);
+  AttentionBuffers(OpBuilder &b, Location loc, AttentionOp op,
+                   const AttentionShape &shape)
+      : AttentionBuffers(
+            b, loc, op, shape,
+            AttentionLayouts::of(op, /*throughTransposes=*/false)) {}
   Value q, k, v, mask, out;
 };
 
@@ -93,9 +123,12 @@ SmallVector<Value> walkKeyStages(
 Value writeMfmaAttention(OpBuilder &b, AttentionOp op, MfmaOperand operand);
 
 /// `op` as one mma.sync flash kernel (NVIDIA sm_80 and up, m16n8k16 with
-/// f32 accumulation); returns the result tensor. Needs static operands
-/// (one type) and head sizes up to 128; `operand` is F16 or BF16.
-Value writeMmaAttention(OpBuilder &b, AttentionOp op, MmaOperand operand);
+/// f32 accumulation), reading and writing as `layouts` says; returns the
+/// result tensor (of `layouts.outTranspose`'s type when there is one).
+/// Needs static operands (one type) and head sizes up to 128; `operand`
+/// is F16 or BF16.
+Value writeMmaAttention(OpBuilder &b, AttentionOp op, MmaOperand operand,
+                        const AttentionLayouts &layouts);
 
 } // namespace mlir::kiln::gpu_kernels
 

@@ -59,15 +59,17 @@ constexpr double kLog2E = 1.4426950408889634;
 
 class MmaFlashWriter : IndexMath {
 public:
-  MmaFlashWriter(OpBuilder &b, AttentionOp op, MmaOperand operand)
-      : IndexMath{b, op.getLoc()}, op(op), operand(operand), shape(op) {}
+  MmaFlashWriter(OpBuilder &b, AttentionOp op, MmaOperand operand,
+                 const AttentionLayouts &layouts)
+      : IndexMath{b, op.getLoc()}, op(op), operand(operand), shape(op),
+        layouts(layouts) {}
   Value write();
 
 private:
-  /// K or V on its way to shared memory: the [batch..., sk, width] source,
-  /// the [2][keys][padded + kPad] stages, whether it goes by cp.async (the
-  /// source already holds the operand type) and, at run time, whether its
-  /// rows are whole 16-byte chunks (else element copies).
+  /// K or V on its way to shared memory: the [batch..., sk, width] source (read
+  /// through `gather`), the [2][keys][padded + kPad] stages, whether it goes by
+  /// cp.async (the source already holds the operand type) and, at run time,
+  /// whether its rows are whole 16-byte chunks (else element copies).
   struct KeyOperand {
     Value source, shared;
     int64_t width, padded;
@@ -75,9 +77,10 @@ private:
     Value aligned;
     Value base;
     SmallVector<Value> strides;
+    ArrayRef<int64_t> gather;
   };
   KeyOperand keyOperand(Value source, Value shared, int64_t width,
-                        int64_t padded);
+                        int64_t padded, ArrayRef<int64_t> gather);
   /// The chunks this thread copies of a stage: (key, column) in the stage.
   SmallVector<std::pair<Value, Value>> chunksOf(const KeyOperand &o);
   /// The stage of keys from key0 into stage `at` by cp.async (one group
@@ -126,15 +129,15 @@ private:
   AttentionOp op;
   MmaOperand operand;
   AttentionShape shape;
+  const AttentionLayouts &layouts;
   Value tid, keyEnd;
   SmallVector<Value> batch;
   int64_t threads = 0, stageKeys = 0;
 };
 
-MmaFlashWriter::KeyOperand MmaFlashWriter::keyOperand(Value source,
-                                                      Value shared,
-                                                      int64_t width,
-                                                      int64_t padded) {
+MmaFlashWriter::KeyOperand
+MmaFlashWriter::keyOperand(Value source, Value shared, int64_t width,
+                           int64_t padded, ArrayRef<int64_t> gather) {
   KeyOperand o{source,
                shared,
                width,
@@ -142,7 +145,8 @@ MmaFlashWriter::KeyOperand MmaFlashWriter::keyOperand(Value source,
                /*async=*/!shape.element.isF32(),
                Value(),
                Value(),
-               {}};
+               {},
+               gather};
   auto type = cast<MemRefType>(source.getType());
   auto [strides, offset] = type.getStridesAndOffset();
   for (int64_t stride : strides)
@@ -177,8 +181,8 @@ SmallVector<Value> MmaFlashWriter::gather(const KeyOperand &o, Value key,
   for (int64_t i = 0; i < kChunk; ++i) {
     Value c = add(col, i);
     Value ok = both(keyOk, lessThan(b, loc, c, index(b, loc, o.width)));
-    values.push_back(
-        guardedLoad(b, loc, o.source, withIndices(batch, key, c), ok, zero));
+    values.push_back(guardedLoad(
+        b, loc, o.source, gatheredIndices(o.gather, batch, key, c), ok, zero));
   }
   return values;
 }
@@ -208,7 +212,7 @@ void MmaFlashWriter::issue(const KeyOperand &o, Value key0, Value at) {
     // Past the last key or the width: no bytes read (the chunk is
     // zero-filled), from the buffer's start.
     Value ok = both(keyOk, lessThan(b, loc, col, index(b, loc, o.width)));
-    SmallVector<Value> indices = withIndices(batch, key, col);
+    SmallVector<Value> indices = gatheredIndices(o.gather, batch, key, col);
     for (Value &i : indices)
       i = arith::SelectOp::create(b, loc, ok, i, index(b, loc, 0));
     Value from = elementPointer(b, loc, o.base, index(b, loc, 0), o.strides,
@@ -251,7 +255,8 @@ SmallVector<Value> MmaFlashWriter::fetch(const KeyOperand &o, Value key0) {
     SmallVector<Value> chunk;
     for (int64_t i = 0; i < kChunk; i += perLoad) {
       Value load = vector::LoadOp::create(
-          b, loc, loadType, o.source, withIndices(batch, key, add(col, i)),
+          b, loc, loadType, o.source,
+          gatheredIndices(o.gather, batch, key, add(col, i)),
           /*nontemporal=*/false, llvm::Align(16));
       for (int64_t l = 0; l < perLoad; ++l)
         chunk.push_back(vector::ExtractOp::create(b, loc, load, l));
@@ -291,7 +296,7 @@ void MmaFlashWriter::store(const KeyOperand &o, ArrayRef<Value> values,
 Value MmaFlashWriter::write() {
   int64_t sq = shape.sq, sk = shape.sk, d = shape.d, dv = shape.dv;
   int64_t dPad = llvm::alignTo(d, 16), dvPad = llvm::alignTo(dv, 16);
-  AttentionBuffers buffers(b, loc, op, shape);
+  AttentionBuffers buffers(b, loc, op, shape, layouts);
   Value q = buffers.q, k = buffers.k, v = buffers.v, mask = buffers.mask,
         out = buffers.out;
 
@@ -338,10 +343,12 @@ Value MmaFlashWriter::write() {
   auto loadQ = [&](Value row, Value rowOk, int64_t dim) {
     Value column = add(mul(thread, 2), dim);
     Value ok = both(rowOk, lessThan(b, loc, column, dBound));
-    Value lo = guardedLoadF32(b, loc, q, withIndices(batch, row, column), ok);
+    Value lo = guardedLoadF32(
+        b, loc, q, gatheredIndices(layouts.gathers[0], batch, row, column), ok);
     Value next = add(column, 1);
     ok = both(rowOk, lessThan(b, loc, next, dBound));
-    Value hi = guardedLoadF32(b, loc, q, withIndices(batch, row, next), ok);
+    Value hi = guardedLoadF32(
+        b, loc, q, gatheredIndices(layouts.gathers[0], batch, row, next), ok);
     return registerOf(lo, hi);
   };
   SmallVector<SmallVector<Value>> qFragments;
@@ -355,8 +362,8 @@ Value MmaFlashWriter::write() {
   if (op.getCausal())
     keyEnd = arith::MinUIOp::create(b, loc, keyEnd, add(row0, rowsPerBlock));
 
-  KeyOperand keys = keyOperand(k, sharedK, d, dPad);
-  KeyOperand values = keyOperand(v, sharedV, dv, dvPad);
+  KeyOperand keys = keyOperand(k, sharedK, d, dPad, layouts.gathers[1]);
+  KeyOperand values = keyOperand(v, sharedV, dv, dvPad, layouts.gathers[2]);
   const bool async = keys.async;
   // The stage of keys from key0 on its way into stage `at`: issued
   // (cp.async), or fetched into registers to be stored after the products.
@@ -535,7 +542,8 @@ Value MmaFlashWriter::write() {
       if (!shape.element.isF32())
         result = arith::TruncFOp::create(b, loc, shape.element, result);
       memref::StoreOp::create(b, loc, result, out,
-                              withIndices(batch, hi ? rowHi : rowLo, column));
+                              gatheredIndices(layouts.gathers[3], batch,
+                                              hi ? rowHi : rowLo, column));
     }
   b.setInsertionPointAfter(launch);
   return asTensor(b, loc, out);
@@ -543,6 +551,7 @@ Value MmaFlashWriter::write() {
 } // namespace
 
 Value gpu_kernels::writeMmaAttention(OpBuilder &b, AttentionOp op,
-                                     MmaOperand operand) {
-  return MmaFlashWriter(b, op, operand).write();
+                                     MmaOperand operand,
+                                     const AttentionLayouts &layouts) {
+  return MmaFlashWriter(b, op, operand, layouts).write();
 }

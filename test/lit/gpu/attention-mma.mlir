@@ -81,3 +81,35 @@ func.func @bf16_model(%q: tensor<2x128x64xbf16>, %k: tensor<2x128x64xbf16>, %v: 
   %o = kiln.attention %q, %k, %v {scale = 1.250000e-01 : f64} : (tensor<2x128x64xbf16>, tensor<2x128x64xbf16>, tensor<2x128x64xbf16>) -> tensor<2x128x64xbf16>
   return %o : tensor<2x128x64xbf16>
 }
+
+// -----
+
+// Operands made by transposes that keep the last dim are read from the
+// transposes' inputs ([B, S, H, D] as the projections make them), and a
+// result read only by such a transpose is written in its layout: no
+// [B, H, S, D] copies around the kernel (the input transposes are left
+// unused, for the cleanup).
+// CHECK-LABEL: func.func @through_transposes(
+// CHECK-SAME:      %[[Q:[^:]+]]: tensor<2x90x3x32xf32>, %[[K:[^:]+]]: tensor<2x90x3x32xf32>, %[[V:[^:]+]]: tensor<2x90x3x32xf32>)
+// CHECK-DAG:     bufferization.to_buffer %[[Q]] read_only : tensor<2x90x3x32xf32>
+// CHECK-DAG:     bufferization.to_buffer %[[K]] read_only : tensor<2x90x3x32xf32>
+// CHECK-DAG:     bufferization.to_buffer %[[V]] read_only : tensor<2x90x3x32xf32>
+// CHECK:         %[[OUT:.+]] = memref.alloc() {{.*}} : memref<2x90x3x32xf32>
+// CHECK:         gpu.launch
+// CHECK:           vector.load %{{.+}}[%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}] {{.*}} : memref<2x90x3x32xf32>, vector<4xf32>
+// CHECK:           memref.store %{{.+}}, %[[OUT]]
+// CHECK:         %[[R:.+]] = bufferization.to_tensor %[[OUT]]
+// CHECK-NOT:     kiln.attention
+// CHECK:         return %[[R]] : tensor<2x90x3x32xf32>
+// The SIMT kernel (fp32) reads the transposed tensors.
+// FP32-LABEL: func.func @through_transposes(
+// FP32:         kiln.transpose
+// FP32:         return %{{.+}} : tensor<2x90x3x32xf32>
+func.func @through_transposes(%q: tensor<2x90x3x32xf32>, %k: tensor<2x90x3x32xf32>, %v: tensor<2x90x3x32xf32>) -> tensor<2x90x3x32xf32> {
+  %qt = kiln.transpose %q {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x90x3x32xf32>) -> tensor<2x3x90x32xf32>
+  %kt = kiln.transpose %k {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x90x3x32xf32>) -> tensor<2x3x90x32xf32>
+  %vt = kiln.transpose %v {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x90x3x32xf32>) -> tensor<2x3x90x32xf32>
+  %o = kiln.attention %qt, %kt, %vt {scale = 1.250000e-01 : f64} : (tensor<2x3x90x32xf32>, tensor<2x3x90x32xf32>, tensor<2x3x90x32xf32>) -> tensor<2x3x90x32xf32>
+  %ot = kiln.transpose %o {perm = array<i64: 0, 2, 1, 3>} : (tensor<2x3x90x32xf32>) -> tensor<2x90x3x32xf32>
+  return %ot : tensor<2x90x3x32xf32>
+}
