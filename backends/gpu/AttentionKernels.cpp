@@ -456,6 +456,37 @@ struct AttentionKernelsPass
     : public kiln::impl::AttentionKernelsBase<AttentionKernelsPass> {
   using Base::Base;
 
+  /// f32 K and V of a tensor-core kernel rounded to its operand type by a
+  /// kiln.cast of their own (one per tensor; the elementwise fusion may
+  /// merge it into the op that makes the tensor): the kernel then copies
+  /// them to shared memory by cp.async, half the bytes and no f32 values
+  /// held in registers across its products. The kernel rounded the same
+  /// way while staging, so the results do not change.
+  void roundKeysAhead(AttentionOp op, AttentionLayouts &layouts,
+                      MmaOperand operand) {
+    Type narrow = operand == MmaOperand::F16
+                      ? Type(Float16Type::get(&getContext()))
+                      : Type(BFloat16Type::get(&getContext()));
+    for (int i : {1, 2}) {
+      Value source = layouts.sources[i];
+      auto type = cast<RankedTensorType>(source.getType());
+      if (!type.getElementType().isF32())
+        continue;
+      Value &rounded = roundedKeys[{source, narrow}];
+      if (!rounded) {
+        OpBuilder b(&getContext());
+        if (Operation *producer = source.getDefiningOp())
+          b.setInsertionPointAfter(producer);
+        else
+          b.setInsertionPointToStart(cast<BlockArgument>(source).getOwner());
+        rounded = CastOp::create(b, op.getLoc(), type.clone(narrow), source,
+                                 TypeAttr::get(narrow));
+      }
+      layouts.sources[i] = rounded;
+    }
+  }
+  DenseMap<std::pair<Value, Type>, Value> roundedKeys;
+
   void runOnOperation() override {
     if (!llvm::is_contained({"fp32", "tf32", "bf16", "fp16"}, precision)) {
       getOperation().emitError("kiln-gpu-attention-kernels: unknown "
@@ -504,6 +535,8 @@ struct AttentionKernelsPass
       // and writes its result as they are, with no transposes around it.
       AttentionLayouts layouts =
           AttentionLayouts::of(op, /*throughTransposes=*/mma.has_value());
+      if (mma)
+        roundKeysAhead(op, layouts, *mma);
       Value result = mfma  ? writeMfmaAttention(b, op, operand)
                      : mma ? writeMmaAttention(b, op, *mma, layouts)
                            : FlashKernelWriter(b, op).write();

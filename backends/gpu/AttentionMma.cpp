@@ -12,11 +12,11 @@
 //   (32 for heads over 64), both [key][column] with rows padded by 8
 //   elements (16 bytes: the 8 rows an ldmatrix phase reads fall in
 //   different banks), zeros past the last key and the head size. The
-//   block copies them 16 bytes at a time: by cp.async when the operands
-//   are already f16/bf16, else loaded as f32, rounded and stored; either
-//   way the next stage's copy is issued before the current one's products,
-//   so it flies while the tensor cores work, with one barrier per stage.
-//   Each warp then takes the whole stage at once:
+//   block copies them by cp.async, 16 bytes at a time (f32 K and V come
+//   rounded to the operand type by a cast of their own, AttentionKernels'
+//   roundKeysAhead); the next stage's copy is issued before the current
+//   one's products, so it flies while the tensor cores work, with one
+//   barrier per stage. Each warp then takes the whole stage at once:
 //
 //   - S (16 rows x 64 keys) = Q·Kᵀ: 8 n8 tiles of d/16 mma each, their
 //     K fragments by one ldmatrix.x4 per 16 keys and 16 dims; the lane
@@ -66,14 +66,13 @@ public:
   Value write();
 
 private:
-  /// K or V on its way to shared memory: the [batch..., sk, width] source (read
-  /// through `gather`), the [2][keys][padded + kPad] stages, whether it goes by
-  /// cp.async (the source already holds the operand type) and, at run time,
-  /// whether its rows are whole 16-byte chunks (else element copies).
+  /// K or V on its way to shared memory: the [batch..., sk, width] source
+  /// in the operand type (read through `gather`), the [2][keys][padded +
+  /// kPad] stages and, at run time, whether its rows are whole 16-byte
+  /// chunks (else element copies).
   struct KeyOperand {
     Value source, shared;
     int64_t width, padded;
-    bool async;
     Value aligned;
     Value base;
     SmallVector<Value> strides;
@@ -83,14 +82,9 @@ private:
                         int64_t padded, ArrayRef<int64_t> gather);
   /// The chunks this thread copies of a stage: (key, column) in the stage.
   SmallVector<std::pair<Value, Value>> chunksOf(const KeyOperand &o);
-  /// The stage of keys from key0 into stage `at` by cp.async (one group
-  /// per call of issueStage, committed by the caller).
+  /// The stage of keys from key0 into stage `at` by cp.async (committed
+  /// as a group by the caller).
   void issue(const KeyOperand &o, Value key0, Value at);
-  /// The stage of keys from key0 into registers: 8 source elements per
-  /// chunk, zeros past the last key and the width.
-  SmallVector<Value> fetch(const KeyOperand &o, Value key0);
-  /// fetch's values, rounded to the operand type, into stage `at`.
-  void store(const KeyOperand &o, ArrayRef<Value> values, Value at);
   /// The 8 source elements of chunk (key, col) read one by one.
   SmallVector<Value> gather(const KeyOperand &o, Value key, Value col,
                             Value keyOk);
@@ -138,15 +132,7 @@ private:
 MmaFlashWriter::KeyOperand
 MmaFlashWriter::keyOperand(Value source, Value shared, int64_t width,
                            int64_t padded, ArrayRef<int64_t> gather) {
-  KeyOperand o{source,
-               shared,
-               width,
-               padded,
-               /*async=*/!shape.element.isF32(),
-               Value(),
-               Value(),
-               {},
-               gather};
+  KeyOperand o{source, shared, width, padded, Value(), Value(), {}, gather};
   auto type = cast<MemRefType>(source.getType());
   auto [strides, offset] = type.getStridesAndOffset();
   for (int64_t stride : strides)
@@ -232,67 +218,6 @@ void MmaFlashWriter::issue(const KeyOperand &o, Value key0, Value at) {
   }
 }
 
-SmallVector<Value> MmaFlashWriter::fetch(const KeyOperand &o, Value key0) {
-  int64_t chunks = stageKeys * (o.padded / kChunk);
-  Type source = cast<MemRefType>(o.source.getType()).getElementType();
-  // 16-byte loads: 4 f32 or 8 f16/bf16 each.
-  int64_t perLoad = 16 / (source.getIntOrFloatBitWidth() / 8);
-  auto loadType = VectorType::get({perLoad}, source);
-  SmallVector<Type> types(kChunk, source);
-  SmallVector<Value> values;
-  for (auto [e, place] : llvm::enumerate(chunksOf(o))) {
-    auto [j, col] = place;
-    Value key = add(key0, j);
-    Value keyOk = lessThan(b, loc, key, keyEnd);
-    if (int64_t(e + 1) * threads > chunks)
-      keyOk = both(keyOk, lessThan(b, loc, add(tid, e * threads),
-                                   index(b, loc, chunks)));
-    Value ok = both(keyOk, lessThan(b, loc, col, index(b, loc, o.width)));
-    auto choice = scf::IfOp::create(b, loc, types, both(o.aligned, ok),
-                                    /*withElseRegion=*/true);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(&choice.getThenRegion().front());
-    SmallVector<Value> chunk;
-    for (int64_t i = 0; i < kChunk; i += perLoad) {
-      Value load = vector::LoadOp::create(
-          b, loc, loadType, o.source,
-          gatheredIndices(o.gather, batch, key, add(col, i)),
-          /*nontemporal=*/false, llvm::Align(16));
-      for (int64_t l = 0; l < perLoad; ++l)
-        chunk.push_back(vector::ExtractOp::create(b, loc, load, l));
-    }
-    scf::YieldOp::create(b, loc, chunk);
-    b.setInsertionPointToStart(&choice.getElseRegion().front());
-    scf::YieldOp::create(b, loc, gather(o, key, col, keyOk));
-    llvm::append_range(values, choice.getResults());
-  }
-  return values;
-}
-
-void MmaFlashWriter::store(const KeyOperand &o, ArrayRef<Value> values,
-                           Value at) {
-  int64_t chunks = stageKeys * (o.padded / kChunk);
-  for (auto [e, place] : llvm::enumerate(chunksOf(o))) {
-    auto [j, col] = place;
-    std::optional<OpBuilder::InsertionGuard> partial;
-    if (int64_t(e + 1) * threads > chunks) {
-      partial.emplace(b);
-      auto guard = scf::IfOp::create(
-          b, loc,
-          lessThan(b, loc, add(tid, e * threads), index(b, loc, chunks)),
-          /*withElseRegion=*/false);
-      b.setInsertionPointToStart(&guard.getThenRegion().front());
-    }
-    SmallVector<Value> rounded;
-    for (Value v : values.slice(e * kChunk, kChunk))
-      rounded.push_back(narrow(v));
-    Value chunk = vector::FromElementsOp::create(
-        b, loc, VectorType::get({kChunk}, elementType()), rounded);
-    vector::StoreOp::create(b, loc, chunk, o.shared, ValueRange{at, j, col},
-                            /*nontemporal=*/false, llvm::Align(16));
-  }
-}
-
 Value MmaFlashWriter::write() {
   int64_t sq = shape.sq, sk = shape.sk, d = shape.d, dv = shape.dv;
   int64_t dPad = llvm::alignTo(d, 16), dvPad = llvm::alignTo(dv, 16);
@@ -362,32 +287,19 @@ Value MmaFlashWriter::write() {
   if (op.getCausal())
     keyEnd = arith::MinUIOp::create(b, loc, keyEnd, add(row0, rowsPerBlock));
 
+  assert(getElementTypeOrSelf(k.getType()) == element &&
+         getElementTypeOrSelf(v.getType()) == element &&
+         "K and V come in the operand type (roundKeysAhead)");
   KeyOperand keys = keyOperand(k, sharedK, d, dPad, layouts.gathers[1]);
   KeyOperand values = keyOperand(v, sharedV, dv, dvPad, layouts.gathers[2]);
-  const bool async = keys.async;
-  // The stage of keys from key0 on its way into stage `at`: issued
-  // (cp.async), or fetched into registers to be stored after the products.
+  // The stage of keys from key0 on its way into stage `at`, as one group.
   auto issueBoth = [&](Value key0, Value at) {
     issue(keys, key0, at);
     issue(values, key0, at);
     NVVM::CpAsyncCommitGroupOp::create(b, loc);
   };
-  auto fetchBoth = [&](Value key0) {
-    SmallVector<Value> held = fetch(keys, key0);
-    llvm::append_range(held, fetch(values, key0));
-    return held;
-  };
-  auto storeBoth = [&](ArrayRef<Value> held, Value at) {
-    size_t count =
-        kChunk * llvm::divideCeil(stageKeys * dPad / kChunk, threads);
-    store(keys, held.take_front(count), at);
-    store(values, held.drop_front(count), at);
-  };
   Value first = index(b, loc, 0);
-  if (async)
-    issueBoth(first, first);
-  else
-    storeBoth(fetchBoth(first), first);
+  issueBoth(first, first);
 
   int64_t tiles = dvPad / 8, keyTiles = stageKeys / 8;
   // m and the lane's part of l for rows g and g + 8, then O's accumulators
@@ -406,14 +318,9 @@ Value MmaFlashWriter::write() {
     Value nextKey0 = add(key0, stageKeys);
     // After the barrier this stage is in shared memory and every warp is
     // done with the other one: the next stage goes there.
-    if (async)
-      NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
     gpu::BarrierOp::create(b, loc);
-    SmallVector<Value> held;
-    if (async)
-      issueBoth(nextKey0, other);
-    else
-      held = fetchBoth(nextKey0);
+    issueBoth(nextKey0, other);
 
     // S = Q·Kᵀ in n8 tiles; score e of tile n is row g (e < 2) or g + 8,
     // key key0 + 8n + 2t + e % 2. Scores are kept times log2(e), so that
@@ -513,15 +420,12 @@ Value MmaFlashWriter::write() {
         }
       }
     }
-    if (!async)
-      storeBoth(held, other);
     SmallVector<Value> updated = {nextLo.max, sumLo, nextHi.max, sumHi};
     llvm::append_range(updated, acc);
     scf::YieldOp::create(b, loc, updated);
   }
   // No copies in flight past the loop (the last stage issued is zeros).
-  if (async)
-    NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
+  NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
   ValueRange final = loop.getResults();
 
   // l across the row's four lanes, then one division per output.

@@ -5,29 +5,35 @@
 // RUN:   -kiln-gpu-attention-kernels='matrix-unit=mma.sync' \
 // RUN:   | FileCheck %s --check-prefix=FP32
 
-// bf16 attention on NVIDIA tensor cores: 8 warps per 128 query rows (Sq
-// 90 > 64), two stages of 64 keys of K (head 24 padded to 32, +8) and V
-// (values 40 wide padded to 48, +8), both [key][column]. The f32 operands
-// are loaded 16 bytes at a time and rounded; the first stage is stored
-// before the key loop, then each step has one barrier, fetches the next
-// stage into registers, computes S = Q·Kᵀ as 8 tiles x 2 m16n8k16 (K by
-// ldmatrix), finishes the scores (times log2(e); the key and causal checks
-// only where the stage may hold a masked key: past Sk or after the warp's
-// first row), the row max over the lane's scores and two xor shuffles
-// (lanes 1 and 2 apart), exp2, O += P·V as 4 x 6 m16n8k16 (V by transposing
-// ldmatrix), and stores the fetched stage into the other buffer; the
-// lanes' sums are added across each row's group at the end.
+// bf16 attention on NVIDIA tensor cores: f32 K and V are rounded to bf16
+// by casts of their own, Q is read as f32 once. 8 warps per 128 query rows
+// (Sq 90 > 64), two stages of 64 keys of K (head 24 padded to 32, +8) and
+// V (values 40 wide padded to 48, +8), both [key][column], filled by
+// cp.async: the first stage before the key loop, then each step waits for
+// it, passes one barrier, issues the next stage into the other buffer,
+// computes S = Q·Kᵀ as 8 tiles x 2 m16n8k16 (K by ldmatrix), finishes the
+// scores (times log2(e); the key and causal checks only where the stage
+// may hold a masked key: past Sk or after the warp's first row), the row
+// max over the lane's scores and two xor shuffles (lanes 1 and 2 apart),
+// exp2, O += P·V as 4 x 6 m16n8k16 (V by transposing ldmatrix); the lanes'
+// sums are added across each row's group at the end.
 // CHECK-LABEL: func.func @causal(
-// CHECK:         gpu.launch {{.*}} threads({{.*}}) in (%{{.+}} = %c256{{[_0-9]*}},{{.*}}) workgroup(%[[KS:.+]] : memref<2x64x40xbf16, #gpu.address_space<workgroup>>, %[[VS:.+]] : memref<2x64x56xbf16, #gpu.address_space<workgroup>>)
+// CHECK-SAME:      %[[Q:[^:]+]]: tensor<1x2x90x24xf32>, %[[K:[^:]+]]: tensor<1x2x90x24xf32>, %[[V:[^:]+]]: tensor<1x2x90x40xf32>)
+// CHECK-DAG:     %[[VH:.+]] = kiln.cast %[[V]] {to = bf16} : (tensor<1x2x90x40xf32>) -> tensor<1x2x90x40xbf16>
+// CHECK-DAG:     %[[KH:.+]] = kiln.cast %[[K]] {to = bf16} : (tensor<1x2x90x24xf32>) -> tensor<1x2x90x24xbf16>
+// CHECK-DAG:     bufferization.to_buffer %[[Q]] read_only : tensor<1x2x90x24xf32>
+// CHECK-DAG:     bufferization.to_buffer %[[KH]] read_only
+// CHECK-DAG:     bufferization.to_buffer %[[VH]] read_only
+// CHECK:         gpu.launch {{.*}} threads({{.*}}) in (%{{.+}} = %c256{{[_0-9]*}},{{.*}}) workgroup(%{{.+}} : memref<2x64x40xbf16, #gpu.address_space<workgroup>>, %{{.+}} : memref<2x64x56xbf16, #gpu.address_space<workgroup>>)
 // CHECK:           %[[END:.+]] = arith.minui
-// CHECK:           vector.load {{.*}} : memref<1x2x90x24xf32>, vector<4xf32>
-// CHECK:           vector.store %{{.+}}, %[[KS]]{{.*}} vector<8xbf16>
-// CHECK:           vector.store %{{.+}}, %[[VS]]{{.*}} vector<8xbf16>
+// CHECK:           nvvm.cp.async.shared.global {{.*}}, 16, cache = cg
+// CHECK:           nvvm.cp.async.commit.group
 // CHECK:           scf.for %{{.+}} = %{{.+}} to %[[END]] step %c64{{[_0-9]*}}
 // CHECK-NOT:         nvvm.mma.sync
-// CHECK:             gpu.barrier
-// CHECK:             vector.load {{.*}} : memref<1x2x90x24xf32>, vector<4xf32>
-// CHECK:             vector.load {{.*}} : memref<1x2x90x40xf32>, vector<4xf32>
+// CHECK:             nvvm.cp.async.wait.group 0
+// CHECK-NEXT:        gpu.barrier
+// CHECK:             nvvm.cp.async.shared.global
+// CHECK:             nvvm.cp.async.commit.group
 // CHECK:             nvvm.ldmatrix {{.*}}layout = #nvvm.mma_layout<row>
 // CHECK-COUNT-16:    nvvm.mma.sync {{.*}}multiplicandAPtxType = #nvvm.mma_type<bf16>{{.*}}shape = #nvvm.shape<m = 16, n = 8, k = 16>
 // CHECK-NOT:         arith.cmpi ugt
@@ -41,9 +47,8 @@
 // CHECK:             math.exp2
 // CHECK:             nvvm.ldmatrix {{.*}}layout = #nvvm.mma_layout<col>
 // CHECK-COUNT-2:     nvvm.mma.sync
-// CHECK:             vector.store %{{.+}}, %[[KS]]
-// CHECK:             vector.store %{{.+}}, %[[VS]]
 // CHECK:             scf.yield
+// CHECK:           nvvm.cp.async.wait.group 0
 // CHECK:           gpu.shuffle xor
 // CHECK:           arith.divf
 // CHECK-NOT:     kiln.attention
@@ -91,12 +96,14 @@ func.func @bf16_model(%q: tensor<2x128x64xbf16>, %k: tensor<2x128x64xbf16>, %v: 
 // unused, for the cleanup).
 // CHECK-LABEL: func.func @through_transposes(
 // CHECK-SAME:      %[[Q:[^:]+]]: tensor<2x90x3x32xf32>, %[[K:[^:]+]]: tensor<2x90x3x32xf32>, %[[V:[^:]+]]: tensor<2x90x3x32xf32>)
-// CHECK-DAG:     bufferization.to_buffer %[[Q]] read_only : tensor<2x90x3x32xf32>
-// CHECK-DAG:     bufferization.to_buffer %[[K]] read_only : tensor<2x90x3x32xf32>
-// CHECK-DAG:     bufferization.to_buffer %[[V]] read_only : tensor<2x90x3x32xf32>
+// CHECK-DAG:     %[[KH:.+]] = kiln.cast %[[K]] {to = bf16} : (tensor<2x90x3x32xf32>) -> tensor<2x90x3x32xbf16>
+// CHECK-DAG:     %[[VH:.+]] = kiln.cast %[[V]] {to = bf16} : (tensor<2x90x3x32xf32>) -> tensor<2x90x3x32xbf16>
+// CHECK-DAG:     %[[QB:.+]] = bufferization.to_buffer %[[Q]] read_only : tensor<2x90x3x32xf32>
+// CHECK-DAG:     bufferization.to_buffer %[[KH]] read_only : tensor<2x90x3x32xbf16>
+// CHECK-DAG:     bufferization.to_buffer %[[VH]] read_only : tensor<2x90x3x32xbf16>
 // CHECK:         %[[OUT:.+]] = memref.alloc() {{.*}} : memref<2x90x3x32xf32>
 // CHECK:         gpu.launch
-// CHECK:           vector.load %{{.+}}[%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}] {{.*}} : memref<2x90x3x32xf32>, vector<4xf32>
+// CHECK:           memref.load %[[QB]][%{{.+}}, %[[ROW:.+]], %{{.+}}, %{{.+}}] : memref<2x90x3x32xf32>
 // CHECK:           memref.store %{{.+}}, %[[OUT]]
 // CHECK:         %[[R:.+]] = bufferization.to_tensor %[[OUT]]
 // CHECK-NOT:     kiln.attention
