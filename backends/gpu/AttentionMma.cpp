@@ -5,9 +5,10 @@
 // fp16): the FlashAttention-2 schedule with both products on mma.sync
 // m16n8k16 (f32 accumulation):
 //
-//   grid (ceil(Sq/rows), batch), 4 warps (Sq <= 64) or 8; warp w owns the
-//   block's query rows 16w..16w+15, and lane (g = lane / 4, t = lane % 4)
-//   rows g and g + 8 of them. Q's A fragments stay in registers for the
+//   grid (ceil(Sq/rows), batch), 4 warps; past 64 rows a warp owns two
+//   m16 tiles (32 rows; 128 per block) for heads up to 64, else 8 warps of
+//   one. Lane (g = lane / 4, t = lane % 4) holds rows g and g + 8 of each
+//   of its warp's m16 tiles; Q's A fragments stay in registers for the
 //   whole kernel. K and V go through two shared-memory stages of 64 keys
 //   (32 for heads over 64), both [key][column] with rows padded by 8
 //   elements (16 bytes: the 8 rows an ldmatrix phase reads fall in
@@ -18,9 +19,10 @@
 //   one's products, so it flies while the tensor cores work, with one
 //   barrier per stage. Each warp then takes the whole stage at once:
 //
-//   - S (16 rows x 64 keys) = Q·Kᵀ: 8 n8 tiles of d/16 mma each, their
-//     K fragments by one ldmatrix.x4 per 16 keys and 16 dims; the lane
-//     holds S[g][2t, 2t+1] and S[g + 8][2t, 2t+1] of each tile.
+//   - S (16 rows x 64 keys per m16 tile) = Q·Kᵀ: 8 n8 tiles of d/16 mma
+//     each, their K fragments by one ldmatrix.x4 per 16 keys and 16 dims,
+//     shared by the warp's m16 tiles; the lane holds S[g][2t, 2t+1] and
+//     S[g + 8][2t, 2t+1] of each tile.
 //   - Online softmax per row: a row's max is a max of the lane's scores
 //     and two xor shuffles (lanes 1 and 2 apart: the 4 lanes of group g);
 //     the running sum stays per lane, added across the group at the end.
@@ -225,7 +227,12 @@ Value MmaFlashWriter::write() {
   Value q = buffers.q, k = buffers.k, v = buffers.v, mask = buffers.mask,
         out = buffers.out;
 
-  int64_t warps = sq > 64 ? 8 : 4, rowsPerBlock = warps * kWarpRows;
+  // Heads up to 64 past 64 rows: 4 warps of two m16 tiles (32 rows), each
+  // K and V fragment read from shared memory serving both; else one m16
+  // tile per warp, 8 warps past 64 rows.
+  const int64_t mTiles = std::max(dPad, dvPad) <= 64 && sq > 64 ? 2 : 1;
+  int64_t warps = sq > 64 && mTiles == 1 ? 8 : 4;
+  int64_t warpRows = kWarpRows * mTiles, rowsPerBlock = warps * warpRows;
   threads = 32 * warps;
   // Two stages of K and V in 48 KiB of static shared memory.
   stageKeys = std::max(dPad, dvPad) > 64 ? 32 : 64;
@@ -243,9 +250,7 @@ Value MmaFlashWriter::write() {
   Value warp = div(tid, 32), lane = rem(tid, 32);
   Value group = div(lane, 4), thread = rem(lane, 4);
   Value row0 = mul(launch.getBlockIds().x, rowsPerBlock);
-  Value warpRow0 = add(row0, mul(warp, kWarpRows));
-  Value rowLo = add(warpRow0, group);
-  Value rowHi = add(rowLo, 8);
+  Value warpRow0 = add(row0, mul(warp, warpRows));
   batch = shape.batchSizes.empty()
               ? SmallVector<Value>()
               : delinearize(b, loc, launch.getBlockIds().y, shape.batchSizes);
@@ -260,11 +265,17 @@ Value MmaFlashWriter::write() {
   Value ldKeyV = add(eighth, mul(rem(quad, 2), 8));
   Value ldColV = mul(div(quad, 2), 8);
   Value rows = index(b, loc, sq), dBound = index(b, loc, d);
-  Value okLo = lessThan(b, loc, rowLo, rows);
-  Value okHi = lessThan(b, loc, rowHi, rows);
+  // The lane's rows: g and g + 8 of each m16 tile.
+  SmallVector<Value> rowLo, rowHi, okLo, okHi;
+  for (int64_t m = 0; m < mTiles; ++m) {
+    rowLo.push_back(add(add(warpRow0, 16 * m), group));
+    rowHi.push_back(add(rowLo.back(), 8));
+    okLo.push_back(lessThan(b, loc, rowLo.back(), rows));
+    okHi.push_back(lessThan(b, loc, rowHi.back(), rows));
+  }
 
-  // Q's A fragments, d/16 of them: rows g and g + 8, dims 2t, 2t+1 and
-  // 2t+8, 2t+9 of each 16.
+  // Q's A fragments, d/16 per m16 tile: rows g and g + 8, dims 2t, 2t+1
+  // and 2t+8, 2t+9 of each 16.
   auto loadQ = [&](Value row, Value rowOk, int64_t dim) {
     Value column = add(mul(thread, 2), dim);
     Value ok = both(rowOk, lessThan(b, loc, column, dBound));
@@ -276,11 +287,13 @@ Value MmaFlashWriter::write() {
         b, loc, q, gatheredIndices(layouts.gathers[0], batch, row, next), ok);
     return registerOf(lo, hi);
   };
-  SmallVector<SmallVector<Value>> qFragments;
-  for (int64_t s = 0; s < dPad / 16; ++s)
-    qFragments.push_back(
-        {loadQ(rowLo, okLo, 16 * s), loadQ(rowHi, okHi, 16 * s),
-         loadQ(rowLo, okLo, 16 * s + 8), loadQ(rowHi, okHi, 16 * s + 8)});
+  SmallVector<SmallVector<SmallVector<Value>>> qFragments(mTiles);
+  for (int64_t m = 0; m < mTiles; ++m)
+    for (int64_t s = 0; s < dPad / 16; ++s)
+      qFragments[m].push_back({loadQ(rowLo[m], okLo[m], 16 * s),
+                               loadQ(rowHi[m], okHi[m], 16 * s),
+                               loadQ(rowLo[m], okLo[m], 16 * s + 8),
+                               loadQ(rowHi[m], okHi[m], 16 * s + 8)});
 
   // Causal: keys past the block's last row are masked for every row.
   keyEnd = index(b, loc, sk);
@@ -302,10 +315,15 @@ Value MmaFlashWriter::write() {
   issueBoth(first, first);
 
   int64_t tiles = dvPad / 8, keyTiles = stageKeys / 8;
-  // m and the lane's part of l for rows g and g + 8, then O's accumulators
-  // (tile n: rows g, g + 8 at columns 8n + 2t, 8n + 2t + 1).
-  SmallVector<Value> state = {negInf, zero, negInf, zero};
-  state.append(tiles * 4, zero);
+  // Per m16 tile: m and the lane's part of l for rows g and g + 8, then
+  // O's accumulators (tile n: rows g, g + 8 at columns 8n + 2t, 8n + 2t +
+  // 1).
+  const int64_t perTile = 4 + tiles * 4;
+  SmallVector<Value> state;
+  for (int64_t m = 0; m < mTiles; ++m) {
+    state.append({negInf, zero, negInf, zero});
+    state.append(tiles * 4, zero);
+  }
   auto loop = scf::ForOp::create(b, loc, first, keyEnd,
                                  index(b, loc, stageKeys), state);
   {
@@ -324,8 +342,8 @@ Value MmaFlashWriter::write() {
 
     // S = Q·Kᵀ in n8 tiles; score e of tile n is row g (e < 2) or g + 8,
     // key key0 + 8n + 2t + e % 2. Scores are kept times log2(e), so that
-    // each probability is one exp2.
-    SmallVector<Value> products;
+    // each probability is one exp2. products[m]: m16 tile m's.
+    SmallVector<SmallVector<Value>> products(mTiles);
     for (int64_t c = 0; c < keyTiles / 2; ++c) {
       SmallVector<SmallVector<Value>> kFragments;
       for (int64_t s = 0; s < dPad / 16; ++s)
@@ -333,21 +351,23 @@ Value MmaFlashWriter::write() {
             ldMatrixX4(b, loc, operand, sharedK,
                        {current, add(ldKeyK, 16 * c), add(ldColK, 16 * s)},
                        /*transpose=*/false));
-      for (int64_t n = 0; n < 2; ++n) {
-        SmallVector<Value> acc(4, zero);
-        for (int64_t s = 0; s < dPad / 16; ++s)
-          acc = mmaSync(b, loc, operand, qFragments[s],
-                        {kFragments[s][2 * n], kFragments[s][2 * n + 1]}, acc,
-                        16);
-        llvm::append_range(products, acc);
-      }
+      for (int64_t n = 0; n < 2; ++n)
+        for (int64_t m = 0; m < mTiles; ++m) {
+          SmallVector<Value> acc(4, zero);
+          for (int64_t s = 0; s < dPad / 16; ++s)
+            acc = mmaSync(b, loc, operand, qFragments[m][s],
+                          {kFragments[s][2 * n], kFragments[s][2 * n + 1]}, acc,
+                          16);
+          llvm::append_range(products[m], acc);
+        }
     }
     // A stage whose keys all exist and, causal, none comes after the
     // warp's first row (the usual case) skips the per-score key checks.
     Value inside = lessEqual(add(key0, stageKeys), index(b, loc, sk));
     if (op.getCausal())
       inside = both(inside, lessEqual(add(key0, stageKeys - 1), warpRow0));
-    SmallVector<Type> scoreTypes(products.size(), b.getF32Type());
+    int64_t perM = keyTiles * 4;
+    SmallVector<Type> scoreTypes(mTiles * perM, b.getF32Type());
     auto finish = scf::IfOp::create(b, loc, scoreTypes, inside,
                                     /*withElseRegion=*/true);
     for (bool known : {true, false}) {
@@ -356,99 +376,116 @@ Value MmaFlashWriter::write() {
                                        : &finish.getElseRegion().front());
       Value scale = f32(op.getScale().convertToDouble() * kLog2E);
       SmallVector<Value> finished;
-      for (auto [i, product] : llvm::enumerate(products)) {
-        int64_t e = i % 4, tile = i / 4;
-        bool hi = e >= 2;
-        Value key = add(add(key0, mul(thread, 2)), 8 * tile + e % 2);
-        Value score = arith::MulFOp::create(b, loc, product, scale);
-        finished.push_back(finishScore(b, loc, op, shape, score, mask, batch,
-                                       hi ? rowHi : rowLo, hi ? okHi : okLo,
-                                       key, kLog2E, known));
-      }
+      for (int64_t m = 0; m < mTiles; ++m)
+        for (auto [i, product] : llvm::enumerate(products[m])) {
+          int64_t e = i % 4, tile = i / 4;
+          bool hi = e >= 2;
+          Value key = add(add(key0, mul(thread, 2)), 8 * tile + e % 2);
+          Value score = arith::MulFOp::create(b, loc, product, scale);
+          finished.push_back(finishScore(
+              b, loc, op, shape, score, mask, batch, hi ? rowHi[m] : rowLo[m],
+              hi ? okHi[m] : okLo[m], key, kLog2E, known));
+        }
       scf::YieldOp::create(b, loc, finished);
     }
-    SmallVector<Value> scores(finish.getResults());
-    Value maxLo = negInf, maxHi = negInf;
-    for (auto [i, score] : llvm::enumerate(scores)) {
-      Value &m = i % 4 >= 2 ? maxHi : maxLo;
-      m = arith::MaximumFOp::create(b, loc, m, score);
+    SmallVector<Value> updated;
+    // Per m16 tile: the online softmax, then O rescaled.
+    SmallVector<SmallVector<Value>> p(mTiles), acc(mTiles);
+    for (int64_t m = 0; m < mTiles; ++m) {
+      ValueRange scores = finish.getResults().slice(m * perM, perM);
+      ValueRange mine = carried.slice(m * perTile, perTile);
+      Value maxLo = negInf, maxHi = negInf;
+      for (auto [i, score] : llvm::enumerate(scores)) {
+        Value &max = i % 4 >= 2 ? maxHi : maxLo;
+        max = arith::MaximumFOp::create(b, loc, max, score);
+      }
+      OnlineMax nextLo = updateRunningMax(
+          b, loc, mine[0], acrossGroup(maxLo, /*max=*/true), /*base2=*/true);
+      OnlineMax nextHi = updateRunningMax(
+          b, loc, mine[2], acrossGroup(maxHi, /*max=*/true), /*base2=*/true);
+      Value sumLo = arith::MulFOp::create(b, loc, mine[1], nextLo.correction);
+      Value sumHi = arith::MulFOp::create(b, loc, mine[3], nextHi.correction);
+      // (l sums the f32 probabilities; P·V uses them rounded to the
+      // operand type, as FlashAttention-2 does.)
+      for (auto [e, score] : llvm::enumerate(scores)) {
+        bool hi = e % 4 >= 2;
+        Value prob = math::Exp2Op::create(
+            b, loc,
+            arith::SubFOp::create(b, loc, score,
+                                  hi ? nextHi.subtract : nextLo.subtract));
+        Value &sum = hi ? sumHi : sumLo;
+        sum = arith::AddFOp::create(b, loc, sum, prob);
+        p[m].push_back(prob);
+      }
+      for (int64_t t = 0; t < tiles; ++t)
+        for (int64_t e = 0; e < 4; ++e)
+          acc[m].push_back(arith::MulFOp::create(b, loc, mine[4 + t * 4 + e],
+                                                 e >= 2 ? nextHi.correction
+                                                        : nextLo.correction));
+      updated.append({nextLo.max, sumLo, nextHi.max, sumHi});
     }
-    OnlineMax nextLo = updateRunningMax(
-        b, loc, carried[0], acrossGroup(maxLo, /*max=*/true), /*base2=*/true);
-    OnlineMax nextHi = updateRunningMax(
-        b, loc, carried[2], acrossGroup(maxHi, /*max=*/true), /*base2=*/true);
-    Value sumLo = arith::MulFOp::create(b, loc, carried[1], nextLo.correction);
-    Value sumHi = arith::MulFOp::create(b, loc, carried[3], nextHi.correction);
-    // (l sums the f32 probabilities; P·V uses them rounded to the operand
-    // type, as FlashAttention-2 does.)
-    SmallVector<Value> p;
-    for (auto [e, score] : llvm::enumerate(scores)) {
-      bool hi = e % 4 >= 2;
-      Value prob = math::Exp2Op::create(
-          b, loc,
-          arith::SubFOp::create(b, loc, score,
-                                hi ? nextHi.subtract : nextLo.subtract));
-      Value &sum = hi ? sumHi : sumLo;
-      sum = arith::AddFOp::create(b, loc, sum, prob);
-      p.push_back(prob);
-    }
-    SmallVector<Value> acc;
-    for (int64_t t = 0; t < tiles; ++t)
-      for (int64_t e = 0; e < 4; ++e)
-        acc.push_back(arith::MulFOp::create(b, loc, carried[4 + t * 4 + e],
-                                            e >= 2 ? nextHi.correction
-                                                   : nextLo.correction));
     // O += P·V per 16 keys: P's A fragment is tile 2c's rows g and g + 8,
-    // then tile 2c + 1's.
+    // then tile 2c + 1's; each V fragment serves every m16 tile.
     for (int64_t c = 0; c < keyTiles / 2; ++c) {
-      ArrayRef<Value> pc = ArrayRef<Value>(p).slice(8 * c, 8);
-      SmallVector<Value> pFragment = {
-          registerOf(pc[0], pc[1]), registerOf(pc[2], pc[3]),
-          registerOf(pc[4], pc[5]), registerOf(pc[6], pc[7])};
+      SmallVector<SmallVector<Value>> pFragments;
+      for (int64_t m = 0; m < mTiles; ++m) {
+        ArrayRef<Value> pc = ArrayRef<Value>(p[m]).slice(8 * c, 8);
+        pFragments.push_back(
+            {registerOf(pc[0], pc[1]), registerOf(pc[2], pc[3]),
+             registerOf(pc[4], pc[5]), registerOf(pc[6], pc[7])});
+      }
       for (int64_t t = 0; t < tiles; t += 2) {
         SmallVector<Value> words =
             ldMatrixX4(b, loc, operand, sharedV,
                        {current, add(ldKeyV, 16 * c), add(ldColV, 8 * t)},
                        /*transpose=*/true);
-        for (int64_t h = 0; h < 2; ++h) {
-          MutableArrayRef<Value> tile =
-              MutableArrayRef<Value>(acc).slice((t + h) * 4, 4);
-          SmallVector<Value> next =
-              mmaSync(b, loc, operand, pFragment,
-                      {words[2 * h], words[2 * h + 1]}, tile, 16);
-          std::copy(next.begin(), next.end(), tile.begin());
-        }
+        for (int64_t h = 0; h < 2; ++h)
+          for (int64_t m = 0; m < mTiles; ++m) {
+            MutableArrayRef<Value> tile =
+                MutableArrayRef<Value>(acc[m]).slice((t + h) * 4, 4);
+            SmallVector<Value> next =
+                mmaSync(b, loc, operand, pFragments[m],
+                        {words[2 * h], words[2 * h + 1]}, tile, 16);
+            std::copy(next.begin(), next.end(), tile.begin());
+          }
       }
     }
-    SmallVector<Value> updated = {nextLo.max, sumLo, nextHi.max, sumHi};
-    llvm::append_range(updated, acc);
-    scf::YieldOp::create(b, loc, updated);
+    // The loop carries each tile's (m, l) pair then its accumulators.
+    SmallVector<Value> yielded;
+    for (int64_t m = 0; m < mTiles; ++m) {
+      yielded.append(updated.begin() + 4 * m, updated.begin() + 4 * m + 4);
+      llvm::append_range(yielded, acc[m]);
+    }
+    scf::YieldOp::create(b, loc, yielded);
   }
   // No copies in flight past the loop (the last stage issued is zeros).
   NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
-  ValueRange final = loop.getResults();
 
   // l across the row's four lanes, then one division per output.
-  Value sumLo = acrossGroup(final[1], /*max=*/false);
-  Value sumHi = acrossGroup(final[3], /*max=*/false);
-  for (int64_t t = 0; t < tiles; ++t)
-    for (int64_t e = 0; e < 4; ++e) {
-      bool hi = e >= 2;
-      Value column = add(mul(thread, 2), 8 * t + e % 2);
-      Value ok = hi ? okHi : okLo;
-      if (dv % 16)
-        ok = both(ok, lessThan(b, loc, column, index(b, loc, dv)));
-      auto store = scf::IfOp::create(b, loc, ok, /*withElseRegion=*/false);
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(&store.getThenRegion().front());
-      Value result = normalizedOutput(b, loc, op, final[4 + t * 4 + e],
-                                      hi ? sumHi : sumLo);
-      if (!shape.element.isF32())
-        result = arith::TruncFOp::create(b, loc, shape.element, result);
-      memref::StoreOp::create(b, loc, result, out,
-                              gatheredIndices(layouts.gathers[3], batch,
-                                              hi ? rowHi : rowLo, column));
-    }
+  for (int64_t m = 0; m < mTiles; ++m) {
+    ValueRange final = loop.getResults().slice(m * perTile, perTile);
+    Value sumLo = acrossGroup(final[1], /*max=*/false);
+    Value sumHi = acrossGroup(final[3], /*max=*/false);
+    for (int64_t t = 0; t < tiles; ++t)
+      for (int64_t e = 0; e < 4; ++e) {
+        bool hi = e >= 2;
+        Value column = add(mul(thread, 2), 8 * t + e % 2);
+        Value ok = hi ? okHi[m] : okLo[m];
+        if (dv % 16)
+          ok = both(ok, lessThan(b, loc, column, index(b, loc, dv)));
+        auto store = scf::IfOp::create(b, loc, ok, /*withElseRegion=*/false);
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(&store.getThenRegion().front());
+        Value result = normalizedOutput(b, loc, op, final[4 + t * 4 + e],
+                                        hi ? sumHi : sumLo);
+        if (!shape.element.isF32())
+          result = arith::TruncFOp::create(b, loc, shape.element, result);
+        memref::StoreOp::create(b, loc, result, out,
+                                gatheredIndices(layouts.gathers[3], batch,
+                                                hi ? rowHi[m] : rowLo[m],
+                                                column));
+      }
+  }
   b.setInsertionPointAfter(launch);
   return asTensor(b, loc, out);
 }

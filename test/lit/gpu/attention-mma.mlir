@@ -6,17 +6,19 @@
 // RUN:   | FileCheck %s --check-prefix=FP32
 
 // bf16 attention on NVIDIA tensor cores: f32 K and V are rounded to bf16
-// by casts of their own, Q is read as f32 once. 8 warps per 128 query rows
-// (Sq 90 > 64), two stages of 64 keys of K (head 24 padded to 32, +8) and
-// V (values 40 wide padded to 48, +8), both [key][column], filled by
-// cp.async: the first stage before the key loop, then each step waits for
-// it, passes one barrier, issues the next stage into the other buffer,
-// computes S = Q·Kᵀ as 8 tiles x 2 m16n8k16 (K by ldmatrix), finishes the
-// scores (times log2(e); the key and causal checks only where the stage
-// may hold a masked key: past Sk or after the warp's first row), the row
-// max over the lane's scores and two xor shuffles (lanes 1 and 2 apart),
-// exp2, O += P·V as 4 x 6 m16n8k16 (V by transposing ldmatrix); the lanes'
-// sums are added across each row's group at the end.
+// by casts of their own, Q is read as f32 once. 4 warps of two m16 tiles
+// (32 rows) each per 128 query rows (Sq 90 > 64, heads up to 64), two
+// stages of 64 keys of K (head 24 padded to 32, +8) and V (values 40 wide
+// padded to 48, +8), both [key][column], filled by cp.async: the first
+// stage before the key loop, then each step waits for it, passes one
+// barrier, issues the next stage into the other buffer, computes S = Q·Kᵀ
+// as 8 tiles x 2 m16 tiles x 2 m16n8k16 (each K fragment by ldmatrix
+// serving both m16 tiles), finishes the scores (times log2(e); the key and
+// causal checks only where the stage may hold a masked key: past Sk or
+// after the warp's first row), the row max over the lane's scores and two
+// xor shuffles (lanes 1 and 2 apart), exp2, O += P·V as 4 x 6 x 2
+// m16n8k16 (V by transposing ldmatrix); the lanes' sums are added across
+// each row's group at the end.
 // CHECK-LABEL: func.func @causal(
 // CHECK-SAME:      %[[Q:[^:]+]]: tensor<1x2x90x24xf32>, %[[K:[^:]+]]: tensor<1x2x90x24xf32>, %[[V:[^:]+]]: tensor<1x2x90x40xf32>)
 // CHECK-DAG:     %[[VH:.+]] = kiln.cast %[[V]] {to = bf16} : (tensor<1x2x90x40xf32>) -> tensor<1x2x90x40xbf16>
@@ -24,7 +26,7 @@
 // CHECK-DAG:     bufferization.to_buffer %[[Q]] read_only : tensor<1x2x90x24xf32>
 // CHECK-DAG:     bufferization.to_buffer %[[KH]] read_only
 // CHECK-DAG:     bufferization.to_buffer %[[VH]] read_only
-// CHECK:         gpu.launch {{.*}} threads({{.*}}) in (%{{.+}} = %c256{{[_0-9]*}},{{.*}}) workgroup(%{{.+}} : memref<2x64x40xbf16, #gpu.address_space<workgroup>>, %{{.+}} : memref<2x64x56xbf16, #gpu.address_space<workgroup>>)
+// CHECK:         gpu.launch {{.*}} threads({{.*}}) in (%{{.+}} = %c128{{[_0-9]*}},{{.*}}) workgroup(%{{.+}} : memref<2x64x40xbf16, #gpu.address_space<workgroup>>, %{{.+}} : memref<2x64x56xbf16, #gpu.address_space<workgroup>>)
 // CHECK:           %[[END:.+]] = arith.minui
 // CHECK:           nvvm.cp.async.shared.global {{.*}}, 16, cache = cg
 // CHECK:           nvvm.cp.async.commit.group
@@ -35,13 +37,13 @@
 // CHECK:             nvvm.cp.async.shared.global
 // CHECK:             nvvm.cp.async.commit.group
 // CHECK:             nvvm.ldmatrix {{.*}}layout = #nvvm.mma_layout<row>
-// CHECK-COUNT-16:    nvvm.mma.sync {{.*}}multiplicandAPtxType = #nvvm.mma_type<bf16>{{.*}}shape = #nvvm.shape<m = 16, n = 8, k = 16>
+// CHECK-COUNT-32:    nvvm.mma.sync {{.*}}multiplicandAPtxType = #nvvm.mma_type<bf16>{{.*}}shape = #nvvm.shape<m = 16, n = 8, k = 16>
 // CHECK-NOT:         arith.cmpi ugt
 // CHECK:             %[[INSIDE:.+]] = arith.andi
 // CHECK:             scf.if %[[INSIDE]] -> (f32,
 // CHECK-NOT:           arith.cmpi ugt
 // CHECK:             } else {
-// CHECK-COUNT-32:      arith.cmpi ugt
+// CHECK-COUNT-64:      arith.cmpi ugt
 // CHECK:             gpu.shuffle xor %{{.+}}, %c1_i32{{[_0-9]*}}, %c32_i32{{[_0-9]*}} : f32
 // CHECK:             gpu.shuffle xor %{{.+}}, %c2_i32{{[_0-9]*}}, %c32_i32{{[_0-9]*}} : f32
 // CHECK:             math.exp2
