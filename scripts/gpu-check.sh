@@ -14,7 +14,8 @@
 #       (scripts/gpu_check_torch.py); the table goes to OUT/gpu-check.md,
 #       every command's output to OUT/gpu-check.log; a group with perf/
 #       (benchmarks/gpu_models.py) also times issue 18's GEMM and attention
-#       rows beside torch (benchmarks/gpu_peers.py)
+#       rows beside torch (benchmarks/gpu_peers.py); GPU_CHECK_NO_TORCH=1
+#       skips torch eager and torch.compile of the checked models
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 # name[@precision]: the tensor-core variants are checked within 1e-2
@@ -144,8 +145,10 @@ run() {
     echo "checked $name: $check"
   done
   # torch eager and torch.compile of every model, in one process.
-  local torch_times
-  torch_times=$(timeout 420 python3 "$root/scripts/gpu_check_torch.py" --bundle "$bundle" 2>>"$log" || true)
+  local torch_times=""
+  # (GPU_CHECK_NO_TORCH=1: numerics and Kiln's times only, for a short call.)
+  [ -n "${GPU_CHECK_NO_TORCH:-}" ] ||
+    torch_times=$(timeout 420 python3 "$root/scripts/gpu_check_torch.py" --bundle "$bundle" 2>>"$log" || true)
   echo "$torch_times" >> "$log"
   {
     echo "# GPU check, $(date -u +%Y-%m-%d)"
