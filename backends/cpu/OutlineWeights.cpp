@@ -58,6 +58,13 @@ SmallVector<OutlinedGlobal> collectWeights(ModuleOp module, func::FuncOp func) {
   module.walk([&](memref::GetGlobalOp get) {
     uses[get.getNameAttr().getAttr()].push_back(get);
   });
+  // Every symbol use in the module counted once (one walk, not one per
+  // global: the kernels' bodies make the function large).
+  DenseMap<StringAttr, size_t> symbolUses;
+  module.walk([&](Operation *op) {
+    op->getAttrDictionary().walk(
+        [&](SymbolRefAttr ref) { ++symbolUses[ref.getRootReference()]; });
+  });
 
   SmallVector<OutlinedGlobal> result;
   for (auto global : module.getOps<memref::GlobalOp>()) {
@@ -79,9 +86,7 @@ SmallVector<OutlinedGlobal> collectWeights(ModuleOp module, func::FuncOp func) {
         }))
       continue;
     // Other symbol uses (not get_global) would dangle once the global is gone.
-    std::optional<SymbolTable::UseRange> allUses =
-        SymbolTable::getSymbolUses(global, module);
-    if (!allUses || size_t(llvm::range_size(*allUses)) != globalUses.size())
+    if (symbolUses.lookup(global.getSymNameAttr()) != globalUses.size())
       continue;
     result.push_back({global, value, *bytes, 0, std::move(globalUses)});
   }
