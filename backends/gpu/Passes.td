@@ -72,12 +72,22 @@ def AttentionKernels : Pass<"kiln-gpu-attention-kernels", "func::FuncOp"> {
 
     With `matrix-unit=mma.sync` (NVIDIA sm_80 and up) attention with f16
     or bf16 operands (the model's, or f32 ones at `precision` bf16/fp16;
-    head sizes up to 128) runs on the tensor cores: 4 warps per 64 query
-    rows, 16 rows per warp, 32 keys of K ([key][d]) and V ([d][key]) staged
-    per step and walked 16 at a time: S = Q·Kᵀ as two m16n8k16 tiles, the
-    online softmax on the accumulators (a row's max from 4 registers and
-    two xor shuffles), then O += P·V with the S accumulators reused as the
-    A fragment. Other operands (fp32, tf32) take the SIMT kernel.
+    head sizes up to 128) runs on the tensor cores. f32 K and V are first
+    rounded to the operand type by a `kiln.cast` of their own (which the
+    elementwise fusion merges into the op that makes them), q, k and v are
+    read through the `kiln.transpose` that made them when it keeps the
+    last dim, and a result read only by such a transpose is written in its
+    layout (a BERT's [B, S, H, D] projections, no copies around the
+    kernel). 4 warps of two m16 tiles (32 rows) per 128 query rows past 64
+    rows (heads up to 64; else 16 rows per warp), K and V in two
+    [key][column] shared-memory stages of 64 keys filled by cp.async, the
+    next one in flight during the products: S = Q·Kᵀ as m16n8k16 tiles (K
+    fragments by ldmatrix), the online softmax on the accumulators in base
+    2 (a row's max from the lane's scores and two xor shuffles; the key and
+    causal checks only on stages that may hold a masked key), then O += P·V
+    with the S accumulators reused as the A fragment (V fragments by
+    transposing ldmatrix). Other operands (fp32, tf32) take the SIMT
+    kernel.
 
     Before:
     ```mlir
