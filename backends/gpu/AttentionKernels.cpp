@@ -18,6 +18,13 @@
 // attention ops keep the generic lowering. The kernel is written on buffers
 // (to_buffer / alloc / to_tensor) like the contraction kernels.
 //
+// The pass picks the kernel per op: this one, the MFMA one
+// (AttentionMfma.cpp) or the tensor-core one (AttentionMma.cpp). This file
+// also holds what they share (the mask indexing, the score finishing, the
+// online-softmax step, key staging) and, for the tensor-core kernel, the
+// layouts it reads and writes through transposes (AttentionLayouts) and the
+// casts that round f32 K and V ahead (roundKeysAhead).
+//
 //===----------------------------------------------------------------------===//
 #include "backends/gpu/AttentionKernels.h"
 #include "backends/gpu/Passes.h"
@@ -84,18 +91,29 @@ Value gpu_kernels::finishScore(OpBuilder &b, Location loc, AttentionOp op,
                                Value rowOk, Value key, double maskScale,
                                bool inside) {
   Value keyOk =
-      inside
-          ? arith::ConstantOp::create(b, loc, b.getBoolAttr(true)).getResult()
-          : lessThan(b, loc, key, index(b, loc, shape.sk));
+      inside ? Value() : lessThan(b, loc, key, index(b, loc, shape.sk));
   if (mask) {
     Value term = guardedLoadF32(
         b, loc, mask,
         attentionMaskIndices(b, loc, shape.maskShape, batch, row, key),
         inside ? rowOk : arith::AndIOp::create(b, loc, keyOk, rowOk));
-    if (maskScale != 1.0)
-      term = arith::MulFOp::create(
-          b, loc, term,
-          arith::ConstantOp::create(b, loc, b.getF32FloatAttr(maskScale)));
+    if (maskScale != 1.0) {
+      // A finite mask stays finite when scaled (torch's finfo.min times
+      // log2(e) would overflow to -inf and turn a row masked everywhere
+      // from uniform into NaN); infinities stay infinite.
+      auto f32 = [&](double v) {
+        return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
+      };
+      double largest = std::numeric_limits<float>::max();
+      Value scaled = arith::MulFOp::create(b, loc, term, f32(maskScale));
+      Value clamped = arith::MinimumFOp::create(
+          b, loc, arith::MaximumFOp::create(b, loc, scaled, f32(-largest)),
+          f32(largest));
+      Value finite = arith::CmpFOp::create(
+          b, loc, arith::CmpFPredicate::OLT, math::AbsFOp::create(b, loc, term),
+          f32(std::numeric_limits<double>::infinity()));
+      term = arith::SelectOp::create(b, loc, finite, clamped, scaled);
+    }
     score = arith::AddFOp::create(b, loc, score, term);
   }
   if (inside)
@@ -115,7 +133,7 @@ void gpu_kernels::stageKeys(OpBuilder &b, Location loc, Value tid,
                             int64_t threads, Value source, Value shared,
                             ValueRange batch, Value key0, int64_t keys,
                             int64_t sk, int64_t width, int64_t padded,
-                            Type element, bool transposed) {
+                            Type element) {
   IndexMath math{b, loc};
   auto copy = scf::ForOp::create(b, loc, tid, index(b, loc, keys * padded),
                                  index(b, loc, threads));
@@ -130,8 +148,7 @@ void gpu_kernels::stageKeys(OpBuilder &b, Location loc, Value tid,
   Value value = guardedLoadF32(b, loc, source, withIndices(batch, key, c), ok);
   if (!element.isF32())
     value = arith::TruncFOp::create(b, loc, element, value);
-  memref::StoreOp::create(b, loc, value, shared,
-                          transposed ? ValueRange{c, j} : ValueRange{j, c});
+  memref::StoreOp::create(b, loc, value, shared, ValueRange{j, c});
 }
 
 AttentionLayouts AttentionLayouts::of(AttentionOp op, bool throughTransposes) {
@@ -460,8 +477,8 @@ struct AttentionKernelsPass
   /// kiln.cast of their own (one per tensor; the elementwise fusion may
   /// merge it into the op that makes the tensor): the kernel then copies
   /// them to shared memory by cp.async, half the bytes and no f32 values
-  /// held in registers across its products. The kernel rounded the same
-  /// way while staging, so the results do not change.
+  /// held in registers across its products. The kernel used to round the
+  /// same way while staging, so the results do not change.
   void roundKeysAhead(AttentionOp op, AttentionLayouts &layouts,
                       MmaOperand operand) {
     Type narrow = operand == MmaOperand::F16
@@ -488,6 +505,7 @@ struct AttentionKernelsPass
   DenseMap<std::pair<Value, Type>, Value> roundedKeys;
 
   void runOnOperation() override {
+    roundedKeys.clear();
     if (!llvm::is_contained({"fp32", "tf32", "bf16", "fp16"}, precision)) {
       getOperation().emitError("kiln-gpu-attention-kernels: unknown "
                                "precision '")

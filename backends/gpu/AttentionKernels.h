@@ -97,16 +97,16 @@ Value normalizedOutput(OpBuilder &b, Location loc, AttentionOp op, Value acc,
                        Value sum);
 
 /// Stages `keys` keys from key0 of `source` ([batch..., sk, width]) into
-/// `shared` as `element`: [key][column] or, `transposed`, [column][key],
-/// zeros past the last key and past `width` up to `padded` columns. The
+/// `shared` ([key][column]) as `element`, zeros past the last key and past
+/// `width` up to `padded` columns. The
 /// block's `threads` threads (`tid`) take neighbouring columns of a key, so
 /// the reads of the source's rows coalesce.
 void stageKeys(OpBuilder &b, Location loc, Value tid, int64_t threads,
                Value source, Value shared, ValueRange batch, Value key0,
                int64_t keys, int64_t sk, int64_t width, int64_t padded,
-               Type element, bool transposed = false);
+               Type element);
 
-/// The key loop of the matrix-core flash kernels: stages of `stageKeys`
+/// The key loop of the MFMA flash kernel: stages of `stageKeys`
 /// keys from 0 to `keyEnd`, each filled by `fillStage(key0)` and a
 /// barrier, then walked `step` keys at a time by `walkStep(key0, j0,
 /// state)`, which returns the new state; a barrier closes each stage.
@@ -125,8 +125,9 @@ Value writeMfmaAttention(OpBuilder &b, AttentionOp op, MfmaOperand operand);
 /// `op` as one mma.sync flash kernel (NVIDIA sm_80 and up, m16n8k16 with
 /// f32 accumulation), reading and writing as `layouts` says; returns the
 /// result tensor (of `layouts.outTranspose`'s type when there is one).
-/// Needs static operands (one type) and head sizes up to 128; `operand`
-/// is F16 or BF16.
+/// Needs static operands, head sizes up to 128 and `layouts`' K and V in
+/// the operand type (f32 ones rounded first: the pass's roundKeysAhead);
+/// `operand` is F16 or BF16.
 Value writeMmaAttention(OpBuilder &b, AttentionOp op, MmaOperand operand,
                         const AttentionLayouts &layouts);
 

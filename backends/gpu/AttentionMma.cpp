@@ -9,20 +9,25 @@
 //   m16 tiles (32 rows; 128 per block) for heads up to 64, else 8 warps of
 //   one. Lane (g = lane / 4, t = lane % 4) holds rows g and g + 8 of each
 //   of its warp's m16 tiles; Q's A fragments stay in registers for the
-//   whole kernel. K and V go through two shared-memory stages of 64 keys
-//   (32 for heads over 64), both [key][column] with rows padded by 8
-//   elements (16 bytes: the 8 rows an ldmatrix phase reads fall in
-//   different banks), zeros past the last key and the head size. The
-//   block copies them by cp.async, 16 bytes at a time (f32 K and V come
-//   rounded to the operand type by a cast of their own, AttentionKernels'
-//   roundKeysAhead); the next stage's copy is issued before the current
-//   one's products, so it flies while the tensor cores work, with one
-//   barrier per stage. Each warp then takes the whole stage at once:
+//   whole kernel. q, k and v are read, and the result written, through
+//   the transposes around the op (AttentionLayouts). K and V go through two
+//   shared-memory stages of 64 keys (32 for heads over 64), both
+//   [key][column] with rows padded by 8 elements (16 bytes: the 8 rows an
+//   ldmatrix phase reads fall in different banks), zeros past the last key
+//   and the head size. The block copies them by cp.async, 16 bytes at a
+//   time (element by element where a row is not whole 16-byte chunks or
+//   the buffer is not 16-byte aligned; f32 K and V come rounded to the
+//   operand type by a cast of their own, AttentionKernels' roundKeysAhead);
+//   the next stage's copy is issued before the current one's products, so
+//   it flies while the tensor cores work, with one barrier per stage. Each
+//   warp then takes the whole stage at once:
 //
-//   - S (16 rows x 64 keys per m16 tile) = Q·Kᵀ: 8 n8 tiles of d/16 mma
-//     each, their K fragments by one ldmatrix.x4 per 16 keys and 16 dims,
-//     shared by the warp's m16 tiles; the lane holds S[g][2t, 2t+1] and
-//     S[g + 8][2t, 2t+1] of each tile.
+//   - S (16 rows x the stage's keys per m16 tile) = Q·Kᵀ: one n8 tile of
+//     d/16 mma per 8 keys, their K fragments by one ldmatrix.x4 per 16
+//     keys and 16 dims, shared by the warp's m16 tiles; the lane holds
+//     S[g][2t, 2t+1] and S[g + 8][2t, 2t+1] of each tile. Scores are kept
+//     times log2(e) (one exp2 per probability); the key and causal checks
+//     run only on stages that may hold a masked key.
 //   - Online softmax per row: a row's max is a max of the lane's scores
 //     and two xor shuffles (lanes 1 and 2 apart: the 4 lanes of group g);
 //     the running sum stays per lane, added across the group at the end.
@@ -186,11 +191,11 @@ void MmaFlashWriter::issue(const KeyOperand &o, Value key0, Value at) {
     std::optional<OpBuilder::InsertionGuard> partial;
     if (int64_t(e + 1) * threads > chunks) {
       partial.emplace(b);
-      auto guard = scf::IfOp::create(
+      auto someLeft = scf::IfOp::create(
           b, loc,
           lessThan(b, loc, add(tid, e * threads), index(b, loc, chunks)),
           /*withElseRegion=*/false);
-      b.setInsertionPointToStart(&guard.getThenRegion().front());
+      b.setInsertionPointToStart(&someLeft.getThenRegion().front());
     }
     Value key = add(key0, j);
     Value keyOk = lessThan(b, loc, key, keyEnd);
@@ -234,7 +239,7 @@ Value MmaFlashWriter::write() {
   int64_t warps = sq > 64 && mTiles == 1 ? 8 : 4;
   int64_t warpRows = kWarpRows * mTiles, rowsPerBlock = warps * warpRows;
   threads = 32 * warps;
-  // Two stages of K and V in 48 KiB of static shared memory.
+  // Two stages of K and V within 48 KiB of static shared memory.
   stageKeys = std::max(dPad, dvPad) > 64 ? 32 : 64;
   Type element = elementType();
   gpu::LaunchOp launch =
@@ -368,13 +373,13 @@ Value MmaFlashWriter::write() {
       inside = both(inside, lessEqual(add(key0, stageKeys - 1), warpRow0));
     int64_t perM = keyTiles * 4;
     SmallVector<Type> scoreTypes(mTiles * perM, b.getF32Type());
+    Value scale = f32(op.getScale().convertToDouble() * kLog2E);
     auto finish = scf::IfOp::create(b, loc, scoreTypes, inside,
                                     /*withElseRegion=*/true);
     for (bool known : {true, false}) {
       OpBuilder::InsertionGuard branch(b);
       b.setInsertionPointToStart(known ? &finish.getThenRegion().front()
                                        : &finish.getElseRegion().front());
-      Value scale = f32(op.getScale().convertToDouble() * kLog2E);
       SmallVector<Value> finished;
       for (int64_t m = 0; m < mTiles; ++m)
         for (auto [i, product] : llvm::enumerate(products[m])) {

@@ -322,8 +322,8 @@ struct ContractionKernelsPass
     Value result = rounded.getResult(0);
     for (Operation *reshape : llvm::reverse(reshapes)) {
       auto wideType = cast<RankedTensorType>(reshape->getResult(0).getType());
-      OpBuilder after(reshape);
-      Operation *copy = after.clone(*reshape);
+      OpBuilder beside(reshape);
+      Operation *copy = beside.clone(*reshape);
       copy->setOperand(0, result);
       copy->getResult(0).setType(wideType.clone(narrow));
       result = copy->getResult(0);

@@ -80,8 +80,9 @@ def AttentionKernels : Pass<"kiln-gpu-attention-kernels", "func::FuncOp"> {
     layout (a BERT's [B, S, H, D] projections, no copies around the
     kernel). 4 warps of two m16 tiles (32 rows) per 128 query rows past 64
     rows (heads up to 64; else 16 rows per warp), K and V in two
-    [key][column] shared-memory stages of 64 keys filled by cp.async, the
-    next one in flight during the products: S = Q·Kᵀ as m16n8k16 tiles (K
+    [key][column] shared-memory stages of 64 keys (32 past head 64) filled
+    by cp.async (element copies where rows are not whole 16-byte chunks or
+    the buffer is misaligned), the next one in flight during the products: S = Q·Kᵀ as m16n8k16 tiles (K
     fragments by ldmatrix), the online softmax on the accumulators in base
     2 (a row's max from the lane's scores and two xor shuffles; the key and
     causal checks only on stages that may hold a masked key), then O += P·V

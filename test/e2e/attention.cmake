@@ -11,7 +11,8 @@ set(KILN_ATTENTION_EXPORT ${CMAKE_CURRENT_SOURCE_DIR}/models/export_attention.py
 # (onnxruntime's ONNX-only constant folding) carry the same attention.
 set(KILN_ATTENTION_MODELS
   "bhsd_div\;fused" "bhsd_mul\;fused" "bhsd_additive_mask\;fused"
-  "bshd_hf\;fused" "causal_where\;fused" "bmm_3d\;fused"
+  "bshd_hf\;fused" "bshd_hf_min_mask\;fused" "causal_where\;fused"
+  "bmm_3d\;fused"
   "mha_folded\;fused" "sdpa_causal_folded\;fused" "sdpa_mask\;fused"
   "bhsd_head128\;fused"
   "negative_softmax_axis\;unfused" "mha\;fused" "sdpa_causal\;fused")

@@ -119,9 +119,11 @@ foreach(precision tf32 bf16 fp16)
   endif()
   if(NOT precision STREQUAL "tf32")
     # Attention on tensor cores (AttentionMma.cpp): causal, additive and
-    # padding masks, Sq != Sk with dv != d, head 128.
+    # padding masks (-inf, and finfo.min hiding every key of a sequence),
+    # Sq != Sk with dv != d, head 128.
     list(APPEND models attention.sdpa_causal attention.bhsd_additive_mask
-         attention.bshd_hf attention.bhsd_mul attention.bhsd_head128)
+         attention.bshd_hf attention.bshd_hf_min_mask attention.bhsd_mul
+         attention.bhsd_head128)
   endif()
   foreach(entry ${KILN_GPU_MODELS})
     list(GET entry 0 name)

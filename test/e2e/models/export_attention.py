@@ -105,6 +105,17 @@ def padding_mask(batch, seq):
     return m
 
 
+def min_mask(batch, seq):
+    """Additive mask at torch.finfo(float32).min (Hugging Face's): the last
+    quarter of the keys hidden in the first sequence, every key in the
+    last (its rows' softmax is uniform, as in the unfused graph)."""
+    m = torch.zeros(batch, 1, 1, seq)
+    low = torch.finfo(torch.float32).min
+    m[0, ..., seq - seq // 4:] = low
+    m[-1] = low
+    return m
+
+
 # name -> (must fuse, module factory, input names, input factory)
 MODELS = {
     "bhsd_div": (True, lambda: Explicit("div"), ["q", "k", "v"],
@@ -119,6 +130,9 @@ MODELS = {
     "bshd_hf": (True, HuggingFaceBSHD, ["q", "k", "v", "mask"],
                 lambda: [randn(2, 72, 4, 16) for _ in range(3)]
                 + [padding_mask(2, 72)]),
+    "bshd_hf_min_mask": (True, HuggingFaceBSHD, ["q", "k", "v", "mask"],
+                         lambda: [randn(2, 72, 4, 16) for _ in range(3)]
+                         + [min_mask(2, 72)]),
     "causal_where": (True, lambda: CausalBuffer(100), ["q", "k", "v"],
                      lambda: [randn(1, 3, 100, 16) for _ in range(3)]),
     "bmm_3d": (True, lambda: Explicit("mul", bmm=True), ["q", "k", "v"],
