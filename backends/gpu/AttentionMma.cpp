@@ -343,7 +343,14 @@ Value MmaFlashWriter::write() {
     // done with the other one: the next stage goes there.
     NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
     gpu::BarrierOp::create(b, loc);
-    issueBoth(nextKey0, other);
+    {
+      // (Not past the last stage: its copies would only write zeros.)
+      auto more = scf::IfOp::create(b, loc, lessThan(b, loc, nextKey0, keyEnd),
+                                    /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard next(b);
+      b.setInsertionPointToStart(&more.getThenRegion().front());
+      issueBoth(nextKey0, other);
+    }
 
     // S = Q·Kᵀ in n8 tiles; score e of tile n is row g (e < 2) or g + 8,
     // key key0 + 8n + 2t + e % 2. Scores are kept times log2(e), so that
@@ -463,7 +470,7 @@ Value MmaFlashWriter::write() {
     }
     scf::YieldOp::create(b, loc, yielded);
   }
-  // No copies in flight past the loop (the last stage issued is zeros).
+  // No copies in flight past the loop.
   NVVM::CpAsyncWaitGroupOp::create(b, loc, 0);
 
   // l across the row's four lanes, then one division per output.

@@ -68,7 +68,8 @@ func.func @causal(%q: tensor<1x2x90x24xf32>, %k: tensor<1x2x90x24xf32>, %v: tens
 // A bf16 model's attention takes the kernel at any precision, its result
 // stored as bf16. Its K and V go to shared memory by cp.async: the first
 // stage before the loop, then each step waits for it, passes the barrier
-// and issues the next one into the other stage before the products.
+// and, unless it is the last, issues the next one into the other stage
+// before the products.
 // CHECK-LABEL: func.func @bf16_model(
 // CHECK:         workgroup(%{{.+}} : memref<2x64x72xbf16, #gpu.address_space<workgroup>>, %{{.+}} : memref<2x64x72xbf16, #gpu.address_space<workgroup>>)
 // CHECK:           nvvm.cp.async.shared.global {{.*}}, 16, cache = cg
@@ -77,8 +78,10 @@ func.func @causal(%q: tensor<1x2x90x24xf32>, %k: tensor<1x2x90x24xf32>, %v: tens
 // CHECK-NEXT:        arith.constant
 // CHECK:             nvvm.cp.async.wait.group 0
 // CHECK-NEXT:        gpu.barrier
-// CHECK:             nvvm.cp.async.shared.global
-// CHECK:             nvvm.cp.async.commit.group
+// CHECK-NEXT:        %[[MORE:.+]] = arith.cmpi ult
+// CHECK-NEXT:        scf.if %[[MORE]] {
+// CHECK:               nvvm.cp.async.shared.global
+// CHECK:               nvvm.cp.async.commit.group
 // CHECK:             nvvm.mma.sync
 // CHECK:           nvvm.cp.async.wait.group 0
 // CHECK:           arith.truncf %{{.+}} : f32 to bf16
