@@ -104,8 +104,6 @@ private:
     return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(value));
   }
   Value narrow(Value value) {
-    if (value.getType() == elementType())
-      return value;
     return arith::TruncFOp::create(b, loc, elementType(), value);
   }
   /// Two f32 values as one operand register.
@@ -182,7 +180,6 @@ SmallVector<Value> MmaFlashWriter::gather(const KeyOperand &o, Value key,
 
 void MmaFlashWriter::issue(const KeyOperand &o, Value key0, Value at) {
   int64_t chunks = stageKeys * (o.padded / kChunk);
-  Type i32 = b.getI32Type();
   int64_t bytes = elementType().getIntOrFloatBitWidth() / 8;
   for (auto [e, place] : llvm::enumerate(chunksOf(o))) {
     auto [j, col] = place;
@@ -202,20 +199,11 @@ void MmaFlashWriter::issue(const KeyOperand &o, Value key0, Value at) {
     auto choice = scf::IfOp::create(b, loc, o.aligned, /*withElseRegion=*/true);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(&choice.getThenRegion().front());
-    // Past the last key or the width: no bytes read (the chunk is
-    // zero-filled), from the buffer's start.
+    // Past the last key or the width: zero-filled.
     Value ok = both(keyOk, lessThan(b, loc, col, index(b, loc, o.width)));
-    SmallVector<Value> indices = gatheredIndices(o.gather, batch, key, col);
-    for (Value &i : indices)
-      i = arith::SelectOp::create(b, loc, ok, i, index(b, loc, 0));
-    Value from = elementPointer(b, loc, o.base, index(b, loc, 0), o.strides,
-                                indices, bytes, /*addressSpace=*/1);
-    Value to = sharedPointer(b, loc, o.shared, ValueRange{at, j, col});
-    Value size = arith::SelectOp::create(
-        b, loc, ok, arith::ConstantIntOp::create(b, loc, i32, 16),
-        arith::ConstantIntOp::create(b, loc, i32, 0));
-    NVVM::CpAsyncOp::create(b, loc, to, from, 16,
-                            NVVM::LoadCacheModifierKind::CG, size);
+    copyChunkAsync(b, loc, o.base, index(b, loc, 0), o.strides,
+                   gatheredIndices(o.gather, batch, key, col), bytes, ok,
+                   sharedPointer(b, loc, o.shared, ValueRange{at, j, col}));
     b.setInsertionPointToStart(&choice.getElseRegion().front());
     Value chunk = vector::FromElementsOp::create(
         b, loc, VectorType::get({kChunk}, elementType()),

@@ -154,6 +154,15 @@ Value elementPointer(OpBuilder &b, Location loc, Value base, Value offset,
 Value sharedPointer(OpBuilder &b, Location loc, Value shared,
                     ValueRange indices);
 
+/// One 16-byte cp.async of the chunk at element `indices` of a global
+/// buffer (aligned pointer `base`, `offset` and `strides` in elements of
+/// `bytes` bytes) to the shared pointer `target`. Where `ok` is false no
+/// byte is read (the chunk is zero-filled), from the buffer's start rather
+/// than an address outside it.
+void copyChunkAsync(OpBuilder &b, Location loc, Value base, Value offset,
+                    ArrayRef<Value> strides, ValueRange indices, int64_t bytes,
+                    Value ok, Value target);
+
 /// Whether the tensor-core kernel takes 128x128 tiles for `c`: the problem
 /// has enough of them to fill a GPU (ContractionMma.cpp).
 bool fillsGpuWithLargeTiles(const Contraction &c);

@@ -404,23 +404,12 @@ void MmaWriter::issue(const Staging &s, ValueRange batch, Value row0, Value k0,
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(&choice.getThenRegion().front());
   int64_t bytes = elementType().getIntOrFloatBitWidth() / 8;
-  Type i32 = b.getI32Type();
   for (auto [row, depth] : llvm::zip(s.vectorRows, s.vectorDepths)) {
     Value ok;
     SmallVector<Value> indices = position(s, batch, row0, k0, row, depth, ok);
-    // Past the edges: no bytes read (the chunk is zero-filled), from the
-    // buffer's start rather than an address outside it.
-    for (Value &i : indices)
-      i = arith::SelectOp::create(b, loc, ok, i, index(b, loc, 0));
-    Value source = elementPointer(b, loc, s.base, s.offset, s.strides, indices,
-                                  bytes, /*addressSpace=*/1);
     auto [r, col] = stagePlace(s, row, depth);
-    Value target = sharedPointer(b, loc, s.shared, at(s, stage, r, col));
-    Value size = arith::SelectOp::create(
-        b, loc, ok, arith::ConstantIntOp::create(b, loc, i32, 16),
-        arith::ConstantIntOp::create(b, loc, i32, 0));
-    NVVM::CpAsyncOp::create(b, loc, target, source, 16,
-                            NVVM::LoadCacheModifierKind::CG, size);
+    copyChunkAsync(b, loc, s.base, s.offset, s.strides, indices, bytes, ok,
+                   sharedPointer(b, loc, s.shared, at(s, stage, r, col)));
   }
   // Unaligned: the same chunks, gathered element by element (the chunk's
   // shared position is computed once, as in the cp.async plan).
@@ -712,6 +701,25 @@ Value gpu_kernels::sharedPointer(OpBuilder &b, Location loc, Value shared,
       b, loc, memref::ExtractAlignedPointerAsIndexOp::create(b, loc, shared),
       index(b, loc, offset), strideValues, indices,
       type.getElementTypeBitWidth() / 8, /*addressSpace=*/3);
+}
+
+void gpu_kernels::copyChunkAsync(OpBuilder &b, Location loc, Value base,
+                                 Value offset, ArrayRef<Value> strides,
+                                 ValueRange indices, int64_t bytes, Value ok,
+                                 Value target) {
+  // Past the edges: no bytes read (the chunk is zero-filled), from the
+  // buffer's start rather than an address outside it.
+  SmallVector<Value> inside;
+  for (Value i : indices)
+    inside.push_back(arith::SelectOp::create(b, loc, ok, i, index(b, loc, 0)));
+  Value source = elementPointer(b, loc, base, offset, strides, inside, bytes,
+                                /*addressSpace=*/1);
+  Type i32 = b.getI32Type();
+  Value size = arith::SelectOp::create(
+      b, loc, ok, arith::ConstantIntOp::create(b, loc, i32, 16),
+      arith::ConstantIntOp::create(b, loc, i32, 0));
+  NVVM::CpAsyncOp::create(b, loc, target, source, 16,
+                          NVVM::LoadCacheModifierKind::CG, size);
 }
 
 bool gpu_kernels::takesCpAsync(const Contraction &c, bool isA) {
