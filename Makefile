@@ -56,7 +56,7 @@ aarch64: deps
 # The fuzz targets (test/fuzz) as libFuzzer binaries, everything built with
 # clang and ASan/UBSan in $(BUILD_DIR)-fuzz; run one with
 # scripts/fuzz.sh NAME SECONDS (docs/reliability.md).
-FUZZERS = npy onnx_tensor elf_header logs onnx_import pt2_import
+FUZZERS = npy onnx_tensor elf_header logs onnx_import onnx_pipeline pt2_import
 fuzz: deps
 	CC=clang-22 CXX=clang++-22 cmake -S . -B $(BUILD_DIR)-fuzz -G Ninja \
 	  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKILN_FUZZ=ON \

@@ -6,9 +6,10 @@
 #
 #   scripts/fuzz.sh NAME [SECONDS] [RUNS] [extra libFuzzer flags...]
 #
-# NAME: npy, onnx_tensor, elf_header, logs, onnx_import, pt2_import. Prints libFuzzer's
-# final stats line (executions, rate, coverage). The grown working corpus
-# goes to build-fuzz/corpus/NAME (not checked in).
+# NAME: npy, onnx_tensor, elf_header, logs, onnx_import, onnx_pipeline,
+# pt2_import. Prints libFuzzer's final stats line (executions, rate,
+# coverage). The grown working corpus goes to build-fuzz/corpus/NAME (not
+# checked in).
 set -euo pipefail
 name=$1 seconds=${2:-60} runs=${3:--1}
 shift $(( $# < 3 ? $# : 3 ))

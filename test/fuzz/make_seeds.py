@@ -81,6 +81,7 @@ def main():
     for op, model in list(ops.items())[:40]:
         with open(model, "rb") as f:
             write("onnx_import", op + ".onnx", f.read())
+    pipeline_seeds(models)
 
     elf = bytearray(64)
     elf[:4] = b"\x7fELF"
@@ -101,6 +102,19 @@ def main():
         write("logs", f"spec{i}", spec.encode())
 
     pt2_seeds()
+
+
+def pipeline_seeds(models):
+    """Models of one node each, of distinct ops, small enough that the -O0
+    pipeline compiles each in well under a second (onnx_pipeline)."""
+    ops = {}
+    for model in models:
+        op = os.path.basename(os.path.dirname(model)).split("_")[1]
+        if os.path.getsize(model) <= 1000 and op not in ops:
+            ops[op] = model
+    for op, model in list(ops.items())[:80]:
+        with open(model, "rb") as f:
+            write("onnx_pipeline", op + ".onnx", f.read())
 
 
 def pt2_seeds():
