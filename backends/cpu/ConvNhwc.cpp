@@ -103,7 +103,7 @@ NhwcSplit splitNhwcWork(int64_t m, int64_t panels, int64_t batch,
     pc = divisorAtMost(pc - 1);
   while (tasks() < kMinTasks && mTiles < rowTiles)
     mTiles = divisorAtLeast(mTiles + 1);
-  return {mr, llvm::divideCeil(rowTiles, mTiles) * mr, pc};
+  return {mr, (int64_t)llvm::divideCeil(rowTiles, mTiles) * mr, pc};
 }
 
 /// The filter [KH, KW, C, F] as panels [ceil(F/nr)][KH*KW*C][nr], zero past F;
