@@ -12,8 +12,9 @@ trap 'rm -rf "$tmp"' EXIT
 g++ -std=c++17 -O1 -DONNX_NAMESPACE=onnx -DONNX_ML=1 \
   "$here/onnx-op-revisions.cpp" -lonnx -lonnx_proto -lprotobuf -o "$tmp/revisions"
 "$tmp/revisions" > "$tmp/revisions.txt"
-"$kiln" ops | grep -v '^aten\.' > "$tmp/ops.txt"
+"$kiln" ops | grep -v '\.' > "$tmp/ops.txt"
 "$kiln" ops | grep '^aten\.' > "$tmp/aten.txt"
+"$kiln" ops | grep '\.' | grep -v '^aten\.' > "$tmp/symbolic.txt"
 latest=$(awk 'NR == 1 { print $2 }' "$tmp/revisions.txt")
 onnx_version=$(dpkg-query -W -f='${Version}' libonnx-dev 2>/dev/null | sed 's/-.*//' || echo unknown)
 
@@ -57,3 +58,10 @@ echo "op fails with \`unsupported ATen op 'aten.foo.default' at node 'foo_3'\`;"
 echo "\`ctest -L pt2\` checks them on exported models against torch."
 echo
 awk '{ printf "%s`%s`", (NR > 1 ? ", " : ""), $1 } END { print "." }' "$tmp/aten.txt"
+echo
+echo "And the $(wc -l < "$tmp/symbolic.txt") operators on symbolic sizes that torch.export serializes"
+echo '(its `_SYM_OPS`, every one): SymInts, SymFloats and SymBools computed with'
+echo "Python's rules (compiler/import/pt2/AtenSymbolic.cpp), for views' sizes,"
+echo 'scalars of tensor ops and run-time assertions (`aten._assert_scalar`):'
+echo
+awk '{ printf "%s`%s`", (NR > 1 ? ", " : ""), $1 } END { print "." }' "$tmp/symbolic.txt"

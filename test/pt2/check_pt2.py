@@ -140,6 +140,18 @@ def expect(args, pattern):
     print(f"ok: {lines[0]}")
 
 
+def npy_ones(shape):
+    """A float32 .npy of ones (numpy is not needed to write one)."""
+    header = ("{'descr': '<f4', 'fortran_order': False, 'shape': (%s), }"
+              % "".join(f"{d}, " for d in shape))
+    header += " " * (63 - len(header) % 64) + "\n"
+    count = 1
+    for d in shape:
+        count *= d
+    return (b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") +
+            header.encode() + b"\x00\x00\x80\x3f" * count)
+
+
 def errors():
     src = os.path.join(WORK, "mlp", "model.pt2")
     if not os.path.exists(src):
@@ -259,6 +271,31 @@ def errors():
     expect(["compile", dyn, "-o", out],
            r"aten\.max_pool2d\.default at node 'max_pool2d' reads the "
            r"extents of 'x', which are symbolic; compile with --input-shape")
+
+    # A run-time assertion torch.export keeps in the program
+    # (aten._assert_scalar): a size that breaks it fails the run with the
+    # exporter's message, one that keeps it runs.
+    checked = exported("checked",
+                       "class M(torch.nn.Module):\n"
+                       "    def forward(self, x):\n"
+                       "        torch._check(x.shape[1] % 4 != 3)\n"
+                       "        return x * 2\n"
+                       "ep = torch.export.export(M(), (torch.randn(2, 8, 4),),"
+                       " dynamic_shapes=({1: torch.export.Dim.DYNAMIC},),"
+                       " prefer_deferred_runtime_asserts_over_guards=True)\n")
+    so = os.path.join(e, "checked.so")
+    if kiln("compile", checked, "-o", so).returncode != 0:
+        sys.exit("FAIL: the program with a run-time assertion does not "
+                 "compile")
+    for seq in (8, 7):
+        with open(os.path.join(e, f"x{seq}.npy"), "wb") as f:
+            f.write(npy_ones((2, seq, 4)))
+    r = kiln("run", so, "--input", os.path.join(e, "x8.npy"))
+    if r.returncode != 0:
+        sys.exit(f"FAIL: a size the assertion allows: {r.stderr}")
+    expect(["run", so, "--input", os.path.join(e, "x7.npy")],
+           r"node '_assert_scalar_default': Runtime assertion failed for "
+           r"expression Ne\(Mod\(s\d+, 4\), 3\)")
 
     # A transposed convolution over a symbolic batch: refused by name.
     dyn = exported("up_dyn",

@@ -11,6 +11,7 @@ addmm, _native_batch_norm_legit_no_training, ...), as NAME and NAME_core.
 Swin only as core ATen: its raw export fills views of a tensor in place,
 which Kiln refuses (pt2.errors checks the message).
 """
+import math
 import os
 import sys
 
@@ -117,6 +118,35 @@ class TinyBert(nn.Module):
         return x, torch.tanh(self.pooler(x[:, 0]))
 
 
+class SymOps(nn.Module):
+    """Arithmetic on a symbolic sequence length: the operators torch.export
+    serializes for SymInts, SymFloats and SymBools, each result a scalar of
+    a tensor op, with Python's // and % of negative values."""
+
+    def forward(self, x):
+        s = x.shape[1]
+        y = x.sum(1)
+        n = -s
+        f = torch.sym_float(n)
+        is_float = torch.sym_float(s)
+        terms = [
+            n // 3, n % 3, s % -3, (s << 2) >> 1,
+            torch.sym_ite(s % 2 == 0, s ** 2, s - 1),
+            torch.sym_int(is_float / 3), math.trunc(f / 4),
+            f % 2.5, s ** -1, torch._sym_sqrt(s),
+            torch.sym_max(s, 6), torch.sym_min(s, 6),
+            torch.sym_max(f, -4.5), torch.sym_min(f / 2, -2.0),
+            torch.sym_float(torch.sym_not((s >= 5) & (s <= 9) | (s == 2))),
+            torch.sym_float((s < 3) | (s > 30) & (s != 33)),
+            torch.sym_ite(f / 2 < -2.5, 1.0, 0.0) + torch.sym_float(f > -1.5),
+            torch.sym_ite(is_float >= 7.0, 2, 3) *
+            torch.sym_ite(is_float <= 7.0, 5, 7),
+            torch.sym_ite(is_float == 8.0, 1, 0) +
+            torch.sym_ite(is_float != 9.0, 10, 20),
+        ]
+        return torch.cat([y * t for t in terms], dim=1)
+
+
 def torchvision_model(name):
     def make():
         import torchvision
@@ -188,8 +218,13 @@ DYNAMIC = {
     "block_dyn": (Block, lambda s: (torch.randn(*(s if isinstance(s, tuple)
                                                   else (2, s + 6)), 64),),
                   ((1, 1), (1, 7), (3, 64), (2, 200))),
+    # Every size-arithmetic operator, at sizes that take each branch.
+    "symops_dyn": (SymOps, lambda s: (torch.randn(*(s if isinstance(s, tuple)
+                                                    else (2, s + 6)), 8),),
+                   ((1, 1), (2, 2), (3, 5), (1, 7), (2, 9), (2, 10), (1, 33),
+                    (2, 64))),
 }
-SEQUENCE = {"block_dyn"}
+SEQUENCE = {"block_dyn", "symops_dyn"}
 
 
 def make_dynamic(out, name):

@@ -49,9 +49,10 @@ public:
   /// The program's graph (its tensor_values and sym_int_values give the
   /// sympy expression of each symbolic size); null in tests of handlers.
   const llvm::json::Object *graph = nullptr;
-  /// The program's symbolic integers computed so far (sym_size and the
-  /// `_operator` arithmetic on them), as i64 values; null in tests.
-  llvm::StringMap<Value> *symInts = nullptr;
+  /// The program's symbolic scalars computed so far, by name: SymInts
+  /// (sym_size and the `_operator` arithmetic on them) as i64 values,
+  /// SymFloats as f64, SymBools as i1; null in tests.
+  llvm::StringMap<Value> *symScalars = nullptr;
 
   /// The argument's union object ({"as_int": 3}, ...): the node's, else the
   /// schema's default; null if neither.
@@ -75,10 +76,14 @@ public:
   viewSizes(llvm::StringRef name, llvm::StringRef input,
             llvm::SmallVectorImpl<Value> *runTime = nullptr);
   /// A SymInt argument as an i64 value: a constant, or a symbolic integer
-  /// the program computed before this node.
+  /// the program computed before this node (a SymBool counts as 0 or 1).
   FailureOr<Value> symInt(llvm::StringRef name);
-  /// Records `value` as the node's symbolic integer output.
-  void setSymIntOutput(Value value);
+  /// A scalar argument as the program computes it: an int, float or bool
+  /// constant, or a SymInt/SymFloat/SymBool computed before this node, as
+  /// an i64, f64 or i1 value.
+  FailureOr<Value> symScalar(llvm::StringRef name);
+  /// Records `value` (i64, f64 or i1) as the node's symbolic output.
+  void setSymOutput(Value value);
   /// The static extents the archive records for the node's rank-`rank`
   /// tensor output, -1 for symbolic ones (all -1 when it records none): a
   /// dynamic_reshape/dynamic_expand's `static_shape`.
@@ -129,6 +134,7 @@ inline Results one(FailureOr<Value> v) {
 void registerAtenNNHandlers(llvm::StringMap<AtenHandler> &table);
 void registerAtenTensorHandlers(llvm::StringMap<AtenHandler> &table);
 void registerAtenIndexingHandlers(llvm::StringMap<AtenHandler> &table);
+void registerAtenSymbolicHandlers(llvm::StringMap<AtenHandler> &table);
 
 } // namespace mlir::kiln::pt2
 

@@ -405,46 +405,6 @@ Results assertMetadata(AtenContext &c) {
   return SmallVector<Value>{};
 }
 
-/// A size of a tensor as a symbolic integer (an i64 value for the views
-/// and arithmetic that read it); no tensor.
-Results symSize(AtenContext &c) {
-  FailureOr<Value> x = c.tensor("self");
-  FailureOr<int64_t> d = c.integer("dim");
-  if (failed(x) || failed(d))
-    return failure();
-  FailureOr<int64_t> axis = c.dim(*d, c.type(*x).getRank());
-  if (failed(axis))
-    return failure();
-  c.setSymIntOutput(c.extent(*x, *axis));
-  return SmallVector<Value>{Value()};
-}
-
-/// `_operator.mul` and its kin on symbolic integers (Python's floor
-/// division for floordiv).
-enum class SymArith { Mul, Add, Sub, FloorDiv };
-Results symArith(AtenContext &c, SymArith kind) {
-  FailureOr<Value> a = c.symInt("a"), b = c.symInt("b");
-  if (failed(a) || failed(b))
-    return failure();
-  Value r;
-  switch (kind) {
-  case SymArith::Mul:
-    r = arith::MulIOp::create(c.b, c.loc, *a, *b);
-    break;
-  case SymArith::Add:
-    r = arith::AddIOp::create(c.b, c.loc, *a, *b);
-    break;
-  case SymArith::Sub:
-    r = arith::SubIOp::create(c.b, c.loc, *a, *b);
-    break;
-  case SymArith::FloorDiv:
-    r = arith::FloorDivSIOp::create(c.b, c.loc, *a, *b);
-    break;
-  }
-  c.setSymIntOutput(r);
-  return SmallVector<Value>{Value()};
-}
-
 Results newZeros(AtenContext &c) {
   FailureOr<Value> x = c.tensor("self");
   FailureOr<SmallVector<int64_t>> size = c.ints("size");
@@ -480,19 +440,6 @@ void mlir::kiln::pt2::registerAtenIndexingHandlers(
   t["aten.ones_like.default"] = [](AtenContext &c) { return filledLike(c, 1); };
   t["aten.to.dtype"] = convert;
   t["aten._assert_tensor_metadata.default"] = assertMetadata;
-  t["aten.sym_size.int"] = symSize;
-  t["_operator.mul"] = [](AtenContext &c) {
-    return symArith(c, SymArith::Mul);
-  };
-  t["_operator.add"] = [](AtenContext &c) {
-    return symArith(c, SymArith::Add);
-  };
-  t["_operator.sub"] = [](AtenContext &c) {
-    return symArith(c, SymArith::Sub);
-  };
-  t["_operator.floordiv"] = [](AtenContext &c) {
-    return symArith(c, SymArith::FloorDiv);
-  };
   t["aten._to_copy.default"] = convert;
   t["aten.as_strided.default"] = asStrided;
   t["aten.slice_scatter.default"] = sliceScatter;

@@ -106,6 +106,7 @@ const char *const kSchemas[][2] = {
     {"aten.softmax.int", "self, dim, dtype=None"},
     // Reductions.
     {"aten.mean.dim", "self, dim, keepdim=False, dtype=None"},
+    {"aten.sum.dim_IntList", "self, dim, keepdim=False, dtype=None"},
     {"aten.any.dim", "self, dim, keepdim=False"},
     // Shapes and copies.
     {"aten.view.default", "self, size"},
@@ -158,11 +159,38 @@ const char *const kSchemas[][2] = {
     {"aten.ones_like.default", "self, dtype=None, layout=None, device=None, "
                                "pin_memory=None, memory_format=None"},
     {"aten.sym_size.int", "self, dim"},
-    // Arithmetic on symbolic sizes (a view to [b * t, d]).
-    {"_operator.mul", "a, b"},
+    // Arithmetic on symbolic sizes (a view to [b * t, d]): every operator
+    // torch.export serializes (AtenSymbolic.cpp).
     {"_operator.add", "a, b"},
     {"_operator.sub", "a, b"},
+    {"_operator.mul", "a, b"},
+    {"_operator.truediv", "a, b"},
     {"_operator.floordiv", "a, b"},
+    {"_operator.mod", "a, b"},
+    {"_operator.pow", "a, b"},
+    {"_operator.lshift", "a, b"},
+    {"_operator.rshift", "a, b"},
+    {"_operator.and_", "a, b"},
+    {"_operator.or_", "a, b"},
+    {"_operator.eq", "a, b"},
+    {"_operator.ne", "a, b"},
+    {"_operator.lt", "a, b"},
+    {"_operator.le", "a, b"},
+    {"_operator.gt", "a, b"},
+    {"_operator.ge", "a, b"},
+    {"_operator.neg", "a"},
+    {"_operator.pos", "a"},
+    {"math.trunc", "x"},
+    {"torch.sym_max", "a, b"},
+    {"torch.sym_min", "a, b"},
+    {"torch.sym_not", "a"},
+    {"torch.sym_int", "a"},
+    {"torch.sym_float", "a"},
+    {"torch._sym_sqrt", "a"},
+    {"torch.sym_ite", "b, t, f"},
+    {"aten._assert_scalar.default", "self, assert_msg"},
+    {"aten.sym_constrain_range.default", "size, min=None, max=None"},
+    {"aten.sym_constrain_range_for_size.default", "size, min=None, max=None"},
     {"aten._assert_tensor_metadata.default",
      "a, size=None, stride=None, dtype=None, device=None, layout=None"},
     {"aten.to.dtype", "self, dtype, non_blocking=False, copy=False, "
@@ -392,7 +420,7 @@ AtenContext::viewSizes(StringRef name, StringRef input,
     if (expr && own && *expr == *own)
       continue;
     Value computed =
-        runTime && symbol && symInts ? symInts->lookup(*symbol) : Value();
+        runTime && symbol && symScalars ? symScalars->lookup(*symbol) : Value();
     if (computed) {
       (*runTime)[i] = computed;
       continue;
@@ -407,32 +435,66 @@ AtenContext::viewSizes(StringRef name, StringRef input,
   return sizes;
 }
 
-FailureOr<Value> AtenContext::symInt(StringRef name) {
+FailureOr<Value> AtenContext::symScalar(StringRef name) {
   const Object *a = arg(name);
-  std::optional<int64_t> constant = a ? a->getInteger("as_int") : std::nullopt;
-  const Object *sym = a ? a->getObject("as_sym_int") : nullptr;
-  if (!constant && sym)
-    constant = sym->getInteger("as_int");
-  if (constant)
-    return Value(
-        arith::ConstantIntOp::create(b, loc, b.getI64Type(), *constant));
-  std::optional<StringRef> symbol =
-      sym ? sym->getString("as_name") : std::nullopt;
-  if (Value known = symbol && symInts ? symInts->lookup(*symbol) : Value())
-    return known;
-  return fail("argument '" + name +
-              "' is not a symbolic integer computed before this node");
+  if (!a)
+    return fail("argument '" + name + "' is missing");
+  if (std::optional<int64_t> i = a->getInteger("as_int"))
+    return Value(arith::ConstantIntOp::create(b, loc, b.getI64Type(), *i));
+  if (std::optional<bool> v = a->getBoolean("as_bool"))
+    return Value(arith::ConstantIntOp::create(b, loc, b.getI1Type(), *v));
+  if (a->get("as_float")) {
+    FailureOr<double> v = number(name);
+    if (failed(v))
+      return failure();
+    return Value(arith::ConstantFloatOp::create(b, loc, b.getF64Type(),
+                                                llvm::APFloat(*v)));
+  }
+  for (StringRef kind : {"as_sym_int", "as_sym_float", "as_sym_bool"}) {
+    const Object *sym = a->getObject(kind);
+    if (!sym)
+      continue;
+    // A SymInt the exporter knew to be constant is written in place.
+    if (std::optional<int64_t> i = sym->getInteger("as_int"))
+      return Value(arith::ConstantIntOp::create(b, loc, b.getI64Type(), *i));
+    if (std::optional<bool> v = sym->getBoolean("as_bool"))
+      return Value(arith::ConstantIntOp::create(b, loc, b.getI1Type(), *v));
+    if (std::optional<double> f = sym->getNumber("as_float"))
+      return Value(arith::ConstantFloatOp::create(b, loc, b.getF64Type(),
+                                                  llvm::APFloat(*f)));
+    std::optional<StringRef> symbol = sym->getString("as_name");
+    if (Value known =
+            symbol && symScalars ? symScalars->lookup(*symbol) : Value())
+      return known;
+    return fail("argument '" + name + "' names symbolic value '" +
+                symbol.value_or("?") + "', not computed before this node");
+  }
+  return fail("argument '" + name + "' is not a number");
 }
 
-void AtenContext::setSymIntOutput(Value value) {
+FailureOr<Value> AtenContext::symInt(StringRef name) {
+  FailureOr<Value> v = symScalar(name);
+  if (failed(v))
+    return failure();
+  if (v->getType().isInteger(1))
+    return Value(arith::ExtUIOp::create(b, loc, b.getI64Type(), *v));
+  if (!v->getType().isInteger(64))
+    return fail("argument '" + name + "' is a float, not an integer"),
+           failure();
+  return *v;
+}
+
+void AtenContext::setSymOutput(Value value) {
   const llvm::json::Array *outputs = node.getArray("outputs");
   const Object *out =
       outputs && !outputs->empty() ? outputs->front().getAsObject() : nullptr;
-  const Object *sym = out ? out->getObject("as_sym_int") : nullptr;
-  std::optional<StringRef> name =
-      sym ? sym->getString("as_name") : std::nullopt;
-  if (name && symInts)
-    (*symInts)[*name] = value;
+  for (StringRef kind : {"as_sym_int", "as_sym_float", "as_sym_bool"}) {
+    const Object *sym = out ? out->getObject(kind) : nullptr;
+    std::optional<StringRef> name =
+        sym ? sym->getString("as_name") : std::nullopt;
+    if (name && symScalars)
+      (*symScalars)[*name] = value;
+  }
 }
 
 SmallVector<int64_t> AtenContext::outputStaticShape(int64_t rank) const {

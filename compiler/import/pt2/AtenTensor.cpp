@@ -21,12 +21,53 @@ Results identity(AtenContext &c, StringRef name) {
   return failed(x) ? Results(failure()) : Results(SmallVector<Value>{*x});
 }
 
+/// A symbolic scalar (i64, f64 or i1) as a rank-0 tensor of `type`.
+Value symbolAsTensor(AtenContext &c, Value v, Type type) {
+  Type from = v.getType();
+  if (from != type) {
+    if (isa<FloatType>(type) && isa<FloatType>(from))
+      v = arith::TruncFOp::create(c.b, c.loc, type, v);
+    else if (isa<FloatType>(type))
+      v = from.isInteger(1)
+              ? Value(arith::UIToFPOp::create(c.b, c.loc, type, v))
+              : Value(arith::SIToFPOp::create(c.b, c.loc, type, v));
+    else if (isa<FloatType>(from))
+      v = arith::FPToSIOp::create(c.b, c.loc, type, v);
+    else if (type.getIntOrFloatBitWidth() < from.getIntOrFloatBitWidth())
+      v = arith::TruncIOp::create(c.b, c.loc, type, v);
+    else
+      v = from.isInteger(1)
+              ? Value(arith::ExtUIOp::create(c.b, c.loc, type, v))
+              : Value(arith::ExtSIOp::create(c.b, c.loc, type, v));
+  }
+  return tensor::FromElementsOp::create(c.b, c.loc,
+                                        RankedTensorType::get({}, type), v);
+}
+
 /// `other` of a .Tensor overload (a tensor) or a .Scalar one (a number, as a
-/// rank-0 constant of self's element type).
-FailureOr<Value> operand(AtenContext &c, Value self, StringRef name) {
+/// rank-0 constant of self's element type; a symbolic scalar the program
+/// computes, as a rank-0 tensor of it). Python's promotion: an integer
+/// `self` with a float scalar computes in f32, `self` converted.
+FailureOr<Value> operand(AtenContext &c, Value &self, StringRef name) {
   const llvm::json::Object *a = c.arg(name);
   if (a && a->getObject("as_tensor"))
     return c.tensor(name);
+  if (a && (a->getObject("as_sym_int") || a->getObject("as_sym_float") ||
+            a->getObject("as_sym_bool"))) {
+    FailureOr<Value> v = c.symScalar(name);
+    if (failed(v))
+      return failure();
+    Type type = c.type(self).getElementType();
+    if (isa<FloatType>(v->getType()) && !isa<FloatType>(type)) {
+      type = c.b.getF32Type();
+      FailureOr<Value> promoted =
+          c.make<CastOp>({self}, {c.named("to", TypeAttr::get(type))});
+      if (failed(promoted))
+        return failure();
+      self = *promoted;
+    }
+    return symbolAsTensor(c, *v, type);
+  }
   FailureOr<double> v = c.number(name);
   if (failed(v))
     return failure();
@@ -173,6 +214,42 @@ Results mean(AtenContext &c) {
   if (!c.isNone("dtype"))
     return c.fail("mean with a dtype is not supported"), failure();
   return one(c.make<ReduceMeanOp>({r->input}, r->attrs));
+}
+
+/// sum over `dim` (every dim when it is None or empty). Bool and integer
+/// inputs sum in int64, as torch does, unless `dtype` says otherwise.
+Results sum(AtenContext &c) {
+  FailureOr<Value> x = c.tensor("self");
+  FailureOr<bool> keep = c.boolean("keepdim");
+  if (failed(x) || failed(keep))
+    return failure();
+  SmallVector<int64_t> axes;
+  const llvm::json::Object *dim = c.arg("dim");
+  const llvm::json::Array *list = dim ? dim->getArray("as_ints") : nullptr;
+  if (!c.isNone("dim") && !(list && list->empty())) {
+    FailureOr<SmallVector<int64_t>> given = axesOf(c, *x, "dim");
+    if (failed(given))
+      return failure();
+    axes = *given;
+  } else {
+    axes = llvm::to_vector(llvm::seq<int64_t>(0, c.type(*x).getRank()));
+  }
+  Type element = c.type(*x).getElementType();
+  FailureOr<Type> type = c.scalarType(
+      "dtype", isa<IntegerType>(element) ? c.b.getI64Type() : element);
+  if (failed(type))
+    return failure();
+  Value input = *x;
+  if (*type != element) {
+    FailureOr<Value> cast =
+        c.make<CastOp>({input}, {c.named("to", TypeAttr::get(*type))});
+    if (failed(cast))
+      return failure();
+    input = *cast;
+  }
+  return one(c.make<ReduceSumOp>(
+      {input}, {c.named("axes", c.i64s(axes)),
+                c.named("keepdims", c.b.getBoolAttr(*keep))}));
 }
 
 /// any over a dim: the max of the values as 0/1.
@@ -357,8 +434,8 @@ FailureOr<Value> computedExpand(AtenContext &c, Value x) {
       value = c.extent(x, i - lead);
     } else if (constant) {
       value = arith::ConstantIntOp::create(c.b, c.loc, i64, *constant);
-    } else if (symbol && c.symInts) {
-      value = c.symInts->lookup(*symbol);
+    } else if (symbol && c.symScalars) {
+      value = c.symScalars->lookup(*symbol);
     }
     if (!value)
       return c.fail("argument 'size' entry " + llvm::Twine(i) +
@@ -633,6 +710,7 @@ void mlir::kiln::pt2::registerAtenTensorHandlers(
   };
   t["aten.where.self"] = where;
   t["aten.mean.dim"] = mean;
+  t["aten.sum.dim_IntList"] = sum;
   t["aten.any.dim"] = anyDim;
   t["aten.view.default"] = [](AtenContext &c) { return view(c, "size"); };
   t["aten._unsafe_view.default"] = [](AtenContext &c) {

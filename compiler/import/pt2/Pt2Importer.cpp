@@ -8,6 +8,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -54,8 +55,8 @@ const llvm::StringSet<> &shapeFreeOps() {
       "aten.permute.default", "aten.t.default", "aten.transpose.int",
       "aten.linear.default", "aten.addmm.default", "aten.mm.default",
       "aten.matmul.default", "aten.softmax.int", "aten._softmax.default",
-      "aten.mean.dim", "aten.sym_size.int", "_operator.mul", "_operator.add",
-      "_operator.sub", "_operator.floordiv",
+      "aten.mean.dim", "aten.sum.dim_IntList", "aten.sym_size.int",
+      "_operator.mul", "_operator.add", "_operator.sub", "_operator.floordiv",
       // These read only the extents they check themselves: views keep
       // symbolic dims in place or take sizes the program computes
       // (AtenContext::viewSizes), split and SDPA
@@ -214,6 +215,7 @@ const llvm::StringMap<AtenHandler> &handlerTable() {
     registerAtenNNHandlers(t);
     registerAtenTensorHandlers(t);
     registerAtenIndexingHandlers(t);
+    registerAtenSymbolicHandlers(t);
     return t;
   }();
   return table;
@@ -243,8 +245,9 @@ private:
   const ImportOptions &options;
   OpBuilder b;
   llvm::StringMap<Value> values;
-  /// Symbolic integers (sym_size, arithmetic on them) as i64 values.
-  llvm::StringMap<Value> symInts;
+  /// Symbolic scalars (sym_size, arithmetic on them): SymInts as i64
+  /// values, SymFloats as f64, SymBools as i1.
+  llvm::StringMap<Value> symScalars;
   std::string lastDiagnostic;
 };
 
@@ -351,7 +354,7 @@ llvm::Error Importer::importNode(const Object &node) {
   AtenContext c(b, loc, op, node, *schema,
                 [&](StringRef value) { return lookup(value); });
   c.graph = &archive.graph();
-  c.symInts = &symInts;
+  c.symScalars = &symScalars;
   lastDiagnostic.clear();
   Results results = handler->second(c);
   if (failed(results))
@@ -390,7 +393,7 @@ llvm::Expected<OwningOpRef<ModuleOp>> Importer::run() {
     return success();
   });
   ctx.loadDialect<kiln::KilnDialect, func::FuncDialect, arith::ArithDialect,
-                  tensor::TensorDialect>();
+                  math::MathDialect, tensor::TensorDialect>();
 
   // Inputs in signature order: user inputs become arguments, the rest
   // constants read from the archive.
