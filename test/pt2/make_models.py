@@ -118,6 +118,26 @@ class TinyBert(nn.Module):
         return x, torch.tanh(self.pooler(x[:, 0]))
 
 
+class Params(nn.Module):
+    """Weights as the archive stores them: a non-contiguous parameter (a
+    transposed view, strides (1, 8)), one at a storage offset, bf16 and f16
+    parameters, a buffer, a tensor constant; two outputs."""
+
+    def __init__(self):
+        super().__init__()
+        self.w_t = nn.Parameter(torch.randn(16, 8).t())
+        self.offset = nn.Parameter(torch.randn(40)[8:24])
+        self.w_bf16 = nn.Parameter(torch.randn(16, 16).to(torch.bfloat16))
+        self.w_f16 = nn.Parameter(torch.randn(16, 16).to(torch.float16))
+        self.register_buffer("shift", torch.linspace(-1, 1, 16))
+        self.scale = torch.linspace(0.5, 1.5, 16)
+
+    def forward(self, x):
+        h = x @ self.w_t + self.shift
+        a = (h @ self.w_bf16.float()) * self.scale
+        return a, h @ self.w_f16.float() + self.offset
+
+
 class SymOps(nn.Module):
     """Arithmetic on a symbolic sequence length: the operators torch.export
     serializes for SymInts, SymFloats and SymBools, each result a scalar of
@@ -187,6 +207,8 @@ def masked_rows(b, t):
 
 MODELS = {
     "mlp": (Mlp, lambda: (torch.randn(3, 16),), BOTH),
+    "params": (Params, lambda: (torch.randn(3, 8),), BOTH),
+    "mobilenet_v2": (torchvision_model("mobilenet_v2"), image(64), BOTH),
     "decoder": (Decoder, lambda: (torch.randn(2, 8, 5, 7),), BOTH),
     "resnet18": (torchvision_model("resnet18"), image(64), BOTH),
     "block": (Block, lambda: (torch.randn(2, 10, 64),), BOTH),
