@@ -22,6 +22,11 @@ from benchmarks/fma_peak.c, measured at the start and, for the MatMul's
 Needs numpy, onnx, onnxruntime, torch and torchvision from PyPI; the
 product itself never does. Not part of `make test` (timings are not tests).
 
+torch.export archives (docs/pt2.md): the pt2_* workloads compile one model
+from its .pt2 and from its ONNX export and time both, then TorchInductor
+and AOTInductor on it (benchmarks/torch_peers.py; latency, compile time,
+artifact size, load time).
+
 Symbolic dims (docs/dynamic-shapes.md): the sym_* workloads export a model
 with dynamic axes and time, at one size, the artifact compiled with symbolic
 dims against the artifact compiled for that size (--input-shape); their
@@ -76,6 +81,16 @@ SYMBOLIC = {
     "sym_bert4_s128": ("BERT-style encoder, 4 layers, symbolic batch and "
                        "seq, at 1x128", "bert4", [1, 128, 768],
                        {"batch": 1, "seq": 128}),
+}
+
+
+# torch.export archives (docs/pt2.md): name -> (description, model of
+# benchmarks/torch_peers.py). The same model compiled by Kiln from the .pt2
+# and from its ONNX export, against TorchInductor (torch.compile) and
+# AOTInductor (aoti_compile_and_package) on the same CPU threads.
+PT2 = {
+    "pt2_resnet18": ("ResNet-18, batch 1", "resnet18"),
+    "pt2_bert4": ("BERT-base-style encoder, 4 layers, seq 128", "bert4"),
 }
 
 
@@ -475,6 +490,10 @@ def main():
         row = symbolic_row(args, kiln, name)
         rows.append(row)
         print(json.dumps(row), flush=True)
+    for name in [n for n in PT2 if not args.only or n in args.only.split(",")]:
+        row = pt2_row(args, kiln, name)
+        rows.append(row)
+        print(json.dumps(row), flush=True)
     for name in names:
         desc, target = WORKLOADS[name]
         work = os.path.join(args.work, name)
@@ -586,6 +605,141 @@ def symbolic_row(args, kiln, name):
     return row
 
 
+KILN_LOAD_CHILD = r"""
+import ctypes, json, sys, time
+rt = ctypes.CDLL(sys.argv[1])
+model, session = ctypes.c_void_p(), ctypes.c_void_p()
+options = (ctypes.c_uint32 * 2)(int(sys.argv[3]), 0)
+t = time.perf_counter()
+if rt.kiln_model_load(sys.argv[2].encode(), ctypes.byref(model)) or \
+        rt.kiln_session_create(model, options, ctypes.byref(session)):
+    sys.exit("load failed")
+print(json.dumps({"load_s": time.perf_counter() - t}))
+"""
+
+
+def kiln_load_s(kiln, so, threads):
+    """kiln_model_load + kiln_session_create in a fresh process (the
+    artifact in the page cache), through the runtime's C API."""
+    lib = os.path.join(os.path.dirname(os.path.abspath(kiln)), "..", "lib",
+                       "libkiln_rt.so")
+    r = run([sys.executable, "-c", KILN_LOAD_CHILD, lib, so, str(threads)])
+    if r.returncode != 0:
+        raise RuntimeError("kiln load: " + r.stderr.strip()[-200:])
+    return json.loads(r.stdout)["load_s"]
+
+
+def torch_peer(step, model, work, *extra):
+    r = run([sys.executable, os.path.join(HERE, "torch_peers.py"), step, model,
+             work, *map(str, extra)])
+    if r.returncode != 0:
+        raise RuntimeError(f"torch_peers.py {step}: " +
+                           r.stderr.strip().splitlines()[-1][:200])
+    return json.loads(r.stdout.strip().splitlines()[-1]) if r.stdout else {}
+
+
+def pt2_row(args, kiln, name):
+    """Kiln from the .pt2 and from ONNX (alternating rounds), then
+    torch.compile and AOTInductor, each once over the same run count."""
+    desc, model = PT2[name]
+    work = os.path.join(args.work, name)
+    os.makedirs(work, exist_ok=True)
+    row = {"name": name, "desc": desc, "pt2": True}
+    try:
+        if not os.path.exists(os.path.join(work, "model.pt2")):
+            torch_peer("export", model, work)
+        sos = {}
+        for kind in ("pt2", "onnx"):
+            so = sos[kind] = os.path.join(work, f"{kind}.so")
+            r = run([kiln, "compile", os.path.join(work, "model." + kind),
+                     "-o", so, "-v"])
+            if r.returncode != 0:
+                raise RuntimeError("kiln compile: " +
+                                   r.stderr.strip().splitlines()[-1])
+            total = re.search(r"total\s+([\d.]+) ms", r.stdout + r.stderr)
+            row[f"{kind}_compile_s"] = float(total.group(1)) / 1e3
+        out_dir = os.path.join(work, "out")
+        r = run([kiln, "run", sos["pt2"], "--input",
+                 os.path.join(work, "input.npy"), "--output-dir", out_dir])
+        if r.returncode != 0:
+            raise RuntimeError(r.stderr.strip().splitlines()[-1])
+        got = np.load(os.path.join(out_dir, os.listdir(out_dir)[0]))
+        expected = np.load(os.path.join(work, "expected.npy"))
+        row["error"] = float(np.abs(got - expected).max() /
+                             np.abs(expected).max())
+        probe, _ = kiln_bench(kiln, sos["pt2"], args.threads, 5)
+        repeat = max(args.repeat,
+                     min(2000, math.ceil(args.min_seconds * 1e3 / probe)))
+        row["repeat"] = repeat
+        times = {"pt2": [], "onnx": []}
+        for _ in range(args.rounds):
+            for kind in times:
+                times[kind].append(kiln_bench(kiln, sos[kind], args.threads,
+                                              repeat)[0])
+        ratios = [p / o for p, o in zip(times["pt2"], times["onnx"])]
+        row.update(pt2_ms=float(np.median(times["pt2"])),
+                   onnx_ms=float(np.median(times["onnx"])),
+                   ratio=float(np.median(ratios)), ratio_lo=min(ratios),
+                   ratio_hi=max(ratios),
+                   kiln_mb=os.path.getsize(sos["pt2"]) / 1e6,
+                   kiln_load_s=float(np.median(
+                       [kiln_load_s(kiln, sos["pt2"], args.threads)
+                        for _ in range(3)])))
+        inductor = torch_peer("inductor", model, work, args.threads, repeat)
+        row.update(inductor_ms=inductor["median_ms"],
+                   inductor_compile_s=inductor["compile_s"])
+        aoti = torch_peer("aoti", model, work)
+        row["aoti_compile_s"] = aoti["compile_s"]
+        aoti = torch_peer("aoti_run", model, work, args.threads, repeat)
+        row.update(aoti_ms=aoti["median_ms"], aoti_load_s=aoti["load_s"],
+                   aoti_error=aoti["error"],
+                   aoti_mb=os.path.getsize(os.path.join(work, "aoti.pt2")) / 1e6)
+    except Exception as e:  # report, keep going
+        row["failure"] = str(e)[:300]
+    return row
+
+
+def pt2_table(rows):
+    lines = ["", "## torch.export .pt2: Kiln from the archive, from ONNX, "
+             "TorchInductor and AOTInductor", "",
+             "Each model is exported once by torch.export (saved with "
+             "torch.export.save) and by torch.onnx.export. Kiln compiles both "
+             "(`kiln compile model.pt2`, no Python); `kiln-run bench` times "
+             "the two artifacts in alternating rounds (.pt2/ONNX: the median "
+             "of the rounds' ratios, range in brackets). TorchInductor is "
+             "`torch.compile(model)` (CPU, default mode; its compile time is "
+             "the first call) and AOTInductor "
+             "`torch._inductor.aoti_compile_and_package` of the same exported "
+             "program, loaded by `aoti_load_package`; each is timed once over "
+             "the same run count with torch.set_num_threads at the same "
+             "thread count. Load: a fresh process loading the artifact from "
+             "the page cache (Kiln: kiln_model_load + kiln_session_create "
+             "through the C API; AOTInductor: aoti_load_package after "
+             "`import torch`). Error: Kiln's .pt2 artifact against torch eager "
+             "(max |error| / max |reference|).", "",
+             "| workload | kiln .pt2 ms | kiln ONNX ms | .pt2/ONNX | "
+             "torch.compile ms | AOTInductor ms | kiln/AOTI | compile s "
+             "(kiln .pt2 / ONNX / torch.compile / AOTI) | artifact MB "
+             "(kiln / AOTI) | load ms (kiln / AOTI) | error |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        if "failure" in r:
+            lines.append(f"| {r['desc']} | failed: {r['failure']} "
+                         "| | | | | | | | | |")
+            continue
+        lines.append(
+            f"| {r['desc']} | {r['pt2_ms']:.2f} | {r['onnx_ms']:.2f} | "
+            f"{r['ratio']:.2f} ({r['ratio_lo']:.2f}-{r['ratio_hi']:.2f}) | "
+            f"{r['inductor_ms']:.2f} | {r['aoti_ms']:.2f} | "
+            f"{r['pt2_ms'] / r['aoti_ms']:.2f} | "
+            f"{r['pt2_compile_s']:.1f} / {r['onnx_compile_s']:.1f} / "
+            f"{r['inductor_compile_s']:.1f} / {r['aoti_compile_s']:.1f} | "
+            f"{r['kiln_mb']:.1f} / {r['aoti_mb']:.1f} | "
+            f"{r['kiln_load_s'] * 1e3:.0f} / {r['aoti_load_s'] * 1e3:.0f} | "
+            f"{r['error']:.1e} |")
+    return lines
+
+
 def symbolic_table(rows):
     lines = ["", "## Symbolic dims: the symbolic artifact vs the one compiled "
              "for the size it runs at", "",
@@ -639,7 +793,8 @@ def write_doc(args, rows, peak, peak_text, vers):
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     symbolic = [r for r in rows if r.get("symbolic")]
-    rows = [r for r in rows if not r.get("symbolic")]
+    pt2 = [r for r in rows if r.get("pt2")]
+    rows = [r for r in rows if not r.get("symbolic") and not r.get("pt2")]
     for r in rows:
         if "failure" in r:
             lines.append(f"| {r['desc']} | | failed: {r['failure']} | | | | | | | | | | |")
@@ -666,6 +821,8 @@ def write_doc(args, rows, peak, peak_text, vers):
             f"{r.get('repeat', args.repeat)} | {r['error']:.1e} |")
     if symbolic:
         lines += symbolic_table(symbolic)
+    if pt2:
+        lines += pt2_table(pt2)
     lines += ["", notes()]
     with open(args.doc, "w") as f:
         f.write("\n".join(lines) + "\n")

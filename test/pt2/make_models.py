@@ -138,6 +138,20 @@ class Params(nn.Module):
         return a, h @ self.w_f16.float() + self.offset
 
 
+class Views(nn.Module):
+    """Views of a tensor with a symbolic batch and sequence that a -1 or
+    static sizes resolve only when the model runs."""
+
+    def forward(self, x):
+        b, s = x.shape[0], x.shape[1]
+        flat = x.reshape(b, -1)  # [b, s * 8]
+        rows = x.view(-1, 8)  # [b * s, 8]
+        split = x.reshape(b, s, 2, -1)  # [b, s, 2, 4]
+        halves = split.sum((1, 2))
+        return (flat.sum(1, keepdim=True) + rows.view(b, s, 8).sum(1) +
+                torch.cat([halves, -halves], 1))
+
+
 class SymOps(nn.Module):
     """Arithmetic on a symbolic sequence length: the operators torch.export
     serializes for SymInts, SymFloats and SymBools, each result a scalar of
@@ -240,13 +254,16 @@ DYNAMIC = {
     "block_dyn": (Block, lambda s: (torch.randn(*(s if isinstance(s, tuple)
                                                   else (2, s + 6)), 64),),
                   ((1, 1), (1, 7), (3, 64), (2, 200))),
+    "views_dyn": (Views, lambda s: (torch.randn(*(s if isinstance(s, tuple)
+                                                  else (2, s + 6)), 8),),
+                  ((1, 1), (3, 5), (2, 33))),
     # Every size-arithmetic operator, at sizes that take each branch.
     "symops_dyn": (SymOps, lambda s: (torch.randn(*(s if isinstance(s, tuple)
                                                     else (2, s + 6)), 8),),
                    ((1, 1), (2, 2), (3, 5), (1, 7), (2, 9), (2, 10), (1, 33),
                     (2, 64))),
 }
-SEQUENCE = {"block_dyn", "symops_dyn"}
+SEQUENCE = {"block_dyn", "symops_dyn", "views_dyn"}
 
 
 def make_dynamic(out, name):

@@ -300,18 +300,18 @@ Results view(AtenContext &c, StringRef name) {
   if (failed(x) || failed(size))
     return failure();
   SmallVector<int64_t> shape = *size;
+  runTime.resize(shape.size()); // empty when every size is a constant
   if (llvm::any_of(runTime, [](Value v) { return bool(v); }))
     return one(computedView(c, *x, shape, runTime));
   // Symbolic dims of the input stay where they are (viewSizes checked
-  // that each is the input's own); the static ones are given.
+  // that each is the input's own); the static ones are given. A -1 beside
+  // them (x.view(x.size(0), -1)), or static sizes only, is resolved when
+  // the model runs: a kiln.dynamic_reshape, whose lowering checks the
+  // element count.
   if (!c.type(*x).hasStaticShape()) {
     bool kept = llvm::any_of(shape, ShapedType::isDynamic);
     if (!kept || llvm::is_contained(shape, -1))
-      return c.fail("a view of a tensor with symbolic sizes to " +
-                    llvm::Twine(kept ? "a -1 beside symbolic sizes"
-                                     : "static sizes") +
-                    "; compile with --input-shape to specialize it"),
-             failure();
+      return one(computedView(c, *x, shape, runTime));
     return one(c.reshape(*x, shape));
   }
   int64_t total = c.type(*x).getNumElements(), known = 1, infer = -1;
