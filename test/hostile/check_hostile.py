@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Hostile and malformed ONNX models, made here and fed to `kiln compile`.
+"""Hostile and malformed ONNX models and torch.export archives, made here
+and fed to `kiln compile`.
 
     check_hostile.py KILN WORK_DIR
 
@@ -204,6 +205,100 @@ def cases(work):
         r"control flow unrolls to more than 1000000 nodes"
 
 
+PT2_SEED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                        "fuzz", "corpus", "pt2_import", "mlp.pt2")
+
+
+def pt2_cases():
+    """torch.export archives broken in the ways a hostile or damaged file
+    is: the fuzz corpus's MLP (stored zip, JSON program, raw weights) with
+    one thing changed each."""
+    import io
+    import json
+    import zipfile
+    seed = open(PT2_SEED, "rb").read()
+
+    def rewrite(change):
+        out = io.BytesIO()
+        with zipfile.ZipFile(io.BytesIO(seed)) as zin, \
+                zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as zout:
+            for info in zin.infolist():
+                zout.writestr(info.filename,
+                              change(info.filename, zin.read(info.filename)))
+        return out.getvalue()
+
+    def edit(suffix, fn):
+        def change(name, data):
+            if not name.endswith(suffix):
+                return data
+            j = json.loads(data)
+            fn(j)
+            return json.dumps(j).encode()
+        return rewrite(change)
+
+    def weight(field, value):
+        def fn(j):
+            j["config"]["0.weight"]["tensor_meta"][field] = value
+        return edit("model_weights_config.json", fn)
+
+    def graph(fn):
+        return edit("models/model.json",
+                    lambda j: fn(j["graph_module"]["graph"]))
+
+    def first_input(g, arg):
+        g["nodes"][0]["inputs"][0]["arg"] = arg
+
+    big = [{"as_int": 1 << 40}, {"as_int": 1 << 40}]
+    yield "pt2_truncated.pt2", seed[:len(seed) // 2], \
+        r"is not a valid \.pt2 archive \(no zip end-of-directory record\)"
+    flipped = bytearray(seed)
+    for i in range(len(flipped) - 200, len(flipped), 7):
+        flipped[i] ^= 0x5A
+    yield "pt2_bitflipped_directory.pt2", bytes(flipped), \
+        r"is not a valid \.pt2 archive"
+    yield "pt2_json_truncated.pt2", rewrite(
+        lambda name, data: data[:len(data) // 2]
+        if name.endswith("models/model.json") else data), \
+        r"entry 'archive/models/model\.json' is not valid JSON"
+    yield "pt2_weight_sizes_overflow.pt2", weight("sizes", big), \
+        r"tensor 'p_0_weight' has sizes and strides whose extent overflows " \
+        r"64 bits"
+    yield "pt2_weight_size_negative.pt2", weight(
+        "sizes", [{"as_int": -8}, {"as_int": 4}]), \
+        r"tensor '0\.weight' of entry .* has a negative size \(-8\)"
+    yield "pt2_weight_stride_negative.pt2", weight(
+        "strides", [{"as_int": -4}, {"as_int": 1}]), \
+        r"tensor 'p_0_weight' has a negative size or stride"
+    yield "pt2_weight_offset_past_end.pt2", weight(
+        "storage_offset", {"as_int": 1 << 60}), \
+        r"tensor 'p_0_weight' \(entry '.*weight_0', 128 bytes\) is " \
+        r"shorter than its view needs"
+    yield "pt2_input_never_computed.pt2", graph(
+        lambda g: first_input(g, {"as_tensor": {"name": "nobody"}})), \
+        r"argument 'input' names 'nobody', which is not computed before " \
+        r"this node at node 'linear'"
+    yield "pt2_cycle.pt2", graph(lambda g: first_input(
+        g, {"as_tensor": g["nodes"][-1]["outputs"][0]["as_tensor"]})), \
+        r"names 'linear_1', which is not computed before this node at node " \
+        r"'linear'"
+    yield "pt2_unknown_union_tag.pt2", graph(
+        lambda g: first_input(g, {"as_frobnicate": 3})), \
+        r"argument 'input' is not a tensor at node 'linear'"
+    yield "pt2_input_sizes_overflow.pt2", graph(
+        lambda g: g["tensor_values"]["input"].update(sizes=big)), \
+        r"input 'input' is refused: its shape \[1099511627776, " \
+        r"1099511627776\] has more elements than 64 bits can count"
+    yield "pt2_input_terabytes.pt2", graph(
+        lambda g: g["tensor_values"]["input"].update(
+            sizes=[{"as_int": 1 << 20}, {"as_int": 1 << 20}])), \
+        r"input 'input' is refused: its shape \[1048576, 1048576\] needs " \
+        r"4\.4 TB"
+    yield "pt2_input_size_negative.pt2", graph(
+        lambda g: g["tensor_values"]["input"]["sizes"].__setitem__(
+            0, {"as_int": -3})), \
+        r"input 'input' has a negative size \(-3\)"
+
+
 def sanitized(kiln):
     """Whether `kiln` runs under AddressSanitizer, whose shadow memory
     needs terabytes of address space (no RLIMIT_AS then; RSS still
@@ -227,9 +322,10 @@ def main():
     failures = []
     count = 0
     asan = sanitized(kiln)
-    for name, content, pattern in cases(work):
+    for name, content, pattern in list(cases(work)) + list(pt2_cases()):
         count += 1
-        path = os.path.join(models, name + ".onnx")
+        path = os.path.join(models, name if name.endswith(".pt2")
+                            else name + ".onnx")
         with open(path, "wb") as f:
             f.write(content if isinstance(content, bytes)
                     else content.SerializeToString())

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/import/common/TensorLimits.h"
 #include "compiler/import/onnx/NodeContext.h"
 #include "compiler/import/onnx/OnnxImporter.h"
 #include "compiler/import/onnx/SymbolicShapes.h"
@@ -58,36 +59,6 @@ constexpr const char *kTrainingDomain = "ai.onnx.preview.training";
 /// (opset 21 changed QuantizeLinear, DequantizeLinear and others in ways
 /// an older reading would get wrong, silently).
 constexpr int64_t kNewestOpset = 20;
-
-/// The largest tensor a model may describe: beyond it an input, a constant
-/// or a computed result (ConstantOfShape asking for terabytes) is refused
-/// at import instead of failing later for want of memory.
-constexpr uint64_t kMaxTensorBytes = uint64_t(1) << 40; // 1 TiB
-
-/// The bytes of a static `type`, or nullopt when its element count
-/// overflows 64 bits.
-std::optional<uint64_t> tensorBytes(RankedTensorType type) {
-  uint64_t bytes = std::max<uint64_t>(
-      1, type.getElementType().isIntOrFloat()
-             ? (type.getElementType().getIntOrFloatBitWidth() + 7) / 8
-             : 8);
-  for (int64_t d : type.getShape()) {
-    if (ShapedType::isDynamic(d))
-      return 0;
-    if (d != 0 && bytes > std::numeric_limits<uint64_t>::max() / uint64_t(d))
-      return std::nullopt;
-    bytes *= uint64_t(d);
-  }
-  return bytes;
-}
-
-std::string shapeText(ArrayRef<int64_t> shape) {
-  return "[" +
-         llvm::join(llvm::map_range(
-                        shape, [](int64_t d) { return std::to_string(d); }),
-                    ", ") +
-         "]";
-}
 
 /// How many inputs and outputs a node of an op may have, per schema
 /// version (OpArity.inc, generated from ONNX's schemas).
@@ -192,19 +163,6 @@ llvm::Error checkNames(const onnx::GraphProto &graph) {
         return err;
   }
   return llvm::Error::success();
-}
-
-/// "" or why a tensor of `type` is refused.
-std::string tooLarge(RankedTensorType type) {
-  std::optional<uint64_t> bytes = tensorBytes(type);
-  if (!bytes)
-    return "its shape " + shapeText(type.getShape()) +
-           " has more elements than 64 bits can count";
-  if (*bytes > kMaxTensorBytes)
-    return fmt::format("its shape {} needs {:.1f} TB, over Kiln's limit of "
-                       "1 TiB per tensor",
-                       shapeText(type.getShape()), *bytes / 1e12);
-  return "";
 }
 
 const llvm::StringMap<OpHandler> &trainingHandlerTable() {
@@ -343,7 +301,7 @@ GraphImporter::inputType(const onnx::ValueInfoProto &vi) {
                               vi.name(), vi.name()));
     return type;
   }
-  if (std::string why = tooLarge(type); !why.empty())
+  if (std::string why = mlir::kiln::tooLarge(type); !why.empty())
     return fail(fmt::format("input '{}' is refused: {}", vi.name(), why));
   return type;
 }
@@ -532,7 +490,7 @@ llvm::Error GraphImporter::importNode(const onnx::NodeProto &node, size_t index,
       return fail(fmt::format("output {} ('{}') is not supported {}", i,
                               node.output(i), where()));
     if (auto type = dyn_cast<RankedTensorType>((*results)[i].getType()))
-      if (std::string why = tooLarge(type); !why.empty())
+      if (std::string why = mlir::kiln::tooLarge(type); !why.empty())
         return fail(fmt::format("output '{}' is refused: {} {}", node.output(i),
                                 why, where()));
     values[node.output(i)] = foldShapeArithmetic(nc, (*results)[i]);

@@ -33,6 +33,8 @@ llvm::Expected<TensorMeta> mlir::kiln::pt2::parseTensorMeta(const Object &meta,
   for (const llvm::json::Value &size : *sizes) {
     const Object *s = size.getAsObject();
     if (std::optional<int64_t> v = s ? s->getInteger("as_int") : std::nullopt) {
+      if (*v < 0)
+        return error(what + " has a negative size (" + llvm::Twine(*v) + ")");
       result.sizes.push_back(*v);
       result.symbols.emplace_back();
       continue;
@@ -209,7 +211,7 @@ llvm::Error Pt2Archive::readPayloads(StringRef config, StringRef folder,
       return fail(what + " has no tensor_meta");
     auto parsed = parseTensorMeta(*meta, what);
     if (!parsed)
-      return parsed.takeError();
+      return fail(llvm::toString(parsed.takeError()));
     std::string storageName = (folder + *file).str();
     const ZipArchive::Entry *storage = z.find(storageName);
     if (!storage)

@@ -1,5 +1,6 @@
 //===- Pt2Importer.cpp - torch.export .pt2 -> kiln dialect ----------------===//
 #include "compiler/import/pt2/Pt2Importer.h"
+#include "compiler/import/common/TensorLimits.h"
 #include "compiler/import/pt2/AtenContext.h"
 #include "compiler/import/pt2/Pt2Archive.h"
 
@@ -18,6 +19,7 @@
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <cstring>
 
@@ -144,16 +146,24 @@ llvm::Expected<ElementsAttr> tensorOf(MLIRContext *ctx, const Payload &p,
   int64_t rank = m.sizes.size(), count = 1;
   if ((int64_t)m.strides.size() != rank || m.storageOffset < 0)
     return error("tensor '" + name + "' has no valid strides or offset");
-  // The last element the view reaches must lie inside the storage.
+  // The last element the view reaches must lie inside the storage (every
+  // step checked: the sizes and strides come from the file).
   int64_t last = m.storageOffset;
+  bool overflow = false;
   for (int64_t d = 0; d < rank; ++d) {
     if (m.sizes[d] < 0 || m.strides[d] < 0)
       return error("tensor '" + name + "' has a negative size or stride");
-    count *= m.sizes[d];
-    last += (m.sizes[d] - 1) * m.strides[d];
+    int64_t reach = 0;
+    overflow |= llvm::MulOverflow(count, m.sizes[d], count);
+    if (m.sizes[d] > 0)
+      overflow |= llvm::MulOverflow(m.sizes[d] - 1, m.strides[d], reach) ||
+                  llvm::AddOverflow(last, reach, last);
   }
   unsigned width = elementBytes(type);
-  if (count > 0 && uint64_t(last + 1) * width > p.storage.size())
+  if (overflow)
+    return error("tensor '" + name +
+                 "' has sizes and strides whose extent overflows 64 bits");
+  if (count > 0 && uint64_t(last) >= p.storage.size() / width)
     return error("tensor '" + name + "' (entry '" + p.entry + "', " +
                  llvm::Twine(p.storage.size()) +
                  " bytes) is shorter than its view needs");
@@ -259,7 +269,7 @@ Importer::inputType(StringRef name, SmallVectorImpl<std::string> &symbols) {
     return fail("input '" + name + "' has no tensor metadata");
   auto parsed = parseTensorMeta(*meta, "input '" + name.str() + "'");
   if (!parsed)
-    return parsed.takeError();
+    return fail(llvm::toString(parsed.takeError()));
   Type type = elementType(&ctx, parsed->dtype);
   if (!type)
     return fail("input '" + name + "' has dtype code " +
@@ -295,7 +305,10 @@ Importer::inputType(StringRef name, SmallVectorImpl<std::string> &symbols) {
     shape[d] = ShapedType::kDynamic;
     symbols[d] = symbol.str();
   }
-  return RankedTensorType::get(shape, type);
+  auto result = RankedTensorType::get(shape, type);
+  if (std::string why = tooLarge(result); !why.empty())
+    return fail("input '" + name + "' is refused: " + why);
+  return result;
 }
 
 /// Symbolic extents reach only the handlers that do not read them.
@@ -379,9 +392,14 @@ llvm::Error Importer::importNode(const Object &node) {
     return error("the op gives " + llvm::Twine(results->size()) +
                  " outputs, the node names " + llvm::Twine(names.size()) +
                  where());
-  for (auto [i, outName] : llvm::enumerate(names))
-    if (!outName.empty() && (*results)[i])
-      values[outName] = (*results)[i];
+  for (auto [i, outName] : llvm::enumerate(names)) {
+    if (outName.empty() || !(*results)[i])
+      continue;
+    if (auto type = dyn_cast<RankedTensorType>((*results)[i].getType()))
+      if (std::string why = tooLarge(type); !why.empty())
+        return error("output '" + outName + "' is refused: " + why + where());
+    values[outName] = (*results)[i];
+  }
   return llvm::Error::success();
 }
 
