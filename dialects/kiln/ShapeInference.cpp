@@ -379,6 +379,12 @@ LogicalResult inferWindow(std::optional<Location> l, int64_t rank,
         pads[n + i] < 0)
       return emitOptionalError(l, "window attributes must be positive "
                                   "(pads non-negative)");
+    // A run-time extent gives a run-time result extent (the lowering
+    // computes it, and checks that the window fits).
+    if (ShapedType::isDynamic(in[i])) {
+      spatial.push_back(ShapedType::kDynamic);
+      continue;
+    }
     int64_t size = windowOutputSize(in[i], kernel[i], strides[i], dilations[i],
                                     pads[i], pads[n + i], ceilMode);
     if (size < 1)

@@ -31,8 +31,22 @@ using namespace mlir::kiln;
 
 namespace {
 
+/// Whether a window op's channels and spatial extents are static (a
+/// run-time height or width stays NCHW: the NHWC kernels are static).
+bool staticWindow(Operation *op) {
+  for (Type type : {op->getOperand(0).getType(), op->getResult(0).getType()}) {
+    auto ranked = cast<RankedTensorType>(type);
+    for (int64_t d = 1; d < ranked.getRank(); ++d)
+      if (ranked.isDynamicDim(d))
+        return false;
+  }
+  return true;
+}
+
 /// A 2-D convolution or pool still in NCHW form.
 bool isNchw2D(Operation *op) {
+  if (isa<ConvOp, MaxPoolOp, AvgPoolOp>(op) && !staticWindow(op))
+    return false;
   if (auto conv = dyn_cast<ConvOp>(op))
     return !conv.getChannelsLast() && conv.getType().getRank() == 4;
   if (auto pool = dyn_cast<MaxPoolOp>(op))

@@ -136,7 +136,9 @@ def ConvLayout : Pass<"kiln-conv-layout", "ModuleOp"> {
     an int8 convolution (`kiln.conv` with `input_zero_point`) always goes
     NHWC: the CPU's VNNI kernel for it is NHWC only.
     `layout=nhwc` converts every 2-D convolution and pool, `layout=nchw`
-    none. Every decision is logged under KILN_LOGS=layout with the ONNX node
+    none. A convolution or pool over a run-time height or width is never
+    converted (the channels-last kernels take static images; a symbolic
+    batch is fine). Every decision is logged under KILN_LOGS=layout with the ONNX node
     names.
 
     Conversions: each chosen conv and pool gets `channels_last`, a

@@ -13,6 +13,7 @@
 // f16/bf16 contractions accumulate in f32 and round once at the end.
 //
 //===----------------------------------------------------------------------===//
+#include "passes/lowering/DynamicShapeUtils.h"
 #include "passes/lowering/LoweringUtils.h"
 #include "passes/lowering/Patterns.h"
 
@@ -363,13 +364,17 @@ struct ConvLowering : OpConversionPattern<kiln::ConvOp> {
     int64_t filters = op.getType().getDimSize(1);
     int64_t group = op.getGroup();
     ArrayRef<int64_t> resultShape = op.getType().getShape();
-    // A symbolic batch is the one run-time extent a convolution takes.
-    for (int64_t d = 1; d < rank; ++d)
-      if (op.getType().isDynamicDim(d))
-        return rewriter.notifyMatchFailure(
-            op, "run-time extents other than the batch");
-    SmallVector<Value> batch =
-        runTimeDims(rewriter, loc, adaptor.getInput(), 0);
+    // The batch and the spatial extents may be known only at run time (the
+    // channels never are); the result's are computed from them.
+    if (op.getType().isDynamicDim(channelsLast ? rank - 1 : 1))
+      return rewriter.notifyMatchFailure(op, "run-time channel count");
+    auto weightShape =
+        cast<RankedTensorType>(adaptor.getWeight().getType()).getShape();
+    SmallVector<Value> batch = windowResultSizes(
+        rewriter, loc, adaptor.getInput(), op.getType(),
+        channelsLast ? weightShape.take_front(spatial)
+                     : weightShape.drop_front(2),
+        op.getStrides(), op.getDilations(), op.getPads(), channelsLast);
 
     // Explicit zero padding: the named conv ops have no padding of their own.
     ArrayRef<int64_t> pads = op.getPads();

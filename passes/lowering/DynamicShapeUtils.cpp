@@ -72,3 +72,30 @@ void mlir::kiln::emitRuntimeCheck(OpBuilder &b, Location loc, Value cond,
       node.empty() ? message.str() : ("node '" + node + "': " + message).str();
   cf::AssertOp::create(b, loc, cond, text);
 }
+
+SmallVector<Value> mlir::kiln::windowResultSizes(
+    OpBuilder &b, Location loc, Value input, RankedTensorType resultType,
+    ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
+    ArrayRef<int64_t> dilations, ArrayRef<int64_t> pads, bool channelsLast) {
+  IndexMath im(b, loc);
+  int64_t spatial = kernel.size(), first = channelsLast ? 1 : 2;
+  SmallVector<Value> sizes;
+  for (int64_t d = 0; d < resultType.getRank(); ++d) {
+    if (!resultType.isDynamicDim(d))
+      continue;
+    int64_t i = d - first;
+    if (i < 0 || i >= spatial) { // the batch (channels are static)
+      sizes.push_back(im.dim(input, d));
+      continue;
+    }
+    int64_t span = dilations[i] * (kernel[i] - 1) + 1;
+    Value padded = im.add(im.dim(input, d), im.c(pads[i] + pads[spatial + i]));
+    emitRuntimeCheck(b, loc, im.sge(padded, im.c(span)),
+                     "spatial dim " + Twine(d) +
+                         " of the input is smaller than the window (" +
+                         Twine(span) + " with the padding)");
+    Value room = im.smax(im.sub(padded, im.c(span)), im.c(0));
+    sizes.push_back(im.add(im.divu(room, im.c(strides[i])), im.c(1)));
+  }
+  return sizes;
+}

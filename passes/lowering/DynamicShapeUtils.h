@@ -47,6 +47,19 @@ private:
 void emitRuntimeCheck(OpBuilder &b, Location loc, Value cond,
                       const Twine &message);
 
+/// The run-time extents of a convolution's or pool's result, in order:
+/// the batch read from `input`, and each spatial extent known only at run
+/// time as (in + pad_begin + pad_end - span) / stride + 1, with a check that
+/// the padded input holds one window (span = dilation * (kernel - 1) + 1).
+/// `kernel`, `strides`, `dilations` per spatial dim, `pads` begins then
+/// ends; NC[D]HW, or NHWC with `channelsLast`.
+SmallVector<Value> windowResultSizes(OpBuilder &b, Location loc, Value input,
+                                     RankedTensorType resultType,
+                                     ArrayRef<int64_t> kernel,
+                                     ArrayRef<int64_t> strides,
+                                     ArrayRef<int64_t> dilations,
+                                     ArrayRef<int64_t> pads, bool channelsLast);
+
 } // namespace mlir::kiln
 
 #endif // KILN_PASSES_LOWERING_DYNAMICSHAPEUTILS_H

@@ -12,6 +12,7 @@
 // otherwise a per-position tensor computed here, at compile time.
 //
 //===----------------------------------------------------------------------===//
+#include "passes/lowering/DynamicShapeUtils.h"
 #include "passes/lowering/LoweringUtils.h"
 #include "passes/lowering/Patterns.h"
 
@@ -39,6 +40,14 @@ struct Window {
             inType.getRank() - 2, op.getChannelsLast()};
   }
 
+  /// The result's run-time extents (the batch, and spatial extents known
+  /// only at run time: the importer gives those no ceil_mode).
+  SmallVector<Value> resultSizes(OpBuilder &b, Location loc, Value input,
+                                 Type resultType) const {
+    return windowResultSizes(b, loc, input, cast<RankedTensorType>(resultType),
+                             kernel, strides, dilations, pads, channelsLast);
+  }
+
   /// Dim of spatial dim i: NC[D]HW, or NHWC.
   int64_t dimOf(int64_t i) const { return i + (channelsLast ? 1 : 2); }
   int64_t inSize(int64_t i) const { return inShape[dimOf(i)]; }
@@ -55,10 +64,14 @@ struct Window {
     high.assign(channelsLast ? 1 : 2, 0);
     for (int64_t i = 0; i < spatial; ++i) {
       int64_t in = inSize(i), out = outSize(i);
+      low.push_back(padBegin(i));
+      if (ShapedType::isDynamic(in)) { // no ceil_mode: nothing past the pads
+        high.push_back(padEnd(i));
+        continue;
+      }
       int64_t needed =
           (out - 1) * strides[i] + dilations[i] * (kernel[i] - 1) + 1;
       int64_t available = in + padBegin(i) + padEnd(i);
-      low.push_back(padBegin(i));
       high.push_back(padEnd(i) + std::max<int64_t>(0, needed - available));
     }
     if (channelsLast) {
@@ -164,7 +177,7 @@ struct MaxPoolLowering : OpConversionPattern<kiln::MaxPoolOp> {
         createPad(rewriter, loc, adaptor.getInput(), low, high, lowest);
     Value init = createFilledTensor(
         rewriter, loc, w.outShape,
-        runTimeDims(rewriter, loc, adaptor.getInput(), 0), lowest);
+        w.resultSizes(rewriter, loc, adaptor.getInput(), op.getType()), lowest);
 
     Value result;
     // The named ops take max_signed: right for floats and signed ints only.
@@ -201,10 +214,10 @@ struct AvgPoolLowering : OpConversionPattern<kiln::AvgPoolOp> {
     w.paddings(low, high);
     Value input = createPad(rewriter, loc, adaptor.getInput(), low, high,
                             cast<TypedAttr>(rewriter.getZeroAttr(elementType)));
-    Value init =
-        createFilledTensor(rewriter, loc, w.outShape,
-                           runTimeDims(rewriter, loc, adaptor.getInput(), 0),
-                           cast<TypedAttr>(rewriter.getZeroAttr(accType)));
+    Value init = createFilledTensor(
+        rewriter, loc, w.outShape,
+        w.resultSizes(rewriter, loc, adaptor.getInput(), op.getType()),
+        cast<TypedAttr>(rewriter.getZeroAttr(accType)));
     Value sum =
         createNamedPool<linalg::PoolingNcwSumOp, linalg::PoolingNchwSumOp,
                         linalg::PoolingNhwcSumOp>(rewriter, loc, input, init,
@@ -220,10 +233,26 @@ struct AvgPoolLowering : OpConversionPattern<kiln::AvgPoolOp> {
     // Taps counted per output position, separately per spatial dim (the
     // window is a box, so the count is the product). Positions that ceil_mode
     // adds past the trailing pad are never counted.
+    bool runTime =
+        llvm::any_of(llvm::seq<int64_t>(0, w.spatial), [&](int64_t i) {
+          return ShapedType::isDynamic(w.inSize(i));
+        });
+    if (runTime && (op.getCeilMode() ||
+                    (!op.getCountIncludePad() &&
+                     llvm::any_of(w.pads, [](int64_t p) { return p != 0; }))))
+      return rewriter.notifyMatchFailure(
+          op, "a run-time extent with ceil_mode or uncounted pads (the "
+              "divisors would vary with it)");
     SmallVector<SmallVector<int64_t>> counts;
     bool uniform = true;
     for (int64_t i = 0; i < w.spatial; ++i) {
       int64_t in = w.inSize(i);
+      if (ShapedType::isDynamic(in)) {
+        // A run-time extent comes without ceil_mode, and without pads unless
+        // they count (the importer's rule): every window counts its kernel.
+        counts.push_back({w.kernel[i]});
+        continue;
+      }
       int64_t lo = op.getCountIncludePad() ? -w.padBegin(i) : 0;
       int64_t hi = op.getCountIncludePad() ? in + w.padEnd(i) : in;
       SmallVector<int64_t> &dimCounts = counts.emplace_back();

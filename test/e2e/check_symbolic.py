@@ -385,16 +385,66 @@ check_sizes("spatial_norm", spatial, compile_model(spatial),
                           "s": rng.standard_normal(3, dtype=np.float32),
                           "b": rng.standard_normal(3, dtype=np.float32)},
             [(5, 7), (16, 3)])
-conv = save_model("conv_run_time_hw",
-                  [helper.make_node("Conv", ["x", "w"], ["out"], pads=[1] * 4,
-                                    name="conv")],
-                  [("x", [1, 3, "h", "w"]), ("w", [4, 3, 3, 3])], None)
-done = subprocess.run([kiln, "compile", conv, "-o", conv + ".so"],
-                      capture_output=True, text=True)
-expect_error("conv over a run-time height", done.returncode, done.stderr,
-             "error: spatial dim 2 of 'x' is known only at run time; Conv "
-             "needs static spatial extents (give them with --input-shape) at "
-             "node 'conv' (Conv)")
+# A fully convolutional net over a run-time batch, height and width (the
+# generic window kernels, their result extents computed as the model runs):
+# convolutions (padded, strided, dilated depthwise, bias or not), max and
+# average pools, then a mean over the run-time extents.
+class ConvNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(3)
+        self.c1 = nn.Conv2d(3, 8, 3, padding=1)
+        self.c2 = nn.Conv2d(8, 16, 3, stride=2, padding=1, bias=False)
+        self.dw = nn.Conv2d(16, 16, 3, padding=(1, 2), dilation=(1, 2),
+                            groups=16)
+        self.fc = nn.Linear(16, 5)
+
+    def forward(self, x):
+        x = nn.functional.max_pool2d(torch.relu(self.c1(x)), 2)
+        x = nn.functional.avg_pool2d(self.dw(self.c2(x)), 3, stride=1,
+                                     padding=1, count_include_pad=True)
+        return self.fc(x.mean((2, 3)))
+
+
+hw_axes = {0: "b", 2: "h", 3: "w"}
+convnet = export("convnet_hw", ConvNet(), (torch.randn(2, 3, 32, 40),), ["x"],
+                 {"x": hw_axes, "out": {0: "b"}})
+convnet_so = compile_model(convnet)
+check_sizes("convnet_hw", convnet, convnet_so,
+            lambda b, h, w: {"x": rng.standard_normal((b, 3, h, w),
+                                                      dtype=np.float32)},
+            [(1, 32, 40), (2, 7, 9), (1, 2, 2), (3, 65, 33), (1, 224, 224)])
+code, text = run(convnet_so, {"x": np.ones((1, 3, 1, 1), np.float32)},
+                 tag="convnet_tiny")
+expect_error("an image smaller than a window", code, text,
+             "node '/MaxPool': spatial dim 2 of the input is smaller than the "
+             "window (2 with the padding)")
+# What needs static extents still says so: SAME padding (it depends on the
+# extent), ceil_mode, MaxPool's Indices, averages over uncounted pads.
+for what, node, message in [
+        ("SAME padding", helper.make_node(
+            "Conv", ["x", "k"], ["out"], auto_pad="SAME_UPPER", name="conv"),
+         "Conv with auto_pad SAME_UPPER needs static spatial extents (give "
+         "them with --input-shape) at node 'conv' (Conv)"),
+        ("ceil_mode", helper.make_node(
+            "MaxPool", ["x"], ["out"], kernel_shape=[2, 2], strides=[2, 2],
+            ceil_mode=1, name="pool"),
+         "MaxPool with ceil_mode needs static spatial extents"),
+        ("uncounted pads", helper.make_node(
+            "AveragePool", ["x"], ["out"], kernel_shape=[3, 3], pads=[1] * 4,
+            name="pool"),
+         "AveragePool with pads left out of the count (count_include_pad=0) "
+         "needs static spatial extents")]:
+    inputs = [("x", [1, 3, "h", "w"])]
+    if node.op_type == "Conv":
+        inputs.append(("k", [4, 3, 3, 3]))
+    path = save_model("refused_" + what.replace(" ", "_"), [node], inputs,
+                      None)
+    done = subprocess.run([kiln, "compile", path, "-o", path + ".so"],
+                          capture_output=True, text=True)
+    expect_error(f"a run-time height with {what}", done.returncode,
+                 done.stderr, "error: spatial dim 2 of 'x' is known only at "
+                 "run time; " + message)
 
 inspect = subprocess.run([kiln, "inspect", encoder_so], capture_output=True,
                          text=True).stdout

@@ -19,18 +19,26 @@ using namespace mlir::kiln::onnx_import;
 namespace k = mlir::kiln;
 
 namespace {
-/// Convolution and pooling windows run over static spatial extents: a
-/// symbolic batch is fine, a run-time height or width is refused.
-LogicalResult checkStaticSpatialDims(NodeContext &c, RankedTensorType input) {
+/// A spatial dim of the input known only at run time, or -1.
+int64_t runTimeSpatialDim(RankedTensorType input) {
   for (int64_t d = 2; d < input.getRank(); ++d)
-    if (input.isDynamicDim(d)) {
-      c.error = fmt::format("spatial dim {} of '{}' is known only at run "
-                            "time; {} needs static spatial extents (give "
-                            "them with --input-shape)",
-                            d, c.node.input(0), c.opType());
-      return failure();
-    }
-  return success();
+    if (input.isDynamicDim(d))
+      return d;
+  return -1;
+}
+
+/// Refuses a run-time height or width where `what` needs static spatial
+/// extents (a symbolic batch is fine).
+LogicalResult checkStaticSpatialDims(NodeContext &c, RankedTensorType input,
+                                     llvm::StringRef what) {
+  int64_t d = runTimeSpatialDim(input);
+  if (d < 0)
+    return success();
+  c.error = fmt::format("spatial dim {} of '{}' is known only at run "
+                        "time; {} needs static spatial extents (give "
+                        "them with --input-shape)",
+                        d, c.node.input(0), what);
+  return failure();
 }
 
 /// Window attributes of Conv/Pool with auto_pad resolved to explicit pads.
@@ -38,14 +46,18 @@ struct Window {
   SmallVector<int64_t> kernel, strides, dilations, pads;
 };
 
-FailureOr<Window> readWindow(NodeContext &c, ArrayRef<int64_t> kernel) {
+/// The window of a Conv or pool. Run-time spatial extents are taken when
+/// `runTimeSpatial` (the result's are computed when the model runs), with
+/// explicit pads: SAME_* pads would depend on them.
+FailureOr<Window> readWindow(NodeContext &c, ArrayRef<int64_t> kernel,
+                             bool runTimeSpatial = false) {
   auto input = c.type(c.input(0));
   int64_t n = input.getRank() - 2;
   if (n < 1) {
     c.error = fmt::format("input must have rank >= 3, got {}", input.getRank());
     return failure();
   }
-  if (failed(checkStaticSpatialDims(c, input)))
+  if (!runTimeSpatial && failed(checkStaticSpatialDims(c, input, c.opType())))
     return failure();
   Window w;
   w.kernel.assign(kernel.begin(), kernel.end());
@@ -62,6 +74,10 @@ FailureOr<Window> readWindow(NodeContext &c, ArrayRef<int64_t> kernel) {
   std::string autoPad = c.attrString("auto_pad", "NOTSET");
   if (autoPad == "VALID") {
     w.pads.assign(2 * n, 0);
+  } else if ((autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") &&
+             failed(checkStaticSpatialDims(
+                 c, input, c.opType() + " with auto_pad " + autoPad))) {
+    return failure();
   } else if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
     for (int64_t i = 0; i < n; ++i) {
       int64_t in = input.getDimSize(i + 2);
@@ -88,7 +104,7 @@ FailureOr<Value> mlir::kiln::onnx_import::buildConv(NodeContext &c, Value x,
   auto kernel =
       c.attrInts("kernel_shape")
           .value_or(SmallVector<int64_t>(weightType.getShape().drop_front(2)));
-  auto w = readWindow(c, kernel);
+  auto w = readWindow(c, kernel, /*runTimeSpatial=*/true);
   if (failed(w))
     return failure();
   if (ArrayRef<int64_t>(w->kernel) != weightType.getShape().drop_front(2)) {
@@ -331,7 +347,25 @@ template <typename OpTy> OpHandler pool(bool isMax) {
     auto kernel = c.attrInts("kernel_shape");
     if (!kernel)
       return c.fail("kernel_shape is required");
-    auto w = readWindow(c, *kernel);
+    // Over a run-time height or width: no ceil_mode (its extra window
+    // depends on the extent), no Indices output, and for an average no
+    // pads left out of the count (the divisors would vary with it).
+    auto input = c.type(c.input(0));
+    if (runTimeSpatialDim(input) >= 0) {
+      bool uncountedPads =
+          !isMax && !c.attrInt("count_include_pad", 0) &&
+          llvm::any_of(c.attrInts("pads").value_or(SmallVector<int64_t>()),
+                       [](int64_t p) { return p != 0; });
+      const char *why = c.attrInt("ceil_mode", 0) ? "ceil_mode"
+                        : isMax && c.hasOutput(1) ? "the Indices output"
+                        : uncountedPads
+                            ? "pads left out of the count (count_include_pad=0)"
+                            : nullptr;
+      if (why &&
+          failed(checkStaticSpatialDims(c, input, c.opType() + " with " + why)))
+        return failure();
+    }
+    auto w = readWindow(c, *kernel, /*runTimeSpatial=*/true);
     if (failed(w))
       return failure();
     SmallVector<NamedAttribute> attrs = {

@@ -183,3 +183,41 @@ func.func @dynamic_slice_steps(%x: tensor<3x?xf32>) -> tensor<3x?xf32> {
   %y = kiln.dynamic_slice %x, %starts, %ends {static_shape = array<i64: 3, -1>, steps = array<i64: 1, 2>} : (tensor<3x?xf32>, tensor<2xi64>, tensor<2xi64>) -> tensor<3x?xf32>
   return %y : tensor<3x?xf32>
 }
+
+// -----
+
+// A convolution over a run-time height and width: each result extent is
+// (in + pads - span) / stride + 1, read as the model runs, after a check
+// that the padded input holds one window; the conv itself is unchanged.
+// CHECK-LABEL: func.func @conv_run_time_hw
+// CHECK-DAG:   %[[C2:.+]] = arith.constant 2 : index
+// CHECK-DAG:   %[[C3:.+]] = arith.constant 3 : index
+// CHECK:       %[[H:.+]] = tensor.dim %arg0, %[[C2]] : tensor<1x3x?x?xf32>
+// CHECK:       %[[PH:.+]] = arith.addi %[[H]], %[[C2]] : index
+// CHECK:       %[[OK:.+]] = arith.cmpi sge, %[[PH]], %[[C3]] : index
+// CHECK:       cf.assert %[[OK]], "node '?': spatial dim 2 of the input is smaller than the window (3 with the padding)"
+// CHECK:       arith.divui %{{.+}}, %[[C2]] : index
+// CHECK:       cf.assert %{{.+}}, "node '?': spatial dim 3 of the input is smaller than the window (3 with the padding)"
+// CHECK:       %[[PAD:.+]] = tensor.pad %arg0 low[0, 0, 1, 1] high[0, 0, 1, 1]
+// CHECK:       %[[E:.+]] = tensor.empty(%{{.+}}, %{{.+}}) : tensor<1x4x?x?xf32>
+// CHECK:       linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+// CHECK-SAME:    ins(%[[PAD]], %arg1 : tensor<1x3x?x?xf32>, tensor<4x3x3x3xf32>)
+// CHECK-SAME:    -> tensor<1x4x?x?xf32>
+func.func @conv_run_time_hw(%x: tensor<1x3x?x?xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x?x?xf32> {
+  %y = kiln.conv %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, group = 1 : i64} : (tensor<1x3x?x?xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x?x?xf32>
+  return %y : tensor<1x4x?x?xf32>
+}
+
+// -----
+
+// A max pool over a run-time height and width: its extents come the same
+// way; no padding past the declared one (no ceil_mode at run time).
+// CHECK-LABEL: func.func @max_pool_run_time_hw
+// CHECK:       cf.assert %{{.+}}, "node '?': spatial dim 2 of the input is smaller than the window (2 with the padding)"
+// CHECK:       %[[E:.+]] = tensor.empty(%{{.+}}, %{{.+}}) : tensor<1x8x?x?xf32>
+// CHECK:       linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+// CHECK-SAME:    ins(%arg0, %{{.+}} : tensor<1x8x?x?xf32>, tensor<2x2xf32>)
+func.func @max_pool_run_time_hw(%x: tensor<1x8x?x?xf32>) -> tensor<1x8x?x?xf32> {
+  %y = kiln.max_pool %x {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x8x?x?xf32>) -> tensor<1x8x?x?xf32>
+  return %y : tensor<1x8x?x?xf32>
+}
