@@ -394,8 +394,8 @@ Shape shapeOf(linalg::Conv2DNhwcHwcfOp conv, int64_t m) {
           out[3],
           out[1],
           out[2],
-          llvm::divideCeil(out[1], m),
-          llvm::divideCeil(out[2], m)};
+          (int64_t)llvm::divideCeil(out[1], m),
+          (int64_t)llvm::divideCeil(out[2], m)};
 }
 } // namespace
 
