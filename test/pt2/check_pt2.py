@@ -103,6 +103,11 @@ def model(name):
         if not lines or not re.search(r"float32 \[s\d+,s\d+,64\]", lines[0]):
             sys.exit(f"FAIL: {name}'s output is not labelled with its "
                      f"symbols:\n{out}")
+        # The archive's sizes by their symbols' names, not sympy's text.
+        out = kiln("inspect", os.path.join(d, "model.pt2")).stdout
+        if not re.search(r"\n  x +float32 \[s\d+, s\d+, 64\]\n", out):
+            sys.exit(f"FAIL: kiln inspect {name}.pt2 does not show the input "
+                     f"as [sN, sN, 64]:\n{out}")
     # kiln inspect: the program, its I/O and ops, and what -O2 does, with
     # kernels named by their FX nodes; SDPA as saved is one fused kernel.
     r = kiln("inspect", os.path.join(d, "model.pt2"))
