@@ -9,6 +9,12 @@ JOBS ?= $(shell nproc)
 
 PREFIX ?= /usr/local
 
+# Sanitized builds: LLVM's headers poison its bump allocator's slabs in the
+# sanitized template instances, which the prebuilt LLVM/MLIR libraries then
+# use unpoisoned; ASan would report use-after-poison inside MLIR itself
+# (docs/reliability.md). The build runs kiln too (its test fixtures).
+export ASAN_OPTIONS ?= allow_user_poisoning=0
+
 .PHONY: all deps test-deps configure build demo test install deb aarch64 fuzz clean format
 
 all: build

@@ -18,7 +18,8 @@ fuzzer=$root/build-fuzz/bin/kiln-fuzz-$name
 [ -x "$fuzzer" ] || { echo "error: $fuzzer missing; run 'make fuzz'" >&2; exit 1; }
 work=$root/build-fuzz/corpus/$name
 mkdir -p "$work"
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
+# allow_user_poisoning=0: see the Makefile (LLVM's allocator poisoning).
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allow_user_poisoning=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 cd "$work"
 "$fuzzer" "$work" "$root/test/fuzz/corpus/$name" \

@@ -308,7 +308,16 @@ def sanitized(kiln):
                               text=True).stdout
     except OSError:
         return False
-    return "libasan" in libs or "libtsan" in libs
+    if "libasan" in libs or "libtsan" in libs:
+        return True
+    # clang links the sanitizer's runtime statically.
+    with open(kiln, "rb") as f:
+        tail = b""
+        while chunk := f.read(1 << 24):
+            if b"__asan_init" in tail + chunk or b"__tsan_init" in tail + chunk:
+                return True
+            tail = chunk[-16:]
+    return False
 
 
 def limit():
