@@ -630,8 +630,11 @@ def kiln_load_s(kiln, so, threads):
 
 
 def torch_peer(step, model, work, *extra):
+    # Inductor's caches off: a compile time from an earlier run's cache
+    # would not be one.
+    env = dict(os.environ, TORCHINDUCTOR_FORCE_DISABLE_CACHES="1")
     r = run([sys.executable, os.path.join(HERE, "torch_peers.py"), step, model,
-             work, *map(str, extra)])
+             work, *map(str, extra)], env=env)
     if r.returncode != 0:
         raise RuntimeError(f"torch_peers.py {step}: " +
                            r.stderr.strip().splitlines()[-1][:200])
@@ -714,8 +717,9 @@ def pt2_table(rows):
              "the same run count with torch.set_num_threads at the same "
              "thread count. Load: a fresh process loading the artifact from "
              "the page cache (Kiln: kiln_model_load + kiln_session_create "
-             "through the C API; AOTInductor: aoti_load_package after "
-             "`import torch`). Error: Kiln's .pt2 artifact against torch eager "
+             "through the C API, the weights mapped and paged in by the first run; "
+             "AOTInductor: aoti_load_package after `import torch`). Compile "
+             "times are cold: Inductor's caches are disabled. Error: Kiln's .pt2 artifact against torch eager "
              "(max |error| / max |reference|).", "",
              "| workload | kiln .pt2 ms | kiln ONNX ms | .pt2/ONNX | "
              "torch.compile ms | AOTInductor ms | kiln/AOTI | compile s "
@@ -735,7 +739,7 @@ def pt2_table(rows):
             f"{r['pt2_compile_s']:.1f} / {r['onnx_compile_s']:.1f} / "
             f"{r['inductor_compile_s']:.1f} / {r['aoti_compile_s']:.1f} | "
             f"{r['kiln_mb']:.1f} / {r['aoti_mb']:.1f} | "
-            f"{r['kiln_load_s'] * 1e3:.0f} / {r['aoti_load_s'] * 1e3:.0f} | "
+            f"{r['kiln_load_s'] * 1e3:.1f} / {r['aoti_load_s'] * 1e3:.0f} | "
             f"{r['error']:.1e} |")
     return lines
 

@@ -382,6 +382,9 @@ LogicalResult inferWindow(std::optional<Location> l, int64_t rank,
     // A run-time extent gives a run-time result extent (the lowering
     // computes it, and checks that the window fits).
     if (ShapedType::isDynamic(in[i])) {
+      if (ceilMode) // its extra window would depend on the extent
+        return emitOptionalError(l, "ceil_mode over a run-time extent (dim ",
+                                 i + 2, ")");
       spatial.push_back(ShapedType::kDynamic);
       continue;
     }

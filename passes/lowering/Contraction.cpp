@@ -230,23 +230,45 @@ Value createConvGeneric(OpBuilder &b, Location loc, Value in, Value w,
 /// Grouped N-d convolution as one generic over
 /// (n, g, f, out..., c, k...): input [N, G, C/G, in...],
 /// weight [G, F/G, C/G, k...], output [N, G, F/G, out...].
+/// `v` with dim `dim` split into [outer, size / outer] (a static dim; the
+/// others, run-time ones included, are kept as they are).
+Value splitStaticDim(OpBuilder &b, Location loc, Value v, int64_t dim,
+                     int64_t outer) {
+  auto type = cast<RankedTensorType>(v.getType());
+  SmallVector<int64_t> shape(type.getShape().take_front(dim));
+  shape.append({outer, type.getDimSize(dim) / outer});
+  llvm::append_range(shape, type.getShape().drop_front(dim + 1));
+  SmallVector<ReassociationIndices> groups;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    groups.push_back(d < dim    ? ReassociationIndices{d}
+                     : d == dim ? ReassociationIndices{d, d + 1}
+                                : ReassociationIndices{d + 1});
+  return tensor::ExpandShapeOp::create(b, loc, type.clone(shape), v, groups);
+}
+
+/// The inverse: dims `dim` and `dim + 1` of `v` merged into one.
+Value mergeDims(OpBuilder &b, Location loc, Value v, int64_t dim) {
+  auto type = cast<RankedTensorType>(v.getType());
+  SmallVector<ReassociationIndices> groups;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    if (d == dim + 1)
+      continue;
+    groups.push_back(d == dim ? ReassociationIndices{d, d + 1}
+                              : ReassociationIndices{d});
+  }
+  return tensor::CollapseShapeOp::create(b, loc, v, groups);
+}
+
 Value createGroupedConv(OpBuilder &b, Location loc, Value input, Value weight,
                         Value init, kiln::ConvOp op, Type kilnType) {
   MLIRContext *ctx = b.getContext();
   int64_t group = op.getGroup();
   auto inType = cast<RankedTensorType>(input.getType());
-  auto outType = cast<RankedTensorType>(init.getType());
   int64_t spatial = inType.getRank() - 2;
 
-  auto splitDim = [&](Value v, int64_t dim) {
-    auto type = cast<RankedTensorType>(v.getType());
-    SmallVector<int64_t> shape(type.getShape().take_front(dim));
-    shape.append({group, type.getDimSize(dim) / group});
-    llvm::append_range(shape, type.getShape().drop_front(dim + 1));
-    return createReshape(b, loc, v, shape);
-  };
-  Value in = splitDim(input, 1), w = splitDim(weight, 0),
-        out = splitDim(init, 1);
+  Value in = splitStaticDim(b, loc, input, 1, group),
+        w = splitStaticDim(b, loc, weight, 0, group),
+        out = splitStaticDim(b, loc, init, 1, group);
 
   // Loop numbering.
   int64_t nLoop = 0, gLoop = 1, fLoop = 2, outLoop0 = 3;
@@ -267,7 +289,7 @@ Value createGroupedConv(OpBuilder &b, Location loc, Value input, Value weight,
                                  AffineMap::get(numLoops, 0, wExprs, ctx),
                                  AffineMap::get(numLoops, 0, outExprs, ctx)};
   Value result = createConvGeneric(b, loc, in, w, out, maps, cLoop, kilnType);
-  return createReshape(b, loc, result, outType.getShape());
+  return mergeDims(b, loc, result, 1);
 }
 
 /// Grouped channels_last 2-D convolution as one generic over
@@ -278,16 +300,10 @@ Value createGroupedConvNhwc(OpBuilder &b, Location loc, Value input,
                             Type kilnType) {
   MLIRContext *ctx = b.getContext();
   int64_t group = op.getGroup();
-  auto split = [&](Value v, int64_t dim) {
-    auto type = cast<RankedTensorType>(v.getType());
-    SmallVector<int64_t> shape(type.getShape().take_front(dim));
-    shape.append({group, type.getDimSize(dim) / group});
-    llvm::append_range(shape, type.getShape().drop_front(dim + 1));
-    return createReshape(b, loc, v, shape);
-  };
-  Value in = split(input, 3), out = split(init, 3);
+  Value in = splitStaticDim(b, loc, input, 3, group),
+        out = splitStaticDim(b, loc, init, 3, group);
   // [KH, KW, C/G, F] -> [KH, KW, C/G, G, F/G]: filter f = g * F/G + j.
-  Value w = split(weight, 3);
+  Value w = splitStaticDim(b, loc, weight, 3, group);
   auto d = [&](int64_t i) { return getAffineDimExpr(i, ctx); };
   enum { N, OH, OW, G, F, KH, KW, C, NumLoops };
   ArrayRef<int64_t> strides = op.getStrides(), dilations = op.getDilations();
@@ -299,8 +315,7 @@ Value createGroupedConvNhwc(OpBuilder &b, Location loc, Value input,
       AffineMap::get(NumLoops, 0, {d(KH), d(KW), d(C), d(G), d(F)}, ctx),
       AffineMap::get(NumLoops, 0, {d(N), d(OH), d(OW), d(G), d(F)}, ctx)};
   Value result = createConvGeneric(b, loc, in, w, out, maps, KH, kilnType);
-  return createReshape(b, loc, result,
-                       cast<RankedTensorType>(init.getType()).getShape());
+  return mergeDims(b, loc, result, 3);
 }
 
 /// The linalg op of a channels_last 2-D convolution (input padded, init
@@ -332,14 +347,12 @@ Value createConvNhwc(OpBuilder &b, Location loc, Value input, Value weight,
     int64_t m = filters / channels;
     Value w =
         createReshape(b, loc, weight, {wShape[0], wShape[1], channels, m});
-    SmallVector<int64_t> outShape(initType.getShape().drop_back());
-    outShape.append({channels, m});
-    Value out = createReshape(b, loc, init, outShape);
+    Value out = splitStaticDim(b, loc, init, 3, channels);
     Value r = linalg::DepthwiseConv2DNhwcHwcmOp::create(b, loc, out.getType(),
                                                         ValueRange{input, w},
                                                         out, strides, dilations)
                   .getResult(0);
-    return createReshape(b, loc, r, initType.getShape());
+    return mergeDims(b, loc, r, 3);
   }
   return createGroupedConvNhwc(b, loc, input, weight, init, op, kilnType);
 }

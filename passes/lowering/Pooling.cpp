@@ -209,6 +209,17 @@ struct AvgPoolLowering : OpConversionPattern<kiln::AvgPoolOp> {
       return rewriter.notifyMatchFailure(op, "average of a non-float type");
     Type accType = getAccumulatorType(elementType);
     Window w = Window::of(op);
+    // Over a run-time extent (no ceil_mode then: shape inference refuses
+    // it) every window must count its whole kernel.
+    bool runTime =
+        llvm::any_of(llvm::seq<int64_t>(0, w.spatial), [&](int64_t i) {
+          return ShapedType::isDynamic(w.inSize(i));
+        });
+    if (runTime && !op.getCountIncludePad() &&
+        llvm::any_of(w.pads, [](int64_t p) { return p != 0; }))
+      return rewriter.notifyMatchFailure(
+          op, "a run-time extent with uncounted pads (the divisors would "
+              "vary with it)");
 
     SmallVector<int64_t> low, high;
     w.paddings(low, high);
@@ -233,16 +244,6 @@ struct AvgPoolLowering : OpConversionPattern<kiln::AvgPoolOp> {
     // Taps counted per output position, separately per spatial dim (the
     // window is a box, so the count is the product). Positions that ceil_mode
     // adds past the trailing pad are never counted.
-    bool runTime =
-        llvm::any_of(llvm::seq<int64_t>(0, w.spatial), [&](int64_t i) {
-          return ShapedType::isDynamic(w.inSize(i));
-        });
-    if (runTime && (op.getCeilMode() ||
-                    (!op.getCountIncludePad() &&
-                     llvm::any_of(w.pads, [](int64_t p) { return p != 0; }))))
-      return rewriter.notifyMatchFailure(
-          op, "a run-time extent with ceil_mode or uncounted pads (the "
-              "divisors would vary with it)");
     SmallVector<SmallVector<int64_t>> counts;
     bool uniform = true;
     for (int64_t i = 0; i < w.spatial; ++i) {

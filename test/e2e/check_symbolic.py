@@ -388,7 +388,8 @@ check_sizes("spatial_norm", spatial, compile_model(spatial),
 # A fully convolutional net over a run-time batch, height and width (the
 # generic window kernels, their result extents computed as the model runs):
 # convolutions (padded, strided, dilated depthwise, bias or not), max and
-# average pools, then a mean over the run-time extents.
+# average pools, grouped convolutions (groups of 4 channels, a depthwise
+# one with a channel multiplier), then a mean over the run-time extents.
 class ConvNet(nn.Module):
     def __init__(self):
         super().__init__()
@@ -397,12 +398,15 @@ class ConvNet(nn.Module):
         self.c2 = nn.Conv2d(8, 16, 3, stride=2, padding=1, bias=False)
         self.dw = nn.Conv2d(16, 16, 3, padding=(1, 2), dilation=(1, 2),
                             groups=16)
-        self.fc = nn.Linear(16, 5)
+        self.grouped = nn.Conv2d(16, 24, 1, groups=4)  # ResNeXt's kind
+        self.multiplier = nn.Conv2d(24, 48, 3, padding=1, groups=24)
+        self.fc = nn.Linear(48, 5)
 
     def forward(self, x):
         x = nn.functional.max_pool2d(torch.relu(self.c1(x)), 2)
         x = nn.functional.avg_pool2d(self.dw(self.c2(x)), 3, stride=1,
                                      padding=1, count_include_pad=True)
+        x = self.multiplier(self.grouped(x))
         return self.fc(x.mean((2, 3)))
 
 

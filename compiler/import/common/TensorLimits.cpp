@@ -3,8 +3,9 @@
 
 #include "llvm/ADT/StringExtras.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
-#include <cstdio>
 #include <limits>
 
 using namespace mlir;
@@ -39,8 +40,7 @@ std::string mlir::kiln::tooLarge(RankedTensorType type) {
            " has more elements than 64 bits can count";
   if (*bytes <= kMaxTensorBytes)
     return "";
-  char tb[32];
-  std::snprintf(tb, sizeof(tb), "%.1f", *bytes / 1e12);
-  return "its shape " + shapeText(type.getShape()) + " needs " + tb +
-         " TB, over Kiln's limit of 1 TiB per tensor";
+  return fmt::format("its shape {} needs {:.1f} TB, over Kiln's limit of "
+                     "1 TiB per tensor",
+                     shapeText(type.getShape()), *bytes / 1e12);
 }

@@ -421,6 +421,11 @@ AtenContext::viewSizes(StringRef name, StringRef input,
       continue;
     Value computed =
         runTime && symbol && symScalars ? symScalars->lookup(*symbol) : Value();
+    if (computed && computed.getType().isInteger(1))
+      computed = arith::ExtUIOp::create(b, loc, b.getI64Type(), computed);
+    if (computed && !computed.getType().isInteger(64))
+      return fail("argument '" + name + "' entry " + llvm::Twine(i) +
+                  " is a float, not a size");
     if (computed) {
       (*runTime)[i] = computed;
       continue;

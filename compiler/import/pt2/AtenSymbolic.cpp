@@ -29,6 +29,8 @@ using namespace mlir::kiln;
 using namespace mlir::kiln::pt2;
 
 namespace {
+void assertAtRunTime(AtenContext &c, Value ok, const Twine &message);
+
 bool isFloat(Value v) { return isa<FloatType>(v.getType()); }
 bool isBool(Value v) { return v.getType().isInteger(1); }
 
@@ -197,9 +199,21 @@ Results binary(AtenContext &c, Binary kind) {
   FailureOr<Value> a = c.symScalar("a"), b = c.symScalar("b");
   if (failed(a) || failed(b))
     return failure();
-  if ((kind == Binary::Shl || kind == Binary::Shr) &&
-      (isFloat(*a) || isFloat(*b)))
-    return c.fail("a shift of a float"), failure();
+  bool bitwise = kind == Binary::Shl || kind == Binary::Shr ||
+                 kind == Binary::And || kind == Binary::Or;
+  if (bitwise && (isFloat(*a) || isFloat(*b)))
+    return c.fail("a bitwise operator on a float"), failure();
+  // Integer // and % by a divisor known only at run time: Python raises
+  // on 0, LLVM's division would trap; the run fails with a message.
+  APInt divisor;
+  if ((kind == Binary::FloorDiv || kind == Binary::Mod) && !isFloat(*a) &&
+      !isFloat(*b) && !matchPattern(*b, m_ConstantInt(&divisor))) {
+    Value d = toInt(c, *b);
+    assertAtRunTime(c,
+                    arith::CmpIOp::create(c.b, c.loc, arith::CmpIPredicate::ne,
+                                          d, constantLike(c, d, 0)),
+                    "integer division or modulo by zero");
+  }
   c.setSymOutput(binaryOp(c, kind, *a, *b));
   return noTensors();
 }
@@ -296,8 +310,9 @@ Results assertScalar(AtenContext &c) {
 }
 
 /// aten.sym_constrain_range(_for_size)(size, min, max): min <= size <= max,
-/// checked when the model runs (the bounds that are given).
-Results constrainRange(AtenContext &c) {
+/// checked when the model runs (the bounds that are given; a size is at
+/// least 0 by default).
+Results constrainRange(AtenContext &c, bool forSize) {
   FailureOr<Value> size = c.symInt("size");
   if (failed(size))
     return failure();
@@ -305,9 +320,11 @@ Results constrainRange(AtenContext &c) {
   std::string bounds;
   for (auto [name, pred] : {std::make_pair("min", arith::CmpIPredicate::sge),
                             std::make_pair("max", arith::CmpIPredicate::sle)}) {
-    if (c.isNone(name))
+    bool sizeFloor = forSize && StringRef(name) == "min";
+    if (c.isNone(name) && !sizeFloor)
       continue;
-    FailureOr<int64_t> bound = c.integer(name);
+    FailureOr<int64_t> bound =
+        c.isNone(name) ? FailureOr<int64_t>(0) : c.integer(name);
     if (failed(bound))
       return failure();
     Value within = arith::CmpIOp::create(
@@ -384,6 +401,10 @@ void mlir::kiln::pt2::registerAtenSymbolicHandlers(
   un("torch._sym_sqrt", Unary::Sqrt);
   t["torch.sym_ite"] = ifThenElse;
   t["aten._assert_scalar.default"] = assertScalar;
-  t["aten.sym_constrain_range.default"] = constrainRange;
-  t["aten.sym_constrain_range_for_size.default"] = constrainRange;
+  t["aten.sym_constrain_range.default"] = [](AtenContext &c) {
+    return constrainRange(c, false);
+  };
+  t["aten.sym_constrain_range_for_size.default"] = [](AtenContext &c) {
+    return constrainRange(c, true);
+  };
 }

@@ -21,27 +21,15 @@ Results identity(AtenContext &c, StringRef name) {
   return failed(x) ? Results(failure()) : Results(SmallVector<Value>{*x});
 }
 
-/// A symbolic scalar (i64, f64 or i1) as a rank-0 tensor of `type`.
-Value symbolAsTensor(AtenContext &c, Value v, Type type) {
-  Type from = v.getType();
-  if (from != type) {
-    if (isa<FloatType>(type) && isa<FloatType>(from))
-      v = arith::TruncFOp::create(c.b, c.loc, type, v);
-    else if (isa<FloatType>(type))
-      v = from.isInteger(1)
-              ? Value(arith::UIToFPOp::create(c.b, c.loc, type, v))
-              : Value(arith::SIToFPOp::create(c.b, c.loc, type, v));
-    else if (isa<FloatType>(from))
-      v = arith::FPToSIOp::create(c.b, c.loc, type, v);
-    else if (type.getIntOrFloatBitWidth() < from.getIntOrFloatBitWidth())
-      v = arith::TruncIOp::create(c.b, c.loc, type, v);
-    else
-      v = from.isInteger(1)
-              ? Value(arith::ExtUIOp::create(c.b, c.loc, type, v))
-              : Value(arith::ExtSIOp::create(c.b, c.loc, type, v));
-  }
-  return tensor::FromElementsOp::create(c.b, c.loc,
-                                        RankedTensorType::get({}, type), v);
+/// A symbolic scalar (i64, f64 or i1) as a rank-0 tensor of `type`: a
+/// tensor of the scalar's own type, cast by kiln.cast (which converts
+/// between every pair of element types, unsigned ones included).
+FailureOr<Value> symbolAsTensor(AtenContext &c, Value v, Type type) {
+  Value t = tensor::FromElementsOp::create(
+      c.b, c.loc, RankedTensorType::get({}, v.getType()), v);
+  if (v.getType() == type)
+    return t;
+  return c.make<CastOp>({t}, {c.named("to", TypeAttr::get(type))});
 }
 
 /// `other` of a .Tensor overload (a tensor) or a .Scalar one (a number, as a
@@ -57,16 +45,22 @@ FailureOr<Value> operand(AtenContext &c, Value &self, StringRef name) {
     FailureOr<Value> v = c.symScalar(name);
     if (failed(v))
       return failure();
+    // torch's promotion of a tensor with a Python number: a float number
+    // makes an integer or bool tensor f32, an int makes a bool tensor i64.
     Type type = c.type(self).getElementType();
-    if (isa<FloatType>(v->getType()) && !isa<FloatType>(type)) {
-      type = c.b.getF32Type();
-      FailureOr<Value> promoted =
-          c.make<CastOp>({self}, {c.named("to", TypeAttr::get(type))});
-      if (failed(promoted))
+    Type promoted = isa<FloatType>(v->getType()) && !isa<FloatType>(type)
+                        ? Type(c.b.getF32Type())
+                    : v->getType().isInteger(64) && type.isInteger(1)
+                        ? Type(c.b.getI64Type())
+                        : type;
+    if (promoted != type) {
+      FailureOr<Value> cast =
+          c.make<CastOp>({self}, {c.named("to", TypeAttr::get(promoted))});
+      if (failed(cast))
         return failure();
-      self = *promoted;
+      self = *cast;
     }
-    return symbolAsTensor(c, *v, type);
+    return symbolAsTensor(c, *v, promoted);
   }
   FailureOr<double> v = c.number(name);
   if (failed(v))
@@ -96,6 +90,24 @@ template <typename OpTy> Results binary(AtenContext &c) {
   if (failed(other))
     return failure();
   return one(c.make<OpTy>({*self, *other}));
+}
+
+/// aten.div: true division, so integer and bool operands divide as f32
+/// (`arange(s) / s`), as torch does.
+Results divide(AtenContext &c) {
+  auto toFloat = [&](FailureOr<Value> v) -> FailureOr<Value> {
+    if (failed(v) || isa<FloatType>(c.type(*v).getElementType()))
+      return v;
+    return c.make<CastOp>({*v},
+                          {c.named("to", TypeAttr::get(c.b.getF32Type()))});
+  };
+  // self first, so that a number `other` takes its (float) type.
+  FailureOr<Value> self = toFloat(c.tensor("self"));
+  FailureOr<Value> other =
+      failed(self) ? self : toFloat(operand(c, *self, "other"));
+  if (failed(other))
+    return failure();
+  return one(c.make<DivOp>({*self, *other}));
 }
 
 Results gelu(AtenContext &c) {
@@ -436,6 +448,12 @@ FailureOr<Value> computedExpand(AtenContext &c, Value x) {
       value = arith::ConstantIntOp::create(c.b, c.loc, i64, *constant);
     } else if (symbol && c.symScalars) {
       value = c.symScalars->lookup(*symbol);
+      if (value && value.getType().isInteger(1))
+        value = arith::ExtUIOp::create(c.b, c.loc, i64, value);
+      if (value && !value.getType().isInteger(64))
+        return c.fail("argument 'size' entry " + llvm::Twine(i) +
+                      " is a float, not a size"),
+               failure();
     }
     if (!value)
       return c.fail("argument 'size' entry " + llvm::Twine(i) +
@@ -685,7 +703,7 @@ void mlir::kiln::pt2::registerAtenTensorHandlers(
        {"aten.mul.Tensor", "aten.mul_.Tensor", "aten.mul.Scalar"})
     t[op] = binary<MulOp>;
   for (const char *op : {"aten.div.Tensor", "aten.div.Scalar"})
-    t[op] = binary<DivOp>;
+    t[op] = divide;
   for (const char *op : {"aten.eq.Scalar", "aten.eq.Tensor"})
     t[op] = binary<EqualOp>;
   t["aten.ne.Scalar"] = notEqual;

@@ -163,6 +163,11 @@ llvm::Expected<ElementsAttr> tensorOf(MLIRContext *ctx, const Payload &p,
   if (overflow)
     return error("tensor '" + name +
                  "' has sizes and strides whose extent overflows 64 bits");
+  // Strides of 0 repeat elements: the view may be far larger than its
+  // storage, and it is what gets materialized.
+  if (std::string why = tooLarge(RankedTensorType::get(m.sizes, type));
+      !why.empty())
+    return error("tensor '" + name + "' is refused: " + why);
   if (count > 0 && uint64_t(last) >= p.storage.size() / width)
     return error("tensor '" + name + "' (entry '" + p.entry + "', " +
                  llvm::Twine(p.storage.size()) +

@@ -208,6 +208,16 @@ func.func @f(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
 
 // -----
 
+// ceil_mode over a run-time extent: its last window would depend on it.
+func.func @f(%x: tensor<1x3x?x8xf32>) {
+  // expected-error @+2 {{ceil_mode over a run-time extent (dim 2)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = kiln.max_pool %x {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, ceil_mode = true} : (tensor<1x3x?x8xf32>) -> tensor<1x3x?x4xf32>
+  return
+}
+
+// -----
+
 // Conv kernel larger than the padded input.
 func.func @f(%x: tensor<1x3x2x8xf32>, %w: tensor<4x3x3x3xf32>) {
   // expected-error @+2 {{window larger than padded input in dim 2}}
