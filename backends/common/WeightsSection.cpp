@@ -180,6 +180,9 @@ LogicalResult mlir::kiln::appendWeightsSection(StringRef path,
   if (!file.readAt(header.e_shoff, sections.data(),
                    sections.size() * sizeof(Elf64_Shdr)))
     return fail("cannot read its section headers");
+  // Room for the added section first: `names` must stay valid past the
+  // push_back below (ASan found it read after the vector moved).
+  sections.reserve(sections.size() + 1);
   Elf64_Shdr &names = sections[header.e_shstrndx];
   if (names.sh_type != SHT_STRTAB || names.sh_offset > fileSize ||
       names.sh_size > fileSize - names.sh_offset)

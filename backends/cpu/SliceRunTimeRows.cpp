@@ -356,7 +356,9 @@ struct SliceRunTimeRowsPass
           !onlyLeadingDimDynamic(op.getDpsInputs()[0].getType()) ||
           !onlyLeadingDimDynamic(op->getResult(0).getType()))
         return;
-      for (Value other : llvm::drop_begin(op.getDpsInputs()))
+      // A named range: drop_begin of the temporary would outlive it.
+      auto inputs = op.getDpsInputs();
+      for (Value other : llvm::drop_begin(inputs))
         if (!cast<ShapedType>(other.getType()).hasStaticShape())
           return;
       candidates.push_back(op);

@@ -67,17 +67,25 @@ bool isCandidateConv(Operation *op) {
               .isF32());
 }
 
+/// A dim's extent for the cost model: a run-time one (a symbolic batch)
+/// counts as 1, on both sides of the comparison, so the choice is the one
+/// made per image.
+int64_t costExtent(int64_t d) { return ShapedType::isDynamic(d) ? 1 : d; }
+
 int64_t convFlops(ConvOp conv) {
   auto w = cast<RankedTensorType>(conv.getWeight().getType()).getShape();
   auto out = conv.getType().getShape();
   // out = [N, F, OH, OW], w = [F, C/group, KH, KW].
-  return 2 * out[0] * out[1] * out[2] * out[3] * w[1] * w[2] * w[3];
+  return 2 * costExtent(out[0]) * out[1] * out[2] * out[3] * w[1] * w[2] * w[3];
 }
 
 int64_t bytes(Value v) {
   auto type = cast<RankedTensorType>(v.getType());
   int64_t bits = type.getElementType().getIntOrFloatBitWidth();
-  return type.getNumElements() * std::max<int64_t>(1, bits / 8);
+  int64_t elements = 1;
+  for (int64_t d : type.getShape())
+    elements *= costExtent(d);
+  return elements * std::max<int64_t>(1, bits / 8);
 }
 
 /// Rewrites one NCHW conv or pool to its channels_last form between two

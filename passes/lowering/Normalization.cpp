@@ -106,9 +106,10 @@ struct SoftmaxLowering : OpConversionPattern<OpTy> {
       Value result = createParallelGeneric(
           rewriter, loc, type, {whole(rewriter, x), max, sumOperand},
           [&](OpBuilder &b, Location l, ValueRange args) {
-            Value r =
-                arith::SubFOp::create(b, l, shifted(b, l, args[0], args[1]),
-                                      math::LogOp::create(b, l, args[2]));
+            // One order whatever the compiler's order of arguments.
+            Value logSum = math::LogOp::create(b, l, args[2]);
+            Value r = arith::SubFOp::create(
+                b, l, shifted(b, l, args[0], args[1]), logSum);
             return convertScalar(b, l, r, accType, elementType);
           });
       rewriter.replaceOp(op, result);
