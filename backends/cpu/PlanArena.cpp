@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/DataLayoutInterfaces.h"
 
@@ -87,9 +88,15 @@ LogicalResult computeLiveRange(Block &body,
       // casts, reshapes, loop and branch results.
       follow(user->getResults());
       if (user->hasTrait<OpTrait::IsTerminator>()) {
-        if (nested)
+        Operation *parent = user->getParentOp();
+        // A buffer made in a loop body and yielded out of it would share
+        // its slot with the next iteration's; one yielded out of an scf.if
+        // branch only lives on in the if's results (a reshape's shape made
+        // in the branch that needs it: it was left a heap buffer, leaked on
+        // every run).
+        if (nested && !isa_and_nonnull<scf::IfOp, scf::IndexSwitchOp>(parent))
           return failure();
-        if (Operation *parent = user->getParentOp())
+        if (parent)
           follow(parent->getResults());
       }
     }

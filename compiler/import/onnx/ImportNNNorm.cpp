@@ -173,6 +173,10 @@ Results importLRN(NodeContext &c) {
          bias = c.attrFloat("bias", 1.0);
   ArrayRef<int64_t> shape = e.shape(x);
   int64_t positions = 1;
+  // The window runs over the channels of a [N, 1, C, H*W] view.
+  if (llvm::any_of(shape.drop_front(1), ShapedType::isDynamic))
+    return c.fail("LRN needs static channel and spatial extents (give "
+                  "them with --input-shape)");
   for (int64_t d : shape.drop_front(2))
     positions *= d;
   int64_t before = (size - 1) / 2, after = size - 1 - before;

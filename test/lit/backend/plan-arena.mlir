@@ -77,6 +77,29 @@ func.func @main(%out: memref<4xf32>) {
 
 // -----
 
+// A buffer made in an scf.if branch and yielded out of it (the shape of a
+// reshape chosen as the model runs) lives on in the if's results: it gets
+// a slot, kept until their last use.
+// CHECK: module attributes {kiln.arena_size = 64 : i64}
+// CHECK-LABEL: func.func @main(
+// CHECK:         scf.if
+// CHECK:         } else {
+// CHECK-NOT:       memref.alloc
+// CHECK:           memref.view %{{.+}}[%{{.+}}][] : memref<64xi8> to memref<3xindex>
+func.func @main(%c: i1, %in: memref<3xindex>, %out: memref<3xindex>) {
+  %r = scf.if %c -> (memref<3xindex>) {
+    scf.yield %in : memref<3xindex>
+  } else {
+    %shape = memref.alloc() {alignment = 64 : i64} : memref<3xindex>
+    memref.copy %in, %shape : memref<3xindex> to memref<3xindex>
+    scf.yield %shape : memref<3xindex>
+  }
+  memref.copy %r, %out : memref<3xindex> to memref<3xindex>
+  return
+}
+
+// -----
+
 // Negative cases: dynamic shapes, returned buffers, buffers aligned beyond the
 // arena's 64 bytes and allocas stay as they are. The arena is still added.
 // CHECK: module attributes {kiln.arena_size = 0 : i64}
