@@ -16,6 +16,10 @@ import resource
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "common"))
+from sanitizers import sanitized  # noqa: E402
+
 try:
     import numpy as np
     import onnx
@@ -297,27 +301,6 @@ def pt2_cases():
         lambda g: g["tensor_values"]["input"]["sizes"].__setitem__(
             0, {"as_int": -3})), \
         r"input 'input' has a negative size \(-3\)"
-
-
-def sanitized(kiln):
-    """Whether `kiln` runs under AddressSanitizer, whose shadow memory
-    needs terabytes of address space (no RLIMIT_AS then; RSS still
-    counts)."""
-    try:
-        libs = subprocess.run(["ldd", kiln], capture_output=True,
-                              text=True).stdout
-    except OSError:
-        return False
-    if "libasan" in libs or "libtsan" in libs:
-        return True
-    # clang links the sanitizer's runtime statically.
-    with open(kiln, "rb") as f:
-        tail = b""
-        while chunk := f.read(1 << 24):
-            if b"__asan_init" in tail + chunk or b"__tsan_init" in tail + chunk:
-                return True
-            tail = chunk[-16:]
-    return False
 
 
 def limit():
