@@ -79,7 +79,21 @@ FailureOr<Value> mlir::kiln::onnx_import::buildDFT(NodeContext &c, Value x,
   Type et = type.getElementType();
   bool complexInput = type.getDimSize(rank - 1) == 2;
   int64_t n = type.getDimSize(axis);
+  if (ShapedType::isDynamic(n) || length < 1) {
+    c.error = "needs a static signal extent along its axis (give it with "
+              "--input-shape)";
+    return failure();
+  }
   int64_t bins = onesided ? length / 2 + 1 : length;
+  // The twiddle matrices are [N, K] constants: a length from a hostile
+  // file must not ask for gigabytes of them.
+  constexpr int64_t kMaxTwiddles = int64_t(1) << 26;
+  if (n > kMaxTwiddles / bins) {
+    c.error = "a signal of " + std::to_string(n) + " samples into " +
+              std::to_string(bins) +
+              " bins needs twiddle matrices of more than 2^26 entries";
+    return failure();
+  }
 
   // Twiddle matrices [N, K]; signal rows past L are truncated away.
   SmallVector<float> cosines(n * bins, 0.0f), sines(n * bins, 0.0f);
