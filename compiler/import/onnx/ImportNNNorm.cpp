@@ -179,17 +179,21 @@ Results importLRN(NodeContext &c) {
                   "them with --input-shape)");
   for (int64_t d : shape.drop_front(2))
     positions *= d;
-  int64_t before = (size - 1) / 2, after = size - 1 - before;
+  // A window of 2C - 1 channels or more covers every channel from every
+  // position: the sum is the same with the window clamped there (a size
+  // from the file may be in the billions; alpha / size keeps it).
+  int64_t kernel = std::min(size, 2 * shape[1] - 1);
+  int64_t before = (kernel - 1) / 2, after = kernel - 1 - before;
   Value squares = e.reshape(e.mul(x, x), {shape[0], 1, shape[1], positions});
   Value mean = e.op<AvgPoolOp>(
-      {squares}, {c.named("kernel_shape", c.i64s({size, 1})),
+      {squares}, {c.named("kernel_shape", c.i64s({kernel, 1})),
                   c.named("strides", c.i64s({1, 1})),
                   c.named("pads", c.i64s({before, 0, after, 0})),
                   c.named("dilations", c.i64s({1, 1})),
                   // Spelled out: make<> does not fill in default attributes.
                   c.named("ceil_mode", c.b.getBoolAttr(false)),
                   c.named("count_include_pad", c.b.getBoolAttr(true))});
-  Value sum = e.reshape(e.mul(mean, e.k(x, size)), shape);
+  Value sum = e.reshape(e.mul(mean, e.k(x, kernel)), shape);
   Value denominator = e.pow(
       e.add(e.mul(sum, e.k(x, alpha / size)), e.k(x, bias)), e.k(x, beta));
   return e.done({e.div(x, denominator)});
