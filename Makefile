@@ -13,7 +13,8 @@ PREFIX ?= /usr/local
 # sanitized template instances, which the prebuilt LLVM/MLIR libraries then
 # use unpoisoned; ASan would report use-after-poison inside MLIR itself
 # (docs/reliability.md). The build runs kiln too (its test fixtures).
-export ASAN_OPTIONS ?= allow_user_poisoning=0
+# (Your own ASAN_OPTIONS come after it, so they win where they overlap.)
+export ASAN_OPTIONS := allow_user_poisoning=0$(if $(ASAN_OPTIONS),:$(ASAN_OPTIONS))
 
 .PHONY: all deps test-deps configure build demo test install deb aarch64 fuzz clean format
 

@@ -486,8 +486,10 @@ def PlanArena : Pass<"kiln-plan-arena", "ModuleOp"> {
     `kiln.arena_size`; the argument gets the attribute `kiln.arena`.
 
     Buffers that escape through `func.return` or a call, have dynamic shapes
-    or layouts, or are allocated in a region and yielded out of it are left
-    alone (they keep calling the allocator).
+    or layouts, or are allocated in a loop body and yielded out of the loop
+    are left alone (they keep calling the allocator). One allocated in an
+    `scf.if` branch and yielded out of it is placed like the others: it
+    lives on in the if's results.
 
     Before:
     ```mlir

@@ -51,8 +51,9 @@ std::optional<uint64_t> arenaBytes(memref::AllocOp alloc,
 
 /// Computes the live interval of `cand.alloc` in `body`, following every
 /// value that may alias it. Fails if the buffer escapes the function or a
-/// nested buffer is yielded out of its region (its slot would be reused by
-/// the next iteration while still live).
+/// nested buffer is yielded out of a loop (its slot would be reused by the
+/// next iteration while still live); yielded out of an `scf.if` it lives on
+/// in the if's results.
 LogicalResult computeLiveRange(Block &body,
                                const DenseMap<Operation *, int64_t> &position,
                                ArenaCandidate &cand) {

@@ -35,6 +35,7 @@ extern "C" const char *kiln_dtype_name(kiln_dtype dtype) {
   case KILN_DTYPE_BF16:
     return "bfloat16";
   case KILN_DTYPE_UNDEFINED:
+  case KILN_DTYPE_MIN_ENUM_:
   case KILN_DTYPE_MAX_ENUM_:
     break;
   }
@@ -63,6 +64,7 @@ extern "C" size_t kiln_dtype_size(kiln_dtype dtype) {
   case KILN_DTYPE_STRING:
     return sizeof(const char *);
   case KILN_DTYPE_UNDEFINED:
+  case KILN_DTYPE_MIN_ENUM_:
   case KILN_DTYPE_MAX_ENUM_:
     break;
   }

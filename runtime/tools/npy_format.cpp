@@ -243,6 +243,7 @@ const char *descrFor(kiln_dtype dtype) {
     return "|b1";
   case KILN_DTYPE_STRING: // encodeNpy writes '<U<width>'
   case KILN_DTYPE_UNDEFINED:
+  case KILN_DTYPE_MIN_ENUM_:
   case KILN_DTYPE_MAX_ENUM_:
     break;
   }

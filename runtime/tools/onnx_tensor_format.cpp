@@ -277,6 +277,7 @@ void fillTyped(Tensor &tensor, const RawTensor &raw) {
   }
   case KILN_DTYPE_STRING: // built from string_data in buildTensor
   case KILN_DTYPE_UNDEFINED:
+  case KILN_DTYPE_MIN_ENUM_:
   case KILN_DTYPE_MAX_ENUM_:
     break;
   }

@@ -45,6 +45,7 @@ double elementAt(const Tensor &tensor, size_t index) {
     return static_cast<double>(static_cast<const uint64_t *>(data)[index]);
   case KILN_DTYPE_STRING:
   case KILN_DTYPE_UNDEFINED:
+  case KILN_DTYPE_MIN_ENUM_:
   case KILN_DTYPE_MAX_ENUM_:
     break;
   }
@@ -155,6 +156,7 @@ Tensor randomTensor(kiln_dtype dtype, const std::vector<int64_t> &shape,
       break;
     case KILN_DTYPE_STRING:
     case KILN_DTYPE_UNDEFINED:
+    case KILN_DTYPE_MIN_ENUM_:
     case KILN_DTYPE_MAX_ENUM_:
       break;
     }

@@ -22,11 +22,11 @@ import os
 import signal
 import subprocess
 import sys
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "common"))
 from sanitizers import sanitized  # noqa: E402
-import time
 
 try:
     import numpy as np

@@ -4,11 +4,12 @@ and fed to `kiln compile`.
 
     check_hostile.py KILN WORK_DIR
 
-Each case is written to WORK_DIR/NAME.onnx (with its external data, where
-it has some) and must be refused: exit code 1, one line on stderr that
-starts with "error: " and matches the case's pattern, in at most 10 s and
-1 GB of memory (RLIMIT_AS on the compiler), never a crash or a hang. Needs
-numpy and onnx (exit 77 without them).
+Each case is written to WORK_DIR/NAME.onnx or NAME.pt2 (with its external
+data, where it has some) and must be refused: exit code 1, one line on
+stderr that starts with "error: " and matches the case's pattern, in at
+most 10 s (30 s under a sanitizer) and 1 GB of memory (RLIMIT_AS on the
+compiler), never a crash or a hang. Needs numpy and onnx (exit 77 without
+them).
 """
 import os
 import re

@@ -1,8 +1,9 @@
 //===- KilnOpBuilder.cpp - Building kiln ops in an importer ---------------===//
 #include "compiler/import/common/KilnOpBuilder.h"
 
+#include "llvm/ADT/APSInt.h"
+
 #include <cmath>
-#include <limits>
 
 using namespace mlir;
 using namespace mlir::kiln;
@@ -11,18 +12,18 @@ Value KilnOpBuilder::constant(ElementsAttr value) {
   return kiln::ConstantOp::create(b, loc, value);
 }
 
-/// `value` toward zero as an int64, saturated (NaN as 0): a model's
-/// attribute may be any double, and converting one out of range is
-/// undefined (the onnx_pipeline fuzzer found a Celu alpha of 2.7e36 on an
-/// integer tensor).
-static int64_t saturatingInt(double value) {
-  if (std::isnan(value))
-    return 0;
-  if (value >= 0x1p63)
-    return std::numeric_limits<int64_t>::max();
-  if (value < -0x1p63)
-    return std::numeric_limits<int64_t>::min();
-  return (int64_t)value;
+/// `value` toward zero as an integer of `type`, saturated to its range (NaN
+/// as 0; bools as 0 or 1): a model's attribute may be any double, and
+/// converting one out of range is undefined (the onnx_pipeline fuzzer
+/// found a Celu alpha of 2.7e36 on an integer tensor).
+static APInt saturatingInt(Type type, double value) {
+  unsigned width = type.getIntOrFloatBitWidth();
+  if (width == 1)
+    return APInt(1, value != 0 && !std::isnan(value));
+  APSInt result(width, /*isUnsigned=*/type.isUnsignedInteger());
+  bool exact;
+  APFloat(value).convertToInteger(result, APFloat::rmTowardZero, &exact);
+  return result;
 }
 
 Value KilnOpBuilder::scalar(Type elementType, double value) {
@@ -32,9 +33,7 @@ Value KilnOpBuilder::scalar(Type elementType, double value) {
     attr = DenseElementsAttr::get(type, FloatAttr::get(elementType, value));
   else
     attr = DenseElementsAttr::get(
-        type,
-        IntegerAttr::get(elementType, APInt(elementType.getIntOrFloatBitWidth(),
-                                            saturatingInt(value), true)));
+        type, IntegerAttr::get(elementType, saturatingInt(elementType, value)));
   return constant(cast<ElementsAttr>(attr));
 }
 

@@ -78,10 +78,19 @@ const OpArity kArities[] = {
 /// `opset`.
 std::string arityError(const onnx::NodeProto &node, int64_t opset) {
   const OpArity *arity = nullptr;
+  int64_t firstSince = 0;
   for (const OpArity &entry : kArities)
-    if (node.domain() == entry.domain && node.op_type() == entry.op &&
-        entry.since <= opset)
-      arity = &entry;
+    if (node.domain() == entry.domain && node.op_type() == entry.op) {
+      if (!firstSince || entry.since < firstSince)
+        firstSince = entry.since;
+      if (entry.since <= opset)
+        arity = &entry;
+    }
+  // An op ONNX added after the model's opset is not one of its ops (a
+  // model without opset_import is at opset 1).
+  if (!arity && firstSince)
+    return fmt::format("is not an op of opset {}; ONNX added {} in opset {}",
+                       opset, node.op_type(), firstSince);
   if (!arity)
     return "";
   auto range = [](unsigned lo, unsigned hi) {

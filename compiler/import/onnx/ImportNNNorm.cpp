@@ -182,7 +182,7 @@ Results importLRN(NodeContext &c) {
   // A window of 2C - 1 channels or more covers every channel from every
   // position: the sum is the same with the window clamped there (a size
   // from the file may be in the billions; alpha / size keeps it).
-  int64_t kernel = std::min(size, 2 * shape[1] - 1);
+  int64_t kernel = std::max<int64_t>(1, std::min(size, 2 * shape[1] - 1));
   int64_t before = (kernel - 1) / 2, after = kernel - 1 - before;
   Value squares = e.reshape(e.mul(x, x), {shape[0], 1, shape[1], positions});
   Value mean = e.op<AvgPoolOp>(

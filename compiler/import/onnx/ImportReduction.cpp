@@ -286,6 +286,11 @@ Results importHardmax(NodeContext &c) {
   auto axis = c.normalizeAxis(c.attrInt("axis", c.opset < 13 ? 1 : -1), rank);
   if (!axis)
     return c.fail(fmt::format("axis out of range for rank {}", rank));
+  // The one-hot compares with a constant iota as long as the axis (and
+  // before opset 13 the input is flattened around it).
+  if (c.opset < 13 ? !type.hasStaticShape() : type.isDynamicDim(*axis))
+    return c.fail("Hardmax needs static extents along its axis (give them "
+                  "with --input-shape)");
   auto reshape = [&](Value v, ArrayRef<int64_t> shape) {
     return c.make<k::ReshapeOp>(v, {c.named("shape", c.i64s(shape))});
   };

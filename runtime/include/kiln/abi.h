@@ -50,8 +50,9 @@ typedef enum kiln_dtype {
   KILN_DTYPE_U32 = 12,
   KILN_DTYPE_U64 = 13,
   KILN_DTYPE_BF16 = 16,
-  /* Not a dtype: makes every int32 a valid kiln_dtype value, so that the
-   * runtime may check (and refuse) any value a caller passes. */
+  /* Not dtypes: they make every int32 a valid kiln_dtype value, so that
+   * the runtime may check (and refuse) any value a caller passes. */
+  KILN_DTYPE_MIN_ENUM_ = -0x7fffffff - 1,
   KILN_DTYPE_MAX_ENUM_ = 0x7fffffff
 } kiln_dtype;
 

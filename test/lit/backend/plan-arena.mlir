@@ -100,6 +100,32 @@ func.func @main(%c: i1, %in: memref<3xindex>, %out: memref<3xindex>) {
 
 // -----
 
+// But made in an scf.if inside a loop and carried out of the loop, it
+// would share its slot with the next iteration's: it stays a heap buffer.
+// CHECK: module attributes {kiln.arena_size = 0 : i64}
+// CHECK-LABEL: func.func @main(
+// CHECK:         scf.for
+// CHECK:           memref.alloc() {alignment = 64 : i64} : memref<3xindex>
+func.func @main(%c: i1, %in: memref<3xindex>, %out: memref<3xindex>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %r = scf.for %i = %c0 to %c4 step %c1 iter_args(%acc = %in) -> (memref<3xindex>) {
+    %next = scf.if %c -> (memref<3xindex>) {
+      scf.yield %acc : memref<3xindex>
+    } else {
+      %shape = memref.alloc() {alignment = 64 : i64} : memref<3xindex>
+      memref.copy %acc, %shape : memref<3xindex> to memref<3xindex>
+      scf.yield %shape : memref<3xindex>
+    }
+    scf.yield %next : memref<3xindex>
+  }
+  memref.copy %r, %out : memref<3xindex> to memref<3xindex>
+  return
+}
+
+// -----
+
 // Negative cases: dynamic shapes, returned buffers, buffers aligned beyond the
 // arena's 64 bytes and allocas stay as they are. The arena is still added.
 // CHECK: module attributes {kiln.arena_size = 0 : i64}
