@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/import/pt2/AtenContext.h"
+#include "compiler/import/pt2/Pt2Archive.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -372,15 +373,6 @@ std::optional<StringRef> expressionOf(const Object *size) {
   const Object *expr = size ? size->getObject("as_expr") : nullptr;
   return expr ? expr->getString("expr_str") : std::nullopt;
 }
-
-/// A lone symbol's name ("Symbol('s27', positive=True)" -> "s27"), else the
-/// expression as written.
-std::string symbolName(StringRef expr) {
-  StringRef rest = expr;
-  if (rest.consume_front("Symbol('"))
-    return rest.take_until([](char ch) { return ch == '\''; }).str();
-  return expr.str();
-}
 } // namespace
 
 FailureOr<SmallVector<int64_t>>
@@ -432,7 +424,7 @@ AtenContext::viewSizes(StringRef name, StringRef input,
     }
     return fail("argument '" + name + "' entry " + llvm::Twine(i) +
                 " is a symbolic size" +
-                (expr ? " (" + symbolName(*expr) + ")" : std::string()) +
+                (expr ? " (" + compactSympy(*expr) + ")" : std::string()) +
                 " other than dim " + llvm::Twine(i) + " of '" +
                 tensorName.value_or("?") +
                 "'; compile with --input-shape to specialize it");

@@ -230,7 +230,7 @@ Results compare(AtenContext &c, arith::CmpIPredicate ip,
   return noTensors();
 }
 
-enum class Unary { Neg, Pos, Not, Trunc, ToInt, ToFloat, Sqrt };
+enum class Unary { Neg, Pos, Not, Trunc, ToFloat, Sqrt };
 
 Results unary(AtenContext &c, Unary kind, StringRef arg = "a") {
   FailureOr<Value> a = c.symScalar(arg);
@@ -255,7 +255,6 @@ Results unary(AtenContext &c, Unary kind, StringRef arg = "a") {
         arith::ConstantIntOp::create(c.b, c.loc, v.getType(), 1));
     break;
   case Unary::Trunc: // math.trunc and torch.sym_int: toward zero
-  case Unary::ToInt:
     r = toInt(c, v);
     break;
   case Unary::ToFloat:
@@ -396,7 +395,7 @@ void mlir::kiln::pt2::registerAtenSymbolicHandlers(
   un("_operator.pos", Unary::Pos);
   un("torch.sym_not", Unary::Not);
   un("math.trunc", Unary::Trunc, "x");
-  un("torch.sym_int", Unary::ToInt);
+  un("torch.sym_int", Unary::Trunc);
   un("torch.sym_float", Unary::ToFloat);
   un("torch._sym_sqrt", Unary::Sqrt);
   t["torch.sym_ite"] = ifThenElse;

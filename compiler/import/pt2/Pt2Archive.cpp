@@ -1,6 +1,8 @@
 //===- Pt2Archive.cpp - A torch.export .pt2 archive, read in C++ ----------===//
 #include "compiler/import/pt2/Pt2Archive.h"
 
+#include <cstring>
+
 #include "llvm/ADT/StringExtras.h"
 
 using namespace mlir::kiln::pt2;
@@ -16,6 +18,24 @@ llvm::Error error(const llvm::Twine &message) {
   return llvm::createStringError(message.str());
 }
 } // namespace
+
+std::string mlir::kiln::pt2::compactSympy(StringRef expr) {
+  std::string out;
+  while (!expr.empty()) {
+    size_t at = expr.find("Symbol('");
+    out += expr.take_front(at).str();
+    if (at == StringRef::npos)
+      break;
+    expr = expr.drop_front(at + strlen("Symbol('"));
+    StringRef name = expr.take_until([](char c) { return c == '\''; });
+    size_t close = expr.find(')');
+    if (close == StringRef::npos)
+      return out + "Symbol('" + expr.str(); // not sympy's form: as written
+    out += name.str();
+    expr = expr.drop_front(close + 1);
+  }
+  return out;
+}
 
 llvm::Expected<TensorMeta> mlir::kiln::pt2::parseTensorMeta(const Object &meta,
                                                             StringRef what) {

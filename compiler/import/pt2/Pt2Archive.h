@@ -38,6 +38,10 @@ struct Payload {
   TensorMeta meta;
 };
 
+/// A sympy size as a reader wants it: each `Symbol('s77', positive=True,
+/// ...)` as `s77`, a lone symbol or inside an expression.
+std::string compactSympy(llvm::StringRef expr);
+
 /// Reads a TensorMeta object; `what` names it in errors.
 llvm::Expected<TensorMeta> parseTensorMeta(const llvm::json::Object &meta,
                                            llvm::StringRef what);

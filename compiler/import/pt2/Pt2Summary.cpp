@@ -7,7 +7,6 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
-#include <cstring>
 #include <map>
 
 using namespace mlir::kiln::pt2;
@@ -24,26 +23,6 @@ std::string dtypeName(int64_t code) {
   if (code >= 1 && code <= 13)
     return names[code - 1];
   return "dtype " + std::to_string(code);
-}
-
-/// A sympy size as a reader wants it: each `Symbol('s77', positive=True,
-/// ...)` as `s77` (a lone symbol, or inside an expression).
-std::string compactSympy(StringRef expr) {
-  std::string out;
-  while (!expr.empty()) {
-    size_t at = expr.find("Symbol('");
-    out += expr.take_front(at).str();
-    if (at == StringRef::npos)
-      break;
-    expr = expr.drop_front(at + strlen("Symbol('"));
-    StringRef name = expr.take_until([](char c) { return c == '\''; });
-    size_t close = expr.find(')');
-    if (close == StringRef::npos)
-      return out + "Symbol('" + expr.str(); // not sympy's form: as written
-    out += name.str();
-    expr = expr.drop_front(close + 1);
-  }
-  return out;
 }
 
 std::string shapeOf(const Object *meta) {
