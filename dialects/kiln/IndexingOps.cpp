@@ -200,11 +200,26 @@ LogicalResult ResizeOp::inferReturnTypes(MLIRContext *,
         !type.getElementType().isF64())
       return emitOptionalError(l, "params must be tensor<", 3 * rank, "xf64>");
   }
-  for (int64_t d = 0; d < rank; ++d)
-    if (a.getSizes()[d] < 0 || a.getScales()[d] <= 0 ||
-        (a.getSizes()[d] > 0 && input.getDimSize(d) == 0))
+  SmallVector<int64_t> shape;
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t size = a.getSizes()[d];
+    bool runTimeIn = input.isDynamicDim(d);
+    // -1: floor(in * scale) of a run-time input extent, computed then.
+    if (size == -1 && runTimeIn) {
+      shape.push_back(ShapedType::kDynamic);
+      continue;
+    }
+    if (size < 0 || a.getScales()[d] <= 0 ||
+        (size > 0 && input.getDimSize(d) == 0))
       return emitOptionalError(l, "bad size or scale in dim ", d);
-  out.push_back(input.clone(a.getSizes()));
+    // A static size of a run-time extent implies a run-time scale.
+    if (runTimeIn && !a.getParams())
+      return emitOptionalError(l, "dim ", d,
+                               " resizes a run-time extent to a static "
+                               "size; its scale must come from params");
+    shape.push_back(size);
+  }
+  out.push_back(input.clone(shape));
   return success();
 }
 

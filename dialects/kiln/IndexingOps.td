@@ -126,7 +126,7 @@ def Kiln_PadOp : Kiln_Op<"pad"> {
 }
 
 def Kiln_ResizeOp : Kiln_Op<"resize"> {
-  let summary = "ONNX Resize/Upsample to a static shape (nearest, linear, cubic)";
+  let summary = "ONNX Resize/Upsample (nearest, linear, cubic)";
   let description = [{
     `sizes` is the result shape; `scales` the per-dim scale ONNX uses in its
     coordinate transformation (output/input when the model gave sizes).
@@ -136,6 +136,11 @@ def Kiln_ResizeOp : Kiln_Op<"resize"> {
     When the model computes scales or roi at run time, `params` (f64, three
     values per dim: scale, then roi start and roi end) holds them and
     overrides `scales` and `roi`; `sizes` stays the static result shape.
+
+    A dim whose input extent is known only at run time has size -1 (the
+    result extent is then floor(in * scale), computed when the model runs,
+    as ONNX does) or, with `params` holding its run-time scale, a static
+    size.
     ```mlir
     %r = kiln.resize %x {mode = "nearest", coordinate_transformation_mode = "asymmetric",
                          nearest_mode = "floor", scales = array<f64: 1.0, 1.0, 2.0, 2.0>,

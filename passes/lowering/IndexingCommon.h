@@ -25,17 +25,23 @@ struct ResizeTapParams {
   bool excludeOutside;
 };
 
-/// Tap tables of one dim computed when the artifact runs, from the scale and
-/// roi in `params` (kiln.resize's f64 operand): `index` (i64, one table per
-/// tap), `weight` (empty for nearest) and `inside` (tf_crop_and_resize),
-/// each tensor<out x ...> (IndexingResizeTaps.cpp).
+/// One resized dim as the artifact sees it when it runs: its scale and roi
+/// bounds (f64; from kiln.resize's `params` or its attributes) and the
+/// input and output extents (index; constants or run-time values).
+struct RunTimeDim {
+  Value scale, roiStart, roiEnd, in, out;
+};
+
+/// Tap tables of one dim computed when the artifact runs: `index` (i64, one
+/// table per tap), `weight` (empty for nearest) and `inside`
+/// (tf_crop_and_resize), each tensor<out x ...>, `out` possibly a run-time
+/// extent (IndexingResizeTaps.cpp).
 struct RunTimeTaps {
   SmallVector<Value> index, weight;
   Value inside;
 };
 RunTimeTaps buildRunTimeTaps(OpBuilder &b, Location loc,
-                             const ResizeTapParams &p, Value params,
-                             int64_t dim, int64_t rank, int64_t in, int64_t out,
+                             const ResizeTapParams &p, const RunTimeDim &dim,
                              Type accType);
 
 /// Resize (IndexingResize.cpp).

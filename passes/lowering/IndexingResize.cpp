@@ -14,7 +14,16 @@
 //
 // Dims that are not resized read the loop index directly. With run-time
 // scales or roi (`params`), the tables are computed by the artifact
-// (IndexingResizeTaps.cpp) and every dim reads its full set of taps.
+// (IndexingResizeTaps.cpp) and every dim reads its full set of taps. So
+// are they for a dim whose input extent is known only at run time; its
+// result extent, where `sizes` has -1, is ONNX's floor(in * scale), also
+// computed then (a dim of scale 1 without `params` is read directly):
+//
+//   %r = kiln.resize %x {scales = [1, 1, 2, 2], sizes = [-1, 3, -1, -1], ...}
+//       : (tensor<?x3x?x?xf32>) -> tensor<?x3x?x?xf32>
+//   ->  %h = tensor.dim %x, %c2 ; %oh = floor(%h * 2.0)
+//       %i0, %i1, %w0, %w1 = linalg.generic ... -> tensor<?xi64>, tensor<?xf32>
+//       linalg.generic ins(%i0, %i1, %w0, %w1, ...) -> tensor<?x3x?x?xf32>
 //
 //===----------------------------------------------------------------------===//
 #include "passes/lowering/IndexingCommon.h"
@@ -23,6 +32,7 @@
 #include "dialects/kiln/KilnOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 #include <cmath>
@@ -195,29 +205,73 @@ struct ResizeLowering : OpConversionPattern<ResizeOp> {
 
     SmallVector<DimTaps> dims;
     SmallVector<BroadcastOperand> tables;
+    SmallVector<Value> resultSizes;
     MLIRContext *ctx = rewriter.getContext();
     Value params = adaptor.getParams();
-    for (int64_t d = 0; d < rank && params; ++d) {
-      RunTimeTaps t = buildRunTimeTaps(rewriter, loc, p, params, d, rank,
-                                       inShape[d], type.getDimSize(d), accType);
-      DimTaps &taps = dims.emplace_back();
-      taps.taps = t.index.size();
-      taps.weighted = !t.weight.empty();
-      taps.anyOutside = t.inside != nullptr;
+    auto f64 = [&](double v) -> Value {
+      return arith::ConstantOp::create(rewriter, loc,
+                                       rewriter.getF64FloatAttr(v));
+    };
+    for (int64_t d = 0; d < rank; ++d) {
       AffineMap map = mapOfDims(ctx, rank, {d});
-      for (Value v : llvm::concat<Value>(t.index, t.weight))
-        tables.push_back({v, map});
-      if (t.inside)
-        tables.push_back({t.inside, map});
-    }
-    for (int64_t d = 0; d < rank && !params; ++d) {
+      bool runTimeIn = ShapedType::isDynamic(inShape[d]);
+      bool runTimeOut = type.isDynamicDim(d);
+      if (params || runTimeIn || runTimeOut) {
+        Value in =
+            runTimeIn
+                ? Value(tensor::DimOp::create(rewriter, loc, input, d))
+                : arith::ConstantIndexOp::create(rewriter, loc, inShape[d]);
+        // Scale 1, nothing read from params: the loop index itself.
+        if (!params && op.getScales()[d] == 1.0 &&
+            p.transform != "tf_crop_and_resize" && runTimeOut) {
+          dims.emplace_back().identity = true;
+          resultSizes.push_back(in);
+          continue;
+        }
+        auto read = [&](int64_t i) -> Value {
+          Value at = arith::ConstantIndexOp::create(rewriter, loc, i);
+          return tensor::ExtractOp::create(rewriter, loc, params, at);
+        };
+        RunTimeDim dim;
+        dim.scale = params ? read(d) : f64(op.getScales()[d]);
+        dim.roiStart = params ? read(rank + d) : f64(roi.empty() ? 0 : roi[d]);
+        dim.roiEnd =
+            params ? read(2 * rank + d) : f64(roi.empty() ? 1 : roi[rank + d]);
+        dim.in = in;
+        if (runTimeOut) {
+          // ONNX's output extent: floor(in * scale).
+          Value inI = arith::IndexCastOp::create(rewriter, loc,
+                                                 rewriter.getI64Type(), in);
+          Value inF = arith::SIToFPOp::create(rewriter, loc,
+                                              rewriter.getF64Type(), inI);
+          Value scaled = arith::MulFOp::create(rewriter, loc, inF, dim.scale);
+          Value floor = math::FloorOp::create(rewriter, loc, scaled);
+          Value outI = arith::FPToSIOp::create(rewriter, loc,
+                                               rewriter.getI64Type(), floor);
+          dim.out = arith::IndexCastOp::create(rewriter, loc,
+                                               rewriter.getIndexType(), outI);
+          resultSizes.push_back(dim.out);
+        } else {
+          dim.out =
+              arith::ConstantIndexOp::create(rewriter, loc, type.getDimSize(d));
+        }
+        RunTimeTaps t = buildRunTimeTaps(rewriter, loc, p, dim, accType);
+        DimTaps &taps = dims.emplace_back();
+        taps.taps = t.index.size();
+        taps.weighted = !t.weight.empty();
+        taps.anyOutside = t.inside != nullptr;
+        for (Value v : llvm::concat<Value>(t.index, t.weight))
+          tables.push_back({v, map});
+        if (t.inside)
+          tables.push_back({t.inside, map});
+        continue;
+      }
       dims.push_back(computeTaps(p, inShape[d], type.getDimSize(d),
                                  op.getScales()[d], roi.empty() ? 0 : roi[d],
                                  roi.empty() ? 1 : roi[rank + d]));
       const DimTaps &taps = dims.back();
       if (taps.identity)
         continue;
-      AffineMap map = mapOfDims(ctx, rank, {d});
       int64_t out = type.getDimSize(d);
       for (int64_t t = 0; t < taps.taps; ++t) {
         SmallVector<Attribute> column;
@@ -299,8 +353,8 @@ struct ResizeLowering : OpConversionPattern<ResizeOp> {
       Value fill = createScalarConstant(b, l, elementType, extrapolation);
       return arith::SelectOp::create(b, l, inside, sum, fill);
     };
-    rewriter.replaceOp(
-        op, createParallelGeneric(rewriter, loc, type, tables, body));
+    rewriter.replaceOp(op, createParallelGeneric(rewriter, loc, type, tables,
+                                                 resultSizes, body));
     return success();
   }
 };

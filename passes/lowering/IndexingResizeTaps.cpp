@@ -1,10 +1,12 @@
 //===- IndexingResizeTaps.cpp - kiln.resize tap tables at run time --------===//
 //
 // When a model computes Resize's scales or roi at run time (kiln.resize
-// with `params`), the tap tables IndexingResize.cpp builds as constants are
-// computed by the artifact instead: per resized dim, one small
-// linalg.generic over the output coordinates per table, each running ONNX's
-// coordinate arithmetic in f64 on the scale and roi read from `params`:
+// with `params`), or resizes a dim whose extent is known only at run time,
+// the tap tables IndexingResize.cpp builds as constants are computed by the
+// artifact instead: per resized dim, one small linalg.generic over the
+// output coordinates per table, each running ONNX's coordinate arithmetic
+// in f64 on the scale and roi (read from `params` or constant) and the
+// input and output extents (constant or run-time):
 //
 //   x      = source coordinate of output o (transformation mode)
 //   whole  = floor(x), or x - 1 when x is whole; r = x - whole
@@ -26,26 +28,32 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 using namespace mlir;
 using namespace mlir::kiln;
 
 namespace {
 
+/// The extents of a dim as f64, and the scale and roi bounds.
+struct DimParams {
+  Value scale, roiStart, roiEnd, in, out;
+};
+
 /// ONNX's source coordinate of output `x` (f64), as sourceCoordinate in
 /// IndexingResize.cpp; `outside` is set for tf_crop_and_resize.
 Value sourceCoordinate(ScalarOps &f, const ResizeTapParams &p, Value x,
-                       int64_t in, int64_t out, Value scale, Value roiStart,
-                       Value roiEnd, Value &outside) {
+                       const DimParams &s, Value &outside) {
   using P = arith::CmpFPredicate;
-  Value inF = f.f64(in), width = f.mulf(scale, inF);
+  Value scale = s.scale, inF = s.in, out = s.out;
+  Value width = f.mulf(scale, inF), inLast = f.subf(inF, f.f64(1));
   Value widthIsOne = f.cmpf(P::OEQ, width, f.f64(1));
   Value halfPixel =
       f.addf(f.divf(f.addf(x, f.f64(0.5)), scale), f.f64(0.5 - 1));
   StringRef t = p.transform;
   if (t == "align_corners")
     return f.select(widthIsOne, f.f64(0),
-                    f.divf(f.mulf(x, f.f64(in - 1)), f.subf(width, f.f64(1))));
+                    f.divf(f.mulf(x, inLast), f.subf(width, f.f64(1))));
   if (t == "asymmetric")
     return f.divf(x, scale);
   if (t == "pytorch_half_pixel")
@@ -53,18 +61,17 @@ Value sourceCoordinate(ScalarOps &f, const ResizeTapParams &p, Value x,
   if (t == "tf_half_pixel_for_nn")
     return f.divf(f.addf(x, f.f64(0.5)), scale);
   if (t == "half_pixel_symmetric") {
-    Value adjustment = f.divf(f.f64(out), width);
-    return f.addf(f.mulf(f.f64(in / 2.0), f.subf(f.f64(1), adjustment)),
+    Value adjustment = f.divf(out, width);
+    return f.addf(f.mulf(f.mulf(inF, f.f64(0.5)), f.subf(f.f64(1), adjustment)),
                   halfPixel);
   }
   if (t == "tf_crop_and_resize") {
-    Value span = f.subf(roiEnd, roiStart);
-    Value v = out == 1 ? f.divf(f.mulf(span, f.f64(in - 1)), f.f64(2))
-                       : f.divf(f.mulf(f.mulf(x, span), f.f64(in - 1)),
-                                f.subf(width, f.f64(1)));
-    v = f.addf(v, f.mulf(roiStart, f.f64(in - 1)));
-    outside =
-        f.ori(f.cmpf(P::OLT, v, f.f64(0)), f.cmpf(P::OGT, v, f.f64(in - 1)));
+    Value span = f.subf(s.roiEnd, s.roiStart);
+    Value v = f.select(
+        f.cmpf(P::OEQ, out, f.f64(1)), f.divf(f.mulf(span, inLast), f.f64(2)),
+        f.divf(f.mulf(f.mulf(x, span), inLast), f.subf(width, f.f64(1))));
+    v = f.addf(v, f.mulf(s.roiStart, inLast));
+    outside = f.ori(f.cmpf(P::OLT, v, f.f64(0)), f.cmpf(P::OGT, v, inLast));
     return v;
   }
   return halfPixel;
@@ -72,20 +79,20 @@ Value sourceCoordinate(ScalarOps &f, const ResizeTapParams &p, Value x,
 
 enum class Part { Index, Weight, Inside };
 
-/// The run-time scale and roi bounds of one dim, read from `params`.
-struct DimParams {
-  Value scale, roiStart, roiEnd;
-};
-
 /// One table of a dim: tap `tap`'s source index (i64), its weight
 /// (`accType`), or the inside flag (i1), for every output coordinate.
 Value buildTable(OpBuilder &b, Location loc, const ResizeTapParams &p,
-                 const DimParams &s, int64_t in, int64_t out, Part part,
-                 int64_t tap, Type accType) {
+                 const DimParams &s, Value outExtent, Part part, int64_t tap,
+                 Type accType) {
   Type type = part == Part::Index    ? Type(b.getI64Type())
               : part == Part::Weight ? accType
                                      : Type(b.getI1Type());
-  auto resultType = RankedTensorType::get({out}, type);
+  std::optional<int64_t> out = getConstantIntValue(outExtent);
+  auto resultType =
+      RankedTensorType::get({out ? *out : ShapedType::kDynamic}, type);
+  SmallVector<Value> dynamicSizes;
+  if (!out)
+    dynamicSizes.push_back(outExtent);
   auto body = [&](OpBuilder &nb, Location l, ValueRange) -> Value {
     using P = arith::CmpFPredicate;
     ScalarOps f{nb, l};
@@ -93,8 +100,7 @@ Value buildTable(OpBuilder &b, Location loc, const ResizeTapParams &p,
     Value oi = arith::IndexCastOp::create(nb, l, nb.getI64Type(), o);
     Value x = arith::SIToFPOp::create(nb, l, nb.getF64Type(), oi);
     Value outside;
-    x = sourceCoordinate(f, p, x, in, out, s.scale, s.roiStart, s.roiEnd,
-                         outside);
+    x = sourceCoordinate(f, p, x, s, outside);
     if (part == Part::Inside)
       return f.noti(outside);
     Value floor = math::FloorOp::create(nb, l, x);
@@ -103,7 +109,7 @@ Value buildTable(OpBuilder &b, Location loc, const ResizeTapParams &p,
     Value r = f.subf(x, base);
     auto clampIndex = [&](Value source) -> Value {
       Value c = arith::MaximumFOp::create(nb, l, source, f.f64(0));
-      c = arith::MinimumFOp::create(nb, l, c, f.f64(in - 1));
+      c = arith::MinimumFOp::create(nb, l, c, f.subf(s.in, f.f64(1)));
       return arith::FPToSIOp::create(nb, l, nb.getI64Type(), c);
     };
     if (p.mode == "nearest") {
@@ -142,7 +148,7 @@ Value buildTable(OpBuilder &b, Location loc, const ResizeTapParams &p,
       for (int64_t t = 0; t < n; ++t) {
         Value source = f.addf(first, f.f64(t));
         Value in0 = f.andi(f.cmpf(P::OGE, source, f.f64(0)),
-                           f.cmpf(P::OLT, source, f.f64(in)));
+                           f.cmpf(P::OLT, source, s.in));
         coeffs[t] = f.select(in0, coeffs[t], f.f64(0));
         sum = f.addf(sum, coeffs[t]);
       }
@@ -154,29 +160,31 @@ Value buildTable(OpBuilder &b, Location loc, const ResizeTapParams &p,
       w = arith::TruncFOp::create(nb, l, accType, w);
     return w;
   };
-  return createParallelGeneric(b, loc, resultType, {}, body);
+  return createParallelGeneric(b, loc, resultType, {}, dynamicSizes, body);
 }
 
 } // namespace
 
 RunTimeTaps mlir::kiln::buildRunTimeTaps(OpBuilder &b, Location loc,
-                                         const ResizeTapParams &p, Value params,
-                                         int64_t dim, int64_t rank, int64_t in,
-                                         int64_t out, Type accType) {
-  auto read = [&](int64_t i) -> Value {
-    Value at = arith::ConstantIndexOp::create(b, loc, i);
-    return tensor::ExtractOp::create(b, loc, params, at);
+                                         const ResizeTapParams &p,
+                                         const RunTimeDim &dim, Type accType) {
+  auto asF64 = [&](Value extent) -> Value {
+    if (auto c = getConstantIntValue(extent))
+      return arith::ConstantOp::create(b, loc, b.getF64FloatAttr(*c));
+    Value i = arith::IndexCastOp::create(b, loc, b.getI64Type(), extent);
+    return arith::SIToFPOp::create(b, loc, b.getF64Type(), i);
   };
-  DimParams s{read(dim), read(rank + dim), read(2 * rank + dim)};
+  DimParams s{dim.scale, dim.roiStart, dim.roiEnd, asF64(dim.in),
+              asF64(dim.out)};
   RunTimeTaps taps;
   int64_t n = p.mode == "nearest" ? 1 : p.mode == "cubic" ? 4 : 2;
   for (int64_t t = 0; t < n; ++t)
     taps.index.push_back(
-        buildTable(b, loc, p, s, in, out, Part::Index, t, accType));
+        buildTable(b, loc, p, s, dim.out, Part::Index, t, accType));
   for (int64_t t = 0; p.mode != "nearest" && t < n; ++t)
     taps.weight.push_back(
-        buildTable(b, loc, p, s, in, out, Part::Weight, t, accType));
+        buildTable(b, loc, p, s, dim.out, Part::Weight, t, accType));
   if (p.transform == "tf_crop_and_resize")
-    taps.inside = buildTable(b, loc, p, s, in, out, Part::Inside, 0, accType);
+    taps.inside = buildTable(b, loc, p, s, dim.out, Part::Inside, 0, accType);
   return taps;
 }

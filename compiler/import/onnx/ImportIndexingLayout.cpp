@@ -5,6 +5,10 @@
 // runs); Pad's fill value does not and may be computed at run time. Resize's
 // scales and roi may be run-time values: they travel to kiln.resize as its
 // f64 `params` operand, and the declared result shape gives the sizes.
+// Resize over a run-time extent (a fully convolutional net exported with
+// dynamic height and width) gives that dim size -1, floor(in * scale)
+// computed when the model runs; given sizes divide by the run-time extent
+// for their scale (in `params`).
 // DepthToSpace and SpaceToDepth need no op of their own: reshape,
 // transpose, reshape.
 //
@@ -12,6 +16,7 @@
 
 #include "compiler/import/onnx/ImportIndexing.h"
 #include "compiler/import/onnx/ImportNNBuilder.h"
+#include "compiler/import/onnx/SymbolicShapes.h"
 
 #include "onnx/onnx.pb.h"
 
@@ -153,16 +158,44 @@ LogicalResult runTimeScales(NodeContext &c, ResizeSpec &s, size_t i) {
   return success();
 }
 
-FailureOr<Value> makeResize(NodeContext &c, const ResizeSpec &s) {
+/// Scales of a Resize given sizes over run-time input extents: size / in
+/// for each such dim, computed when the model runs (the others constant).
+Value runTimeSizeScales(NodeContext &c, const ResizeSpec &s) {
   auto type = c.type(c.input(0));
-  for (int64_t d = 0; d < type.getRank(); ++d)
-    if (type.isDynamicDim(d)) {
-      c.error = fmt::format("Resize needs static input extents: dim {} of "
-                            "'{}' is known only at run time (give it one "
-                            "with --input-shape)",
-                            d, c.node.input(0));
+  int64_t rank = type.getRank();
+  SmallVector<double> numerators;
+  SymInts denominators;
+  for (int64_t d = 0; d < rank; ++d) {
+    bool runTime = type.isDynamicDim(d) && s.sizes[d] >= 0;
+    numerators.push_back(runTime ? (double)s.sizes[d] : s.scales[d]);
+    denominators.push_back(runTime ? dimOf(c, c.input(0), d)
+                                   : SymInt(c.b.getI64IntegerAttr(1)));
+  }
+  NNBuilder e(c);
+  auto f64s = RankedTensorType::get({rank}, c.b.getF64Type());
+  Value n = c.constant(DenseElementsAttr::get(f64s, ArrayRef(numerators)));
+  Value extents = materialize(c, denominators,
+                              RankedTensorType::get({rank}, c.b.getI64Type()));
+  return e.div(n, e.cast(extents, c.b.getF64Type()));
+}
+
+FailureOr<Value> makeResize(NodeContext &c, ResizeSpec s) {
+  auto type = c.type(c.input(0));
+  // A run-time extent: -1 (floor(in * scale) at run time) where the size
+  // follows from the scale, else a run-time scale for the given size.
+  bool sizeScales = false;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    if (!type.isDynamicDim(d))
+      continue;
+    if (ShapedType::isDynamic(s.sizes[d]))
+      s.sizes[d] = -1;
+    sizeScales |= s.sizes[d] >= 0;
+  }
+  if (sizeScales && !s.runTimeScales) {
+    s.runTimeScales = runTimeSizeScales(c, s);
+    if (!s.runTimeScales)
       return failure();
-    }
+  }
   if (s.mode != "nearest" && !isa<FloatType>(type.getElementType())) {
     (void)c.unsupported(s.mode + " Resize of integer tensors");
     return failure();
@@ -237,7 +270,10 @@ Results importLegacyResize(NodeContext &c, size_t scalesInput) {
     return c.fail("needs one scale per dim");
   s.scales = *scales;
   for (int64_t d = 0; d < type.getRank(); ++d)
-    s.sizes.push_back((int64_t)std::floor(type.getDimSize(d) * (*scales)[d]));
+    s.sizes.push_back(
+        type.isDynamicDim(d)
+            ? -1
+            : (int64_t)std::floor(type.getDimSize(d) * (*scales)[d]));
   return one(makeResize(c, s));
 }
 
@@ -286,6 +322,11 @@ Results importResize(NodeContext &c) {
   s.sizes.assign(type.getShape().begin(), type.getShape().end());
   if (haveSizes) {
     std::string policy = c.attrString("keep_aspect_ratio_policy", "stretch");
+    if (policy != "stretch" && !type.hasStaticShape())
+      return c.fail(fmt::format(
+          "keep_aspect_ratio_policy '{}' needs static input extents: '{}' "
+          "has a shape known only at run time (give it with --input-shape)",
+          policy, c.node.input(0)));
     // Run-time sizes (stretched): the declared result shape, checked.
     auto sizes = c.shapeInput(3, [&]() -> std::optional<SmallVector<int64_t>> {
       auto declared = c.declaredShape(0);
@@ -304,7 +345,8 @@ Results importResize(NodeContext &c) {
       for (size_t i = 0; i < n; ++i) {
         int64_t in = type.getDimSize(axes[i]);
         s.sizes[axes[i]] = (*sizes)[i];
-        s.scales[axes[i]] = in ? (double)(*sizes)[i] / in : 1.0;
+        // (A run-time extent's scale is computed when the model runs.)
+        s.scales[axes[i]] = in > 0 ? (double)(*sizes)[i] / in : 1.0;
       }
     } else if (policy == "not_larger" || policy == "not_smaller") {
       double scale = policy == "not_larger" ? INFINITY : 0.0;
@@ -332,7 +374,9 @@ Results importResize(NodeContext &c) {
         return c.fail("scales must be positive");
       s.scales[axes[i]] = (*scales)[i];
       s.sizes[axes[i]] =
-          (int64_t)std::floor(type.getDimSize(axes[i]) * (*scales)[i]);
+          type.isDynamicDim(axes[i])
+              ? -1
+              : (int64_t)std::floor(type.getDimSize(axes[i]) * (*scales)[i]);
     }
   } else {
     return c.fail("one of scales and sizes is required");

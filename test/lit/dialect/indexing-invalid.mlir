@@ -87,3 +87,13 @@ func.func @f(%x: tensor<1x1x3x2xf32>, %g: tensor<1x2x4x2xf32>) {
   %0 = kiln.grid_sample %x, %g {mode = "linear", padding_mode = "wrap", align_corners = false} : (tensor<1x1x3x2xf32>, tensor<1x2x4x2xf32>) -> tensor<1x1x2x4xf32>
   return
 }
+
+// -----
+
+// A run-time extent resized to a static size needs its run-time scale.
+func.func @f(%x: tensor<1x?xf32>) {
+  // expected-error @+2 {{dim 1 resizes a run-time extent to a static size; its scale must come from params}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = kiln.resize %x {mode = "nearest", coordinate_transformation_mode = "asymmetric", nearest_mode = "floor", scales = array<f64: 1.0, 2.0>, sizes = array<i64: 1, 8>, roi = array<f64>, cubic_coeff_a = -7.5e-01 : f64, exclude_outside = false, extrapolation_value = 0.0 : f64} : (tensor<1x?xf32>) -> tensor<1x8xf32>
+  return
+}

@@ -126,6 +126,32 @@ func.func @resize_linear_run_time(%x: tensor<1x2xf32>, %p: tensor<6xf64>) -> ten
 
 // -----
 
+// Nearest 2x over a run-time batch, height and width: the batch (scale 1)
+// reads the loop index, the channels (static, scale 1) too; the height and
+// width get run-time tables over floor(extent * 2) output coordinates,
+// which are also the result's extents.
+// CHECK-LABEL: func.func @resize_run_time_extents
+// CHECK-DAG: %[[N:.+]] = tensor.dim %arg0, %c0
+// CHECK-DAG: %[[H:.+]] = tensor.dim %arg0, %c2
+// CHECK: arith.index_cast %[[H]] : index to i64
+// CHECK: arith.sitofp
+// CHECK: arith.mulf %{{.+}}, %cst{{.*}} : f64
+// CHECK: math.floor
+// CHECK: %[[OH:.+]] = arith.index_cast %{{.+}} : i64 to index
+// CHECK: tensor.empty(%[[OH]]) : tensor<?xi64>
+// CHECK: %[[OW:.+]] = arith.index_cast %{{.+}} : i64 to index
+// CHECK: tensor.empty(%[[N]], %[[OH]], %[[OW]]) : tensor<?x3x?x?xf32>
+// CHECK: linalg.generic
+// CHECK: linalg.index 0
+// CHECK: linalg.index 1
+// CHECK: tensor.extract %arg0
+func.func @resize_run_time_extents(%x: tensor<?x3x?x?xf32>) -> tensor<?x3x?x?xf32> {
+  %r = kiln.resize %x {mode = "nearest", coordinate_transformation_mode = "asymmetric", nearest_mode = "floor", scales = array<f64: 1.0, 1.0, 2.0, 2.0>, sizes = array<i64: -1, 3, -1, -1>, roi = array<f64>, cubic_coeff_a = -7.5e-01 : f64, exclude_outside = false, extrapolation_value = 0.0 : f64} : (tensor<?x3x?x?xf32>) -> tensor<?x3x?x?xf32>
+  return %r : tensor<?x3x?x?xf32>
+}
+
+// -----
+
 // TopK: ranks (n^2 per row), then slot r takes the element of rank r.
 // CHECK-LABEL: func.func @topk
 // CHECK: %[[RANKS:.+]] = linalg.generic {{.*}}outs(%{{.+}} : tensor<3x4xi64>)

@@ -1,0 +1,198 @@
+#!/usr/bin/env python3
+"""Upsampling over a run-time height and width, against onnxruntime.
+
+A fully convolutional net (a small U-Net: convolutions, a max pool, a
+transposed convolution, bilinear and nearest upsampling, a skip concat)
+exported with dynamic batch, height and width is compiled ONCE with kiln
+(no --input-shape) and run at several image sizes; then single Resize
+nodes over run-time extents, one per mode and coordinate transformation,
+given scales or sizes, and single ConvTranspose nodes (strides, pads,
+dilations, output_padding, groups). Each result is compared with
+onnxruntime's. What still needs static extents says so.
+
+    check_symbolic_fcn.py KILN WORK_DIR
+"""
+import os
+import subprocess
+import sys
+
+try:
+    import numpy as np
+    import onnx
+    import onnxruntime as ort
+    import torch
+    import torch.nn as nn
+    from onnx import TensorProto, helper
+except ImportError as e:
+    print(f"skipped: {e}")
+    sys.exit(77)
+
+kiln, work = sys.argv[1:3]
+os.makedirs(work, exist_ok=True)
+torch.manual_seed(0)
+rng = np.random.default_rng(0)
+failures = []
+
+
+def compile_model(path, *flags):
+    artifact = path.replace(".onnx", ".so")
+    done = subprocess.run([kiln, "compile", path, "-o", artifact, *flags],
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        failures.append(f"{os.path.basename(path)}: kiln compile failed: "
+                        f"{done.stderr.strip()}")
+        return None
+    return artifact
+
+
+def check_sizes(name, path, make_inputs, sizes, tolerance=1e-4):
+    """Compiles `path` once and runs it at each size against onnxruntime."""
+    artifact = compile_model(path)
+    if artifact is None:
+        return
+    session = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+    for size in sizes:
+        inputs = make_inputs(*size)
+        expected = session.run(None, inputs)[0]
+        cmd = [kiln, "run", artifact]
+        tag = f"{name}_{'x'.join(map(str, size))}"
+        for key, value in inputs.items():
+            file = os.path.join(work, f"{tag}_{key}.npy")
+            np.save(file, value)
+            cmd += ["--input", f"{key}={file}"]
+        file = os.path.join(work, f"{tag}_expected.npy")
+        np.save(file, expected)
+        cmd += ["--expect", f"out={file}", "--atol", str(tolerance),
+                "--rtol", str(tolerance)]
+        done = subprocess.run(cmd, capture_output=True, text=True)
+        verdict = "PASS" if done.returncode == 0 else "FAIL"
+        print(f"{name} {size} -> {list(expected.shape)}: {verdict}")
+        if done.returncode != 0:
+            failures.append(f"{name} at {size}: "
+                            f"{(done.stdout + done.stderr).strip()}")
+
+
+def save_model(name, nodes, inputs, initializers=(), opset=19):
+    graph = helper.make_graph(
+        nodes, name,
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, shape)
+         for n, shape in inputs],
+        [helper.make_tensor_value_info("out", TensorProto.FLOAT, None)],
+        initializer=list(initializers))
+    path = os.path.join(work, name + ".onnx")
+    onnx.save(helper.make_model(
+        graph, opset_imports=[helper.make_opsetid("", opset)]), path)
+    return path
+
+
+def floats(name, values):
+    values = np.asarray(values, np.float32)
+    return helper.make_tensor(name, TensorProto.FLOAT, values.shape,
+                              values.flatten())
+
+
+def ints(name, values):
+    return helper.make_tensor(name, TensorProto.INT64, [len(values)], values)
+
+
+def image(b, c, h, w):
+    return {"x": rng.standard_normal((b, c, h, w), dtype=np.float32)}
+
+
+# Single Resize nodes over [b, 2, h, w]: scales (the result extent
+# floor(in * scale) computed as the model runs) or sizes (the scale
+# size / in computed then), every mode and transformation. Kiln follows
+# ONNX's reference where onnxruntime departs from it, so the scales avoid
+# those cases: onnxruntime rounds in * scale in float32 (5 * 1.4f gives it
+# 7 extents, the reference 6), and its align_corners divides by the
+# rounded output extent rather than in * scale.
+resize_cases = [
+    ("nearest_asym_floor", dict(mode="nearest",
+                                coordinate_transformation_mode="asymmetric",
+                                nearest_mode="floor"), [1, 1, 2, 2], None),
+    ("nearest_half", dict(mode="nearest"), [1, 1, 1.5, 2.5], None),
+    ("nearest_ceil_align", dict(mode="nearest", nearest_mode="ceil",
+                                coordinate_transformation_mode="align_corners"),
+     [1, 1, 3, 2], None),
+    ("linear_half", dict(mode="linear"), [1, 1, 2, 2], None),
+    ("linear_align", dict(mode="linear",
+                          coordinate_transformation_mode="align_corners"),
+     [1, 1, 2, 3], None),
+    ("linear_pytorch", dict(mode="linear",
+                            coordinate_transformation_mode="pytorch_half_pixel"),
+     [1, 1, 0.5, 1.75], None),
+    ("linear_symmetric", dict(mode="linear",
+                              coordinate_transformation_mode="half_pixel_symmetric"),
+     [1, 1, 1.7, 2.3], None),
+    ("cubic_half", dict(mode="cubic"), [1, 1, 2, 2], None),
+    ("cubic_exclude", dict(mode="cubic", exclude_outside=1,
+                           cubic_coeff_a=-0.5), [1, 1, 0.625, 1.375], None),
+    ("linear_sizes", dict(mode="linear"), None, [8, 13]),
+    ("nearest_sizes", dict(mode="nearest", nearest_mode="round_prefer_ceil"),
+     None, [5, 9]),
+    ("cubic_sizes_align", dict(mode="cubic",
+                               coordinate_transformation_mode="align_corners"),
+     None, [7, 4]),
+]
+for name, attrs, scales, sizes in resize_cases:
+    inits, node_inputs = [], ["x", ""]
+    if scales is not None:
+        inits.append(floats("scales", scales))
+        node_inputs.append("scales")
+    else:
+        inits.append(ints("sizes", sizes))
+        node_inputs += ["", "sizes"]
+        attrs = dict(attrs, axes=[2, 3])
+    path = save_model(
+        "resize_" + name,
+        [helper.make_node("Resize", node_inputs, ["out"], name="resize",
+                          **attrs)],
+        [("x", ["b", 2, "h", "w"])], inits)
+    check_sizes("resize_" + name, path, lambda b, h, w: image(b, 2, h, w),
+                [(1, 4, 5), (2, 1, 1), (1, 9, 16), (3, 7, 3)])
+
+# tf_crop_and_resize over a run-time extent: the roi's extrapolated
+# outputs take extrapolation_value.
+crop = save_model(
+    "resize_crop",
+    [helper.make_node("Resize", ["x", "roi", "", "sizes"], ["out"],
+                      mode="linear", name="crop",
+                      coordinate_transformation_mode="tf_crop_and_resize",
+                      extrapolation_value=-3.0)],
+    [("x", [1, 1, "h", "w"])],
+    [floats("roi", [0, 0, 0.2, -0.3, 1, 1, 0.9, 1.2]),
+     ints("sizes", [1, 1, 6, 7])])
+check_sizes("resize_crop", crop, lambda h, w: image(1, 1, h, w),
+            [(4, 5), (1, 1), (10, 3)])
+
+# Upsample (opset 9): scales as an input.
+upsample = save_model(
+    "upsample9",
+    [helper.make_node("Upsample", ["x", "scales"], ["out"], mode="linear",
+                      name="up")],
+    [("x", ["b", 2, "h", "w"])], [floats("scales", [1, 1, 2, 3])], opset=9)
+check_sizes("upsample9", upsample, lambda b, h, w: image(b, 2, h, w),
+            [(1, 3, 4), (2, 1, 6)])
+
+# keep_aspect_ratio_policy depends on the extents; refused by name.
+aspect = save_model(
+    "resize_aspect",
+    [helper.make_node("Resize", ["x", "", "", "sizes"], ["out"],
+                      keep_aspect_ratio_policy="not_larger", axes=[2, 3],
+                      name="aspect")],
+    [("x", [1, 1, "h", "w"])], [ints("sizes", [8, 8])])
+done = subprocess.run([kiln, "compile", aspect, "-o", aspect + ".so"],
+                      capture_output=True, text=True)
+message = ("error: keep_aspect_ratio_policy 'not_larger' needs static input "
+           "extents: 'x' has a shape known only at run time (give it with "
+           "--input-shape) at node 'aspect' (Resize)")
+if done.returncode != 1 or message not in done.stderr:
+    failures.append(f"resize_aspect: expected '{message}', got rc "
+                    f"{done.returncode}: {done.stderr.strip()}")
+else:
+    print("resize_aspect refused: PASS")
+
+if failures:
+    print("\n".join(["FAILED:"] + failures))
+    sys.exit(1)
+print("all run-time upsampling checks passed")
