@@ -169,13 +169,22 @@ LogicalResult PadOp::inferReturnTypes(MLIRContext *, std::optional<Location> l,
       llvm::any_of(pads, [](int64_t p) { return p < 0; }))
     return emitOptionalError(l, "pads must be ", 2 * rank,
                              " non-negative values");
+  std::optional<ArrayRef<int64_t>> interior = a.getInterior();
+  if (interior && ((int64_t)interior->size() != rank || mode != "constant" ||
+                   llvm::any_of(*interior, [](int64_t p) { return p < 0; })))
+    return emitOptionalError(l, "interior must be ", rank,
+                             " non-negative values, in constant mode");
   SmallVector<int64_t> shape(input.getShape());
   for (int64_t d = 0; d < rank; ++d) {
     bool padded = pads[d] > 0 || pads[rank + d] > 0;
     // Non-constant modes read existing elements to fill the border.
     if (padded && mode != "constant" && shape[d] == 0)
       return emitOptionalError(l, mode, " padding of an empty dim ", d);
-    shape[d] += pads[d] + pads[rank + d];
+    if (ShapedType::isDynamic(shape[d]))
+      continue;
+    int64_t between =
+        interior ? (*interior)[d] * std::max<int64_t>(shape[d] - 1, 0) : 0;
+    shape[d] += pads[d] + pads[rank + d] + between;
   }
   out.push_back(input.clone(shape));
   return success();

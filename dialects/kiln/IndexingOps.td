@@ -118,10 +118,18 @@ def Kiln_PadOp : Kiln_Op<"pad"> {
     %r = kiln.pad %x, %v {mode = "reflect", pads = array<i64: 0, 2, 0, 1>}
         : (tensor<3x4xf32>, tensor<f32>) -> tensor<3x7xf32>
     ```
+    `interior` (constant mode only; one per dim) puts that many `value`s
+    between neighbouring elements, as a transposed convolution's stride
+    does: an extent n becomes n + (n - 1) * interior + begin + end.
+    ```mlir
+    %r = kiln.pad %x, %zero {pads = array<i64: 0, 1, 0, 1>, interior = array<i64: 0, 1>}
+        : (tensor<2x?xf32>, tensor<f32>) -> tensor<2x?xf32>
+    ```
   }];
   let arguments = (ins AnyRankedTensor:$input, AnyRankedTensor:$value,
                    DenseI64ArrayAttr:$pads,
-                   DefaultValuedStrAttr<StrAttr, "constant">:$mode);
+                   DefaultValuedStrAttr<StrAttr, "constant">:$mode,
+                   OptionalAttr<DenseI64ArrayAttr>:$interior);
   let results = (outs AnyRankedTensor:$result);
 }
 

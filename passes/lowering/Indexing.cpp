@@ -225,6 +225,40 @@ Value foldIntoRange(OpBuilder &b, Location l, Value i, int64_t size,
       b, l, low, m, arith::SubIOp::create(b, l, constant(period), m));
 }
 
+/// A constant pad with `interior` values between elements: the result
+/// filled with `value`, the input inserted at the begin pads with strides
+/// interior + 1. Run-time extents n give n + (n - 1) * interior + pads.
+Value spreadInto(OpBuilder &b, Location loc, RankedTensorType type, Value input,
+                 ArrayRef<int64_t> pads, ArrayRef<int64_t> interior,
+                 Value value) {
+  int64_t rank = type.getRank();
+  SmallVector<Value> resultSizes;
+  SmallVector<OpFoldResult> offsets, sizes, strides;
+  for (int64_t d = 0; d < rank; ++d) {
+    OpFoldResult extent = tensor::getMixedSize(b, loc, input, d);
+    offsets.push_back(b.getIndexAttr(pads[d]));
+    sizes.push_back(extent);
+    strides.push_back(b.getIndexAttr(interior[d] + 1));
+    if (!type.isDynamicDim(d))
+      continue;
+    // n + max(n - 1, 0) * interior + begin + end.
+    auto index = [&](int64_t v) -> Value {
+      return arith::ConstantIndexOp::create(b, loc, v);
+    };
+    Value n = cast<Value>(extent);
+    Value gaps = arith::MaxSIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, n, index(1)), index(0));
+    Value size = arith::AddIOp::create(
+        b, loc, n, arith::MulIOp::create(b, loc, gaps, index(interior[d])));
+    resultSizes.push_back(
+        arith::AddIOp::create(b, loc, size, index(pads[d] + pads[rank + d])));
+  }
+  Value init = createEmptyTensor(b, loc, type, resultSizes);
+  Value filled = linalg::FillOp::create(b, loc, value, init).getResult(0);
+  return tensor::InsertSliceOp::create(b, loc, input, filled, offsets, sizes,
+                                       strides);
+}
+
 struct PadLowering : OpConversionPattern<PadOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -246,6 +280,11 @@ struct PadLowering : OpConversionPattern<PadOp> {
       }
       Value value = tensor::ExtractOp::create(rewriter, loc, adaptor.getValue(),
                                               ValueRange{});
+      if (auto interior = op.getInterior()) {
+        rewriter.replaceOp(
+            op, spreadInto(rewriter, loc, type, input, pads, *interior, value));
+        return success();
+      }
       rewriter.replaceOp(op, tensor::PadOp::create(rewriter, loc, type, input,
                                                    low, high, value));
       return success();

@@ -174,6 +174,101 @@ upsample = save_model(
 check_sizes("upsample9", upsample, lambda b, h, w: image(b, 2, h, w),
             [(1, 3, 4), (2, 1, 6)])
 
+# Single ConvTranspose nodes over [b, 4, h, w]: stride 2 with pads and
+# output_padding, stride 3 dilated, grouped, a 1-D one, no stride at all.
+conv_t_cases = [
+    ("s2_pads", dict(strides=[2, 2], pads=[1, 1, 1, 1],
+                     output_padding=[1, 1]), (4, 6, 3, 3), 1),
+    ("s3_dilated", dict(strides=[3, 2], dilations=[2, 1], pads=[0, 1, 2, 0]),
+     (4, 3, 3, 2), 1),
+    ("grouped", dict(strides=[2, 2], group=2), (4, 3, 2, 2), 2),
+    ("unstrided", dict(pads=[1, 1, 1, 1]), (4, 5, 3, 3), 1),
+]
+for name, attrs, w_shape, group in conv_t_cases:
+    weight = rng.standard_normal(w_shape, dtype=np.float32)
+    bias = rng.standard_normal(w_shape[1] * group, dtype=np.float32)
+    path = save_model(
+        "conv_t_" + name,
+        [helper.make_node("ConvTranspose", ["x", "w", "bias"], ["out"],
+                          name="up", **attrs)],
+        [("x", ["b", 4, "h", "w"])],
+        [floats("w", weight), floats("bias", bias)])
+    check_sizes("conv_t_" + name, path, lambda b, h, w: image(b, 4, h, w),
+                [(1, 5, 6), (2, 1, 1), (1, 17, 3)])
+conv_1d = save_model(
+    "conv_t_1d",
+    [helper.make_node("ConvTranspose", ["x", "w"], ["out"], strides=[4],
+                      pads=[1, 2], name="up")],
+    [("x", ["b", 4, "t"])],
+    [floats("w", rng.standard_normal((4, 2, 5), dtype=np.float32))])
+check_sizes("conv_t_1d", conv_1d,
+            lambda b, t: {"x": rng.standard_normal((b, 4, t),
+                                                   dtype=np.float32)},
+            [(1, 1), (3, 10)])
+
+# A small U-Net exported by torch with dynamic batch, height and width:
+# the decoder upsamples by a transposed convolution and by bilinear and
+# nearest interpolation, and concatenates the encoder's features.
+class UNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(5)
+        self.e1 = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.ReLU())
+        self.e2 = nn.Sequential(nn.Conv2d(8, 16, 3, padding=1), nn.ReLU())
+        self.mid = nn.Conv2d(16, 16, 3, padding=1)
+        self.up = nn.ConvTranspose2d(16, 8, 2, stride=2)
+        self.d1 = nn.Conv2d(16, 8, 3, padding=1)
+        self.head = nn.Conv2d(8, 2, 1)
+
+    def forward(self, x):
+        a = self.e1(x)
+        b = self.e2(nn.functional.max_pool2d(a, 2))
+        c = self.mid(nn.functional.max_pool2d(b, 2))
+        c = nn.functional.interpolate(c, scale_factor=2.0, mode="bilinear",
+                                      align_corners=False)
+        d = self.up(b + c)
+        d = self.d1(torch.cat([a, d], 1))
+        y = self.head(torch.relu(d))
+        return y + nn.functional.interpolate(y[:, :, ::2, ::2],
+                                             scale_factor=2.0,
+                                             mode="nearest")
+
+
+unet = os.path.join(work, "unet.onnx")
+torch.onnx.export(UNet().eval(), (torch.randn(1, 3, 32, 48),), unet,
+                  input_names=["x"], output_names=["out"],
+                  dynamic_axes={"x": {0: "b", 2: "h", 3: "w"},
+                                "out": {0: "b", 2: "h", 3: "w"}},
+                  opset_version=17, dynamo=False)
+check_sizes("unet", unet, lambda b, h, w: image(b, 3, h, w),
+            [(1, 32, 48), (2, 8, 12), (1, 4, 4), (1, 64, 36)])
+
+# A transposed convolution whose pads crop more than the kernel reaches,
+# or whose output_shape fixes the result, needs static extents.
+for what, attrs, message in [
+        ("crop", dict(strides=[2, 2], pads=[3, 3, 3, 3]),
+         "error: a transposed convolution over run-time extents needs pads "
+         "of at most dilation * (kernel - 1) = 2 in spatial dim 0, got 3 "
+         "and 3 (give static extents with --input-shape) at node 'up' "
+         "(ConvTranspose)"),
+        ("output_shape", dict(strides=[2, 2], output_shape=[10, 10]),
+         "error: spatial dim 2 of 'x' is known only at run time; "
+         "ConvTranspose with output_shape needs static spatial extents "
+         "(give them with --input-shape) at node 'up' (ConvTranspose)")]:
+    path = save_model(
+        "conv_t_refused_" + what,
+        [helper.make_node("ConvTranspose", ["x", "w"], ["out"], name="up",
+                          **attrs)],
+        [("x", [1, 4, "h", "w"])],
+        [floats("w", np.ones((4, 4, 3, 3), np.float32))])
+    done = subprocess.run([kiln, "compile", path, "-o", path + ".so"],
+                          capture_output=True, text=True)
+    if done.returncode != 1 or message not in done.stderr:
+        failures.append(f"conv_t_refused_{what}: expected '{message}', got "
+                        f"rc {done.returncode}: {done.stderr.strip()}")
+    else:
+        print(f"conv_t_refused_{what}: PASS")
+
 # keep_aspect_ratio_policy depends on the extents; refused by name.
 aspect = save_model(
     "resize_aspect",

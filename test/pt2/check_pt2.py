@@ -303,17 +303,6 @@ def errors():
            r"node '_assert_scalar_default': Runtime assertion failed for "
            r"expression Ne\(Mod\(s\d+, 4\), 3\)")
 
-    # A transposed convolution over a symbolic batch: refused by name.
-    dyn = exported("up_dyn",
-                   "m = torch.nn.ConvTranspose2d(4, 2, 3, stride=2).eval()\n"
-                   "b = torch.export.Dim('b', min=1, max=8)\n"
-                   "ep = torch.export.export(m, (torch.randn(2, 4, 5, 5),), "
-                   "dynamic_shapes=({0: b},))\n")
-    expect(["compile", dyn, "-o", out],
-           r"a transposed convolution needs static input extents, the batch "
-           r"included \(give them with --input-shape\) at node "
-           r"'conv_transpose2d' \(aten\.conv_transpose2d\.input\)")
-
     # Swin's raw export fills views in place: refused, naming the way out.
     swin = os.path.join(WORK, "swin_t", "model.pt2")
     with open(os.path.join(WORK, "swin_raw.py"), "w") as f:

@@ -249,6 +249,8 @@ DYNAMIC = {
     "mlp_dyn": (Mlp, lambda b: (torch.randn(b, 16),), (1, 3, 7)),
     "resnet18_dyn": (torchvision_model("resnet18"),
                      lambda b: (torch.randn(b, 3, 64, 64),), (1, 2, 5)),
+    # Transposed convolutions over a symbolic batch.
+    "decoder_dyn": (Decoder, lambda b: (torch.randn(b, 8, 5, 7),), (1, 3)),
     # A transformer block with a symbolic batch and sequence: its views
     # keep both symbols in place.
     "block_dyn": (Block, lambda s: (torch.randn(*(s if isinstance(s, tuple)

@@ -3,6 +3,8 @@
 
 #include "dialects/kiln/KilnOps.h"
 
+#include <fmt/format.h>
+
 using namespace mlir;
 using namespace mlir::kiln;
 
@@ -68,7 +70,34 @@ FailureOr<Value> mlir::kiln::buildConvTranspose(
 
   Value z = x;
   SmallVector<int64_t> convPads(2 * n);
-  for (int64_t i = 0; i < n; ++i) {
+  auto xType = cast<RankedTensorType>(x.getType());
+  if (!xType.hasStaticShape()) {
+    // Extents known only at run time: one constant pad puts the stride's
+    // zeros between elements and the convolution's padding around them.
+    int64_t rank = n + 2;
+    SmallVector<int64_t> padded(2 * rank, 0), interior(rank, 0);
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t reach = dilations[i] * (kernel[i] - 1);
+      int64_t low = reach - pads[i];
+      int64_t high = reach - pads[n + i] + outputPadding[i];
+      if (low < 0 || high < 0) {
+        c.error = fmt::format(
+            "a transposed convolution over run-time extents needs pads of "
+            "at most dilation * (kernel - 1) = {} in spatial dim {}, got "
+            "{} and {} (give static extents with --input-shape)",
+            reach, i, pads[i], pads[n + i]);
+        return failure();
+      }
+      padded[i + 2] = low;
+      padded[rank + i + 2] = high;
+      interior[i + 2] = strides[i] - 1;
+      w = e.slice(w, i + 2, kernel[i] - 1, -1, -1);
+    }
+    z = e.op<PadOp>({x, c.scalar(element, 0)},
+                    {c.named("pads", c.i64s(padded)),
+                     c.named("interior", c.i64s(interior))});
+  }
+  for (int64_t i = 0; i < n && xType.hasStaticShape(); ++i) {
     int64_t axis = i + 2, in = inputShape[i], s = strides[i];
     if (s > 1 && in > 1) {
       // [.., in, ..] -> [.., in, 1, ..] ++ zeros [.., in, s-1, ..] ->

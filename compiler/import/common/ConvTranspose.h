@@ -17,8 +17,10 @@ namespace mlir::kiln {
 /// end), one stride, dilation and output padding per spatial dim. Built as
 /// a convolution: the input with (stride - 1) zeros between elements,
 /// padded by dilation * (kernel - 1) less `pads`, convolved with the kernel
-/// flipped in space and regrouped from [C, M/g] to [M, C/g]. `bias` may be
-/// null. The caller checks the shapes (rank, channels, group); fails with
+/// flipped in space and regrouped from [C, M/g] to [M, C/g]. Over extents
+/// known only at run time, one kiln.pad with `interior` zeros spreads and
+/// pads the input (pads beyond dilation * (kernel - 1) are refused there).
+/// `bias` may be null. The caller checks the shapes (rank, channels, group); fails with
 /// `c.error` set when an op does not build.
 FailureOr<Value> buildConvTranspose(KilnOpBuilder &c, Value x, Value w,
                                     Value bias, ArrayRef<int64_t> strides,

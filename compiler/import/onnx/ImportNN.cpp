@@ -186,9 +186,16 @@ Results importConvTranspose(NodeContext &c) {
   int64_t rank = e.rank(x), n = rank - 2;
   if (n < 1 || e.rank(w) != rank)
     return c.fail("X and W must have the same rank, at least 3");
-  if (!c.type(x).hasStaticShape())
-    return c.fail("ConvTranspose needs static input extents, the batch "
-                  "included (give them with --input-shape)");
+  // Over run-time extents the pads must not depend on them.
+  std::string autoPad = c.attrString("auto_pad", "NOTSET");
+  if (c.hasAttr("output_shape") &&
+      failed(checkStaticSpatialDims(c, c.type(x),
+                                    "ConvTranspose with output_shape")))
+    return failure();
+  if (autoPad.rfind("SAME", 0) == 0 &&
+      failed(checkStaticSpatialDims(c, c.type(x),
+                                    "ConvTranspose with auto_pad " + autoPad)))
+    return failure();
   int64_t group = c.attrInt("group", 1);
   SmallVector<int64_t> wShape(e.shape(w));
   int64_t channels = wShape[0];

@@ -111,10 +111,6 @@ Results convolution(AtenContext &c, bool full, bool transposed = false) {
       return c.fail("the input, weight, groups and output_padding of a "
                     "transposed convolution do not match"),
              failure();
-    if (!xType.hasStaticShape())
-      return c.fail("a transposed convolution needs static input extents, "
-                    "the batch included (give them with --input-shape)"),
-             failure();
     return one(buildConvTranspose(c, *x, *w, *bias, perDim(*stride), pads,
                                   perDim(*dilation), extra, *groups));
   }

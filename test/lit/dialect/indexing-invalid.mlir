@@ -97,3 +97,13 @@ func.func @f(%x: tensor<1x?xf32>) {
   %0 = kiln.resize %x {mode = "nearest", coordinate_transformation_mode = "asymmetric", nearest_mode = "floor", scales = array<f64: 1.0, 2.0>, sizes = array<i64: 1, 8>, roi = array<f64>, cubic_coeff_a = -7.5e-01 : f64, exclude_outside = false, extrapolation_value = 0.0 : f64} : (tensor<1x?xf32>) -> tensor<1x8xf32>
   return
 }
+
+// -----
+
+// Interior pads fill with the constant only.
+func.func @f(%x: tensor<3x4xf32>, %v: tensor<f32>) {
+  // expected-error @+2 {{interior must be 2 non-negative values, in constant mode}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = kiln.pad %x, %v {mode = "edge", pads = array<i64: 0, 0, 0, 0>, interior = array<i64: 0, 1>} : (tensor<3x4xf32>, tensor<f32>) -> tensor<3x7xf32>
+  return
+}

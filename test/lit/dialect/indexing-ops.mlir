@@ -33,6 +33,14 @@ func.func @layout(%x: tensor<3x4xf32>, %k: tensor<i64>, %s: tensor<4x4xf32>, %l:
   return
 }
 
+// Interior pads: 3 + 2 * 2 + 1 + 0 = 8; a run-time extent stays one.
+// CHECK-LABEL: func.func @pad_interior
+// CHECK: kiln.pad %{{.+}}, %{{.+}} {interior = array<i64: 2, 0>, pads = array<i64: 1, 0, 0, 0>} : (tensor<3x?xf32>, tensor<f32>) -> tensor<8x?xf32>
+func.func @pad_interior(%x: tensor<3x?xf32>, %v: tensor<f32>) -> tensor<8x?xf32> {
+  %0 = kiln.pad %x, %v {pads = array<i64: 1, 0, 0, 0>, interior = array<i64: 2, 0>} : (tensor<3x?xf32>, tensor<f32>) -> tensor<8x?xf32>
+  return %0 : tensor<8x?xf32>
+}
+
 // CHECK-LABEL: func.func @resize
 // CHECK: kiln.resize %{{.+}} {{{.*}}mode = "nearest"{{.*}}sizes = array<i64: 1, 3, 8, 8>{{.*}}} : (tensor<1x3x4x4xf32>) -> tensor<1x3x8x8xf32>
 func.func @resize(%x: tensor<1x3x4x4xf32>) -> tensor<1x3x8x8xf32> {

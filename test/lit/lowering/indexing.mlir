@@ -78,6 +78,25 @@ func.func @pads(%x: tensor<3x4xf32>, %v: tensor<f32>) -> (tensor<3x7xf32>, tenso
 
 // -----
 
+// Interior pads (a transposed convolution's stride) over a run-time extent:
+// the result, n + (n - 1) * 2 + 1 + 0 wide, is filled with the value and the
+// input inserted from offset 1 with stride 3; the static dim is 2 + 1 + 1.
+// CHECK-LABEL: func.func @pad_interior
+// CHECK: %[[N:.+]] = tensor.dim %arg0, %c1
+// CHECK: %[[GAPS:.+]] = arith.maxsi
+// CHECK: %[[MUL:.+]] = arith.muli %[[GAPS]], %c2
+// CHECK: %[[SUM:.+]] = arith.addi %[[N]], %[[MUL]]
+// CHECK: %[[SIZE:.+]] = arith.addi %[[SUM]], %c1
+// CHECK: %[[EMPTY:.+]] = tensor.empty(%[[SIZE]]) : tensor<4x?xf32>
+// CHECK: %[[FILL:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%[[EMPTY]]
+// CHECK: tensor.insert_slice %arg0 into %[[FILL]][1, 1] [2, %[[N]]] [1, 3]
+func.func @pad_interior(%x: tensor<2x?xf32>, %v: tensor<f32>) -> tensor<4x?xf32> {
+  %r = kiln.pad %x, %v {pads = array<i64: 1, 1, 1, 0>, interior = array<i64: 0, 2>} : (tensor<2x?xf32>, tensor<f32>) -> tensor<4x?xf32>
+  return %r : tensor<4x?xf32>
+}
+
+// -----
+
 // Resize: tap tables computed at compile time. Nearest with integer scales
 // is one index table per resized dim; untouched dims use the loop index.
 // CHECK-LABEL: func.func @resize_nearest
