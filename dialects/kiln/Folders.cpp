@@ -389,11 +389,28 @@ OpFoldResult ReshapeOp::fold(FoldAdaptor a) {
   return {};
 }
 
-OpFoldResult TransposeOp::fold(FoldAdaptor) {
-  for (auto [i, p] : llvm::enumerate(getPerm()))
-    if ((int64_t)i != p)
-      return {};
-  return getInput();
+OpFoldResult TransposeOp::fold(FoldAdaptor a) {
+  ArrayRef<int64_t> perm = getPerm();
+  if (llvm::all_of(llvm::enumerate(perm),
+                   [](auto p) { return (int64_t)p.index() == p.value(); }))
+    return getInput();
+  // Small integer constants: shape arithmetic (torch's exporter builds
+  // Pad's pads as [begins, ends] through a transpose of [n, 2]). Float
+  // weights stay as they are for the passes that read them.
+  auto type = getType();
+  auto in = getElements(a.getInput());
+  if (!in || !type.hasStaticShape() || !type.getElementType().isInteger())
+    return {};
+  SmallVector<int64_t> outStrides = stridesOf(type.getShape());
+  SmallVector<int64_t> inStrides = stridesOf(in->type.getShape());
+  SmallVector<Attribute> values;
+  for (int64_t i = 0; i < type.getNumElements(); ++i) {
+    int64_t src = 0;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      src += (i / outStrides[d]) % type.getDimSize(d) * inStrides[perm[d]];
+    values.push_back(in->values[src]);
+  }
+  return makeDense(type, values);
 }
 
 OpFoldResult ExpandOp::fold(FoldAdaptor a) {

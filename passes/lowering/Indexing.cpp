@@ -16,6 +16,7 @@
 // file (IndexingResize.cpp), as does grid_sample (IndexingGridSample.cpp).
 //
 //===----------------------------------------------------------------------===//
+#include "passes/lowering/DynamicShapeUtils.h"
 #include "passes/lowering/IndexingCommon.h"
 #include "passes/lowering/LoweringUtils.h"
 #include "passes/lowering/Patterns.h"
@@ -24,6 +25,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 
 using namespace mlir;
 using namespace mlir::kiln;
@@ -197,32 +199,32 @@ struct ReverseSequenceLowering : OpConversionPattern<ReverseSequenceOp> {
   }
 };
 
-/// Folds an out-of-range coordinate `i` (as index) back into [0, size).
-Value foldIntoRange(OpBuilder &b, Location l, Value i, int64_t size,
+/// Folds an out-of-range coordinate `i` (as index) back into [0, size);
+/// `size` (index, at least 1) may be a run-time extent.
+Value foldIntoRange(OpBuilder &b, Location l, Value i, Value size,
                     StringRef mode) {
   auto constant = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, l, v);
   };
   // Remainder that is never negative.
-  auto positiveMod = [&](Value v, int64_t n) -> Value {
-    Value r = arith::RemSIOp::create(b, l, v, constant(n));
-    return arith::RemSIOp::create(
-        b, l, arith::AddIOp::create(b, l, r, constant(n)), constant(n));
+  auto positiveMod = [&](Value v, Value n) -> Value {
+    Value r = arith::RemSIOp::create(b, l, v, n);
+    return arith::RemSIOp::create(b, l, arith::AddIOp::create(b, l, r, n), n);
   };
+  Value last = arith::SubIOp::create(b, l, size, constant(1));
   if (mode == "edge")
     return arith::MinSIOp::create(
-        b, l, arith::MaxSIOp::create(b, l, i, constant(0)), constant(size - 1));
+        b, l, arith::MaxSIOp::create(b, l, i, constant(0)), last);
   if (mode == "wrap")
     return positiveMod(i, size);
-  // reflect: the sequence 0 1 .. n-1 n-2 .. 1 repeats with period 2(n-1).
-  if (size == 1)
-    return constant(0);
-  int64_t period = 2 * (size - 1);
+  // reflect: the sequence 0 1 .. n-1 n-2 .. 1 repeats with period 2(n-1)
+  // (a period of 1 for n = 1: always 0).
+  Value period = arith::MaxSIOp::create(
+      b, l, arith::AddIOp::create(b, l, last, last), constant(1));
   Value m = positiveMod(i, period);
-  Value low =
-      arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, m, constant(size));
-  return arith::SelectOp::create(
-      b, l, low, m, arith::SubIOp::create(b, l, constant(period), m));
+  Value low = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, m, size);
+  return arith::SelectOp::create(b, l, low, m,
+                                 arith::SubIOp::create(b, l, period, m));
 }
 
 /// A constant pad with `interior` values between elements: the result
@@ -272,7 +274,8 @@ struct PadLowering : OpConversionPattern<PadOp> {
     int64_t rank = type.getRank();
     ArrayRef<int64_t> pads = op.getPads();
     StringRef mode = op.getMode();
-    if (mode == "constant" || type.getNumElements() == 0) {
+    if (mode == "constant" ||
+        (type.hasStaticShape() && type.getNumElements() == 0)) {
       SmallVector<OpFoldResult> low, high;
       for (int64_t d = 0; d < rank; ++d) {
         low.push_back(rewriter.getIndexAttr(pads[d]));
@@ -289,6 +292,28 @@ struct PadLowering : OpConversionPattern<PadOp> {
                                                    low, high, value));
       return success();
     }
+    // Run-time extents: the result's are the input's plus the pads, and
+    // the input must hold an element to repeat.
+    SmallVector<Value> extents, resultSizes;
+    for (int64_t d = 0; d < rank; ++d) {
+      extents.push_back(
+          ShapedType::isDynamic(inputShape[d])
+              ? Value(tensor::DimOp::create(rewriter, loc, input, d))
+              : arith::ConstantIndexOp::create(rewriter, loc, inputShape[d]));
+      if (!ShapedType::isDynamic(inputShape[d]))
+        continue;
+      Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+      emitRuntimeCheck(rewriter, loc,
+                       arith::CmpIOp::create(rewriter, loc,
+                                             arith::CmpIPredicate::sgt,
+                                             extents[d], zero),
+                       "Pad: " + mode + " padding of dim " + Twine(d) +
+                           ", whose run-time extent is 0");
+      Value extra = arith::ConstantIndexOp::create(rewriter, loc,
+                                                   pads[d] + pads[rank + d]);
+      resultSizes.push_back(
+          arith::AddIOp::create(rewriter, loc, extents[d], extra));
+    }
     auto body = [&](OpBuilder &b, Location l, ValueRange) -> Value {
       SmallVector<Value> coords = loopIndices(b, l, rank);
       for (int64_t d = 0; d < rank; ++d) {
@@ -296,12 +321,12 @@ struct PadLowering : OpConversionPattern<PadOp> {
           continue;
         Value shifted = arith::SubIOp::create(
             b, l, coords[d], arith::ConstantIndexOp::create(b, l, pads[d]));
-        coords[d] = foldIntoRange(b, l, shifted, inputShape[d], mode);
+        coords[d] = foldIntoRange(b, l, shifted, extents[d], mode);
       }
       return tensor::ExtractOp::create(b, l, input, coords);
     };
-    rewriter.replaceOp(op,
-                       createParallelGeneric(rewriter, loc, type, {}, body));
+    rewriter.replaceOp(
+        op, createParallelGeneric(rewriter, loc, type, {}, resultSizes, body));
     return success();
   }
 };

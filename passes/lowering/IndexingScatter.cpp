@@ -32,6 +32,11 @@ using namespace mlir;
 using namespace mlir::kiln;
 
 namespace {
+/// Whether `type` is statically known to hold no element (a run-time
+/// extent may still be 0; the loops then run no iteration).
+bool isEmpty(RankedTensorType type) {
+  return llvm::is_contained(type.getShape(), 0);
+}
 
 using MultiScalarBuilder = function_ref<SmallVector<Value>(
     OpBuilder &, Location, ValueRange /*accumulators*/)>;
@@ -119,7 +124,7 @@ struct ScatterElementsLowering : OpConversionPattern<ScatterElementsOp> {
           updates = adaptor.getUpdates();
     auto dataShape = cast<RankedTensorType>(data.getType()).getShape();
     auto updateType = cast<RankedTensorType>(updates.getType());
-    if (updateType.getNumElements() == 0) {
+    if (isEmpty(updateType)) {
       rewriter.replaceOp(op, data);
       return success();
     }
@@ -170,8 +175,8 @@ struct ScatterNDLowering : OpConversionPattern<ScatterNDOp> {
           updates = adaptor.getUpdates();
     auto dataShape = cast<RankedTensorType>(data.getType()).getShape();
     auto indicesType = cast<RankedTensorType>(indices.getType());
-    if (indicesType.getNumElements() == 0 ||
-        cast<RankedTensorType>(updates.getType()).getNumElements() == 0) {
+    if (isEmpty(indicesType) ||
+        isEmpty(cast<RankedTensorType>(updates.getType()))) {
       rewriter.replaceOp(op, data);
       return success();
     }

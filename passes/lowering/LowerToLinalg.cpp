@@ -25,6 +25,8 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Transforms/DialectConversion.h"
 
+#include <atomic>
+
 namespace mlir::kiln {
 #define GEN_PASS_DEF_LOWERTOLINALG
 #include "passes/lowering/Passes.h.inc"
@@ -85,8 +87,18 @@ struct LowerToLinalgPass
     populateCallOpTypeConversionPattern(patterns, typeConverter);
     populateReturnOpTypeConversionPattern(patterns, typeConverter);
 
+    // A pattern that reports an error (an internal one: a run-time extent
+    // it cannot find) fails the pass, so the compile stops there instead of
+    // writing an artifact with the gap in it.
+    std::atomic<bool> reported{false};
+    ScopedDiagnosticHandler watch(ctx, [&](Diagnostic &d) {
+      if (d.getSeverity() == DiagnosticSeverity::Error)
+        reported = true;
+      return failure(); // on to the compiler's own handler
+    });
     if (failed(applyPartialConversion(getOperation(), target,
-                                      std::move(patterns))))
+                                      std::move(patterns))) ||
+        reported)
       signalPassFailure();
   }
 };

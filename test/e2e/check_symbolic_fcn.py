@@ -7,8 +7,8 @@ exported with dynamic batch, height and width is compiled ONCE with kiln
 (no --input-shape) and run at several image sizes; then single Resize
 nodes over run-time extents, one per mode and coordinate transformation,
 given scales or sizes, and single ConvTranspose nodes (strides, pads,
-dilations, output_padding, groups). Each result is compared with
-onnxruntime's. What still needs static extents says so.
+dilations, output_padding, groups), Pad in every mode and a style-transfer
+style net of reflection pads. Each result is compared with onnxruntime's. What still needs static extents says so.
 
     check_symbolic_fcn.py KILN WORK_DIR
 """
@@ -242,6 +242,56 @@ torch.onnx.export(UNet().eval(), (torch.randn(1, 3, 32, 48),), unet,
                   opset_version=17, dynamo=False)
 check_sizes("unet", unet, lambda b, h, w: image(b, 3, h, w),
             [(1, 32, 48), (2, 8, 12), (1, 4, 4), (1, 64, 36)])
+
+# Pads over a run-time height and width, every mode (reflection padding
+# is what style-transfer and super-resolution nets put before each conv),
+# and a net made of them, exported by torch.
+for mode in ["reflect", "edge", "wrap", "constant"]:
+    path = save_model(
+        "pad_" + mode,
+        [helper.make_node("Pad", ["x", "pads"], ["out"], mode=mode,
+                          name="pad")],
+        [("x", ["b", 2, "h", "w"])], [ints("pads", [0, 0, 2, 1, 0, 1, 1, 2])])
+    check_sizes("pad_" + mode, path, lambda b, h, w: image(b, 2, h, w),
+                [(1, 3, 4), (2, 5, 3), (1, 16, 9)])
+empty = {"x": np.zeros((1, 2, 0, 4), np.float32)}
+np.save(os.path.join(work, "empty.npy"), empty["x"])
+done = subprocess.run([kiln, "run", os.path.join(work, "pad_reflect.so"),
+                       "--input", "x=" + os.path.join(work, "empty.npy")],
+                      capture_output=True, text=True)
+message = ("node 'pad': Pad: reflect padding of dim 2, whose run-time "
+           "extent is 0")
+if done.returncode == 0 or message not in done.stderr:
+    failures.append(f"pad_reflect of an empty dim: expected '{message}', "
+                    f"got rc {done.returncode}: {done.stderr.strip()}")
+else:
+    print("pad_reflect of an empty dim refused: PASS")
+
+
+class StyleNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(7)
+        self.c1 = nn.Conv2d(3, 8, 5)
+        self.c2 = nn.Conv2d(8, 8, 3, stride=2)
+        self.c3 = nn.Conv2d(8, 3, 3)
+
+    def forward(self, x):
+        pad = nn.functional.pad
+        x = torch.relu(self.c1(pad(x, (2, 2, 2, 2), mode="reflect")))
+        x = torch.relu(self.c2(pad(x, (1, 1, 1, 1), mode="replicate")))
+        x = nn.functional.interpolate(x, scale_factor=2.0, mode="nearest")
+        return torch.tanh(self.c3(pad(x, (1, 1, 1, 1), mode="reflect")))
+
+
+style = os.path.join(work, "style.onnx")
+torch.onnx.export(StyleNet().eval(), (torch.randn(1, 3, 32, 32),), style,
+                  input_names=["x"], output_names=["out"],
+                  dynamic_axes={"x": {0: "b", 2: "h", 3: "w"},
+                                "out": {0: "b", 2: "h", 3: "w"}},
+                  opset_version=17, dynamo=False)
+check_sizes("style", style, lambda b, h, w: image(b, 3, h, w),
+            [(1, 32, 32), (2, 10, 14), (1, 48, 20)])
 
 # A transposed convolution whose pads crop more than the kernel reaches,
 # or whose output_shape fixes the result, needs static extents.

@@ -32,3 +32,19 @@ func.func @fold_logic() -> (tensor<2xi1>, tensor<2xui8>, tensor<2xi1>) {
   %2 = kiln.less_equal %f, %g : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xi1>
   return %0, %1, %2 : tensor<2xi1>, tensor<2xui8>, tensor<2xi1>
 }
+
+// -----
+
+// A transpose of a small integer constant folds (torch's exporter builds
+// Pad's pads through one); a float constant stays for the weight passes.
+// CHECK-LABEL: func.func @transpose_pads
+// CHECK: %[[P:.+]] = kiln.constant dense<{{\[}}[0, 0, 2, 1], [0, 1, 1, 2]]> : tensor<2x4xi64>
+// CHECK: %[[W:.+]] = kiln.transpose
+// CHECK: return %[[P]], %[[W]]
+func.func @transpose_pads() -> (tensor<2x4xi64>, tensor<2x4xf32>) {
+  %0 = kiln.constant dense<[[0, 0], [0, 1], [2, 1], [1, 2]]> : tensor<4x2xi64>
+  %1 = kiln.transpose %0 {perm = array<i64: 1, 0>} : (tensor<4x2xi64>) -> tensor<2x4xi64>
+  %2 = kiln.constant dense<1.0> : tensor<4x2xf32>
+  %3 = kiln.transpose %2 {perm = array<i64: 1, 0>} : (tensor<4x2xf32>) -> tensor<2x4xf32>
+  return %1, %3 : tensor<2x4xi64>, tensor<2x4xf32>
+}

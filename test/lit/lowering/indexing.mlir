@@ -62,11 +62,14 @@ func.func @trilu(%x: tensor<3x4xf32>, %k: tensor<i64>) -> tensor<3x4xf32> {
 // -----
 
 // Constant pads are tensor.pad with the (run-time) value; reflect folds the
-// coordinate back with period 2 * (n - 1).
+// coordinate back with period max(2 * (n - 1), 1) (n = 4 here: 6, folded by
+// later canonicalization).
 // CHECK-LABEL: func.func @pads
 // CHECK: linalg.generic
-// CHECK: arith.constant 6 : index
-// CHECK: arith.remsi
+// CHECK: %[[LAST:.+]] = arith.subi %c4{{.*}}, %c1
+// CHECK: %[[TWICE:.+]] = arith.addi %[[LAST]], %[[LAST]]
+// CHECK: %[[PERIOD:.+]] = arith.maxsi %[[TWICE]], %c1
+// CHECK: arith.remsi %{{.+}}, %[[PERIOD]]
 // CHECK: %[[V:.+]] = tensor.extract %arg1[] : tensor<f32>
 // CHECK: tensor.pad %arg0 low[0, 2] high[0, 1]
 // CHECK: tensor.yield %[[V]] : f32
@@ -74,6 +77,25 @@ func.func @pads(%x: tensor<3x4xf32>, %v: tensor<f32>) -> (tensor<3x7xf32>, tenso
   %r = kiln.pad %x, %v {mode = "reflect", pads = array<i64: 0, 2, 0, 1>} : (tensor<3x4xf32>, tensor<f32>) -> tensor<3x7xf32>
   %c = kiln.pad %x, %v {pads = array<i64: 0, 2, 0, 1>} : (tensor<3x4xf32>, tensor<f32>) -> tensor<3x7xf32>
   return %r, %c : tensor<3x7xf32>, tensor<3x7xf32>
+}
+
+// -----
+
+// Edge pads over a run-time extent: the run checks the input holds an
+// element to repeat; the result is that extent plus the pads, and the
+// coordinate is clamped to the run-time last index.
+// CHECK-LABEL: func.func @pad_edge_run_time
+// CHECK: %[[N:.+]] = tensor.dim %arg0, %c1
+// CHECK: %[[SOME:.+]] = arith.cmpi sgt, %[[N]], %c0
+// CHECK: cf.assert %[[SOME]], "{{.*}}Pad: edge padding of dim 1, whose run-time extent is 0"
+// CHECK: %[[SIZE:.+]] = arith.addi %[[N]], %c3
+// CHECK: tensor.empty(%[[SIZE]]) : tensor<2x?xf32>
+// CHECK: linalg.generic
+// CHECK: %[[LAST:.+]] = arith.subi %[[N]], %c1
+// CHECK: arith.minsi %{{.+}}, %[[LAST]]
+func.func @pad_edge_run_time(%x: tensor<2x?xf32>, %v: tensor<f32>) -> tensor<2x?xf32> {
+  %r = kiln.pad %x, %v {mode = "edge", pads = array<i64: 0, 1, 0, 2>} : (tensor<2x?xf32>, tensor<f32>) -> tensor<2x?xf32>
+  return %r : tensor<2x?xf32>
 }
 
 // -----
