@@ -7,8 +7,8 @@ exported with dynamic batch, height and width is compiled ONCE with kiln
 (no --input-shape) and run at several image sizes; then single Resize
 nodes over run-time extents, one per mode and coordinate transformation,
 given scales or sizes, and single ConvTranspose nodes (strides, pads,
-dilations, output_padding, groups), Pad in every mode and a style-transfer
-style net of reflection pads. Each result is compared with onnxruntime's. What still needs static extents says so.
+dilations, output_padding, groups), Pad in every mode, a style-transfer
+style net of reflection pads, and LRN. Each result is compared with onnxruntime's. What still needs static extents says so.
 
     check_symbolic_fcn.py KILN WORK_DIR
 """
@@ -292,6 +292,18 @@ torch.onnx.export(StyleNet().eval(), (torch.randn(1, 3, 32, 32),), style,
                   opset_version=17, dynamo=False)
 check_sizes("style", style, lambda b, h, w: image(b, 3, h, w),
             [(1, 32, 32), (2, 10, 14), (1, 48, 20)])
+
+# LRN (GoogLeNet's and AlexNet's) over a run-time batch, height and width:
+# the channel window runs as a pool over a [N, 1, C, H, W] view.
+# (A window wider than 2C - 1 channels is clamped there: the same sum.)
+for name, size in [("lrn", 5), ("lrn_wide", 15)]:
+    path = save_model(
+        name, [helper.make_node("LRN", ["x"], ["out"], size=size,
+                                alpha=2e-3, beta=0.6, bias=1.5,
+                                name="lrn")],
+        [("x", ["b", 6, "h", "w"])])
+    check_sizes(name, path, lambda b, h, w: image(b, 6, h, w),
+                [(1, 5, 7), (2, 1, 1), (1, 16, 3)])
 
 # A transposed convolution whose pads crop more than the kernel reaches,
 # or whose output_shape fixes the result, needs static extents.

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/import/onnx/ImportNNBuilder.h"
+#include "compiler/import/onnx/SymbolicShapes.h"
 
 #include "onnx/onnx.pb.h"
 
@@ -160,7 +161,9 @@ Results importMeanVarianceNorm(NodeContext &c) {
 
 /// LRN: the sum of squares over a window of channels is an average pool
 /// (padding counted, so mean * size is the sum) over a view of X^2 that puts
-/// the channels in a spatial position.
+/// the channels in a spatial position: [N, 1, C, H*W], or, when the batch
+/// or the spatial extents are known only at run time, [N, 1, C, H, W] with
+/// a window of one position in each spatial dim.
 Results importLRN(NodeContext &c) {
   Value x = c.input(0);
   NNBuilder e(c);
@@ -172,30 +175,62 @@ Results importLRN(NodeContext &c) {
   double alpha = c.attrFloat("alpha", 1e-4), beta = c.attrFloat("beta", 0.75),
          bias = c.attrFloat("bias", 1.0);
   ArrayRef<int64_t> shape = e.shape(x);
-  int64_t positions = 1;
-  // The window runs over the channels of a [N, 1, C, H*W] view.
-  if (llvm::any_of(shape.drop_front(1), ShapedType::isDynamic))
-    return c.fail("LRN needs static channel and spatial extents (give "
-                  "them with --input-shape)");
-  for (int64_t d : shape.drop_front(2))
-    positions *= d;
+  if (ShapedType::isDynamic(shape[1]))
+    return c.fail("LRN needs a static channel extent (give it with "
+                  "--input-shape)");
   // A window of 2C - 1 channels or more covers every channel from every
   // position: the sum is the same with the window clamped there (a size
   // from the file may be in the billions; alpha / size keeps it).
   int64_t kernel = std::max<int64_t>(1, std::min(size, 2 * shape[1] - 1));
   int64_t before = (kernel - 1) / 2, after = kernel - 1 - before;
-  Value squares = e.reshape(e.mul(x, x), {shape[0], 1, shape[1], positions});
+  bool runTime = !c.type(x).hasStaticShape();
+  // The view, and the window: the channels, one position elsewhere.
+  SmallVector<int64_t> window{kernel}, pads{before}, ends{after};
+  SmallVector<SymInt> view{dimOf(c, x, 0), c.b.getI64IntegerAttr(1),
+                           c.b.getI64IntegerAttr(shape[1])};
+  if (runTime) {
+    for (int64_t d = 2; d < (int64_t)shape.size(); ++d) {
+      view.push_back(dimOf(c, x, d));
+      window.push_back(1), pads.push_back(0), ends.push_back(0);
+    }
+  } else {
+    int64_t positions = 1;
+    for (int64_t d : shape.drop_front(2))
+      positions *= d;
+    view.push_back(c.b.getI64IntegerAttr(positions));
+    window.push_back(1), pads.push_back(0), ends.push_back(0);
+  }
+  pads.append(ends);
+  SmallVector<int64_t> ones(window.size(), 1);
+  auto reshape = [&](Value v, ArrayRef<SymInt> to) -> FailureOr<Value> {
+    if (!v)
+      return failure();
+    if (runTime)
+      return reshapeSymbolic(c, v, to, false);
+    SmallVector<int64_t> dims;
+    for (SymInt d : to)
+      dims.push_back(*constantOf(d));
+    return e.reshape(v, dims);
+  };
+  FailureOr<Value> squares = reshape(e.mul(x, x), view);
+  if (failed(squares))
+    return failure();
   Value mean = e.op<AvgPoolOp>(
-      {squares}, {c.named("kernel_shape", c.i64s({kernel, 1})),
-                  c.named("strides", c.i64s({1, 1})),
-                  c.named("pads", c.i64s({before, 0, after, 0})),
-                  c.named("dilations", c.i64s({1, 1})),
-                  // Spelled out: make<> does not fill in default attributes.
-                  c.named("ceil_mode", c.b.getBoolAttr(false)),
-                  c.named("count_include_pad", c.b.getBoolAttr(true))});
-  Value sum = e.reshape(e.mul(mean, e.k(x, kernel)), shape);
+      {*squares},
+      {c.named("kernel_shape", c.i64s(window)),
+       c.named("strides", c.i64s(ones)), c.named("pads", c.i64s(pads)),
+       c.named("dilations", c.i64s(ones)),
+       // Spelled out: make<> does not fill in default attributes.
+       c.named("ceil_mode", c.b.getBoolAttr(false)),
+       c.named("count_include_pad", c.b.getBoolAttr(true))});
+  SmallVector<SymInt> back;
+  for (int64_t d = 0; d < (int64_t)shape.size(); ++d)
+    back.push_back(dimOf(c, x, d));
+  FailureOr<Value> sum = reshape(e.mul(mean, e.k(x, kernel)), back);
+  if (failed(sum))
+    return failure();
   Value denominator = e.pow(
-      e.add(e.mul(sum, e.k(x, alpha / size)), e.k(x, bias)), e.k(x, beta));
+      e.add(e.mul(*sum, e.k(x, alpha / size)), e.k(x, bias)), e.k(x, beta));
   return e.done({e.div(x, denominator)});
 }
 
