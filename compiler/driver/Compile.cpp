@@ -391,6 +391,12 @@ int mlir::kiln::compileModel(const CompileOptions &options) {
         llvm::errs() << "error: the " << stage.name << " stage failed\n";
       return 1;
     }
+    // An error reported by a pass that went on anyway (printed above) still
+    // ends the compile: no artifact is written past it.
+    if (diagnostics.sawError()) {
+      Progress::clear();
+      return 1;
+    }
     timer.done(stage.name);
     if (stage.build == buildLoweringPipeline)
       spec->flops = countContractionFlops(*module);
