@@ -213,6 +213,8 @@ LogicalResult ResizeOp::inferReturnTypes(MLIRContext *,
   for (int64_t d = 0; d < rank; ++d) {
     int64_t size = a.getSizes()[d];
     bool runTimeIn = input.isDynamicDim(d);
+    if (a.getScales()[d] <= 0)
+      return emitOptionalError(l, "bad size or scale in dim ", d);
     // -1: floor(in * scale) of a run-time input extent, computed then.
     if (size == -1 && runTimeIn) {
       shape.push_back(ShapedType::kDynamic);

@@ -302,6 +302,12 @@ struct PadLowering : OpConversionPattern<PadOp> {
               : arith::ConstantIndexOp::create(rewriter, loc, inputShape[d]));
       if (!ShapedType::isDynamic(inputShape[d]))
         continue;
+      Value extra = arith::ConstantIndexOp::create(rewriter, loc,
+                                                   pads[d] + pads[rank + d]);
+      resultSizes.push_back(
+          arith::AddIOp::create(rewriter, loc, extents[d], extra));
+      if (pads[d] == 0 && pads[rank + d] == 0)
+        continue; // nothing to repeat: an empty dim stays empty
       Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
       emitRuntimeCheck(rewriter, loc,
                        arith::CmpIOp::create(rewriter, loc,
@@ -309,10 +315,6 @@ struct PadLowering : OpConversionPattern<PadOp> {
                                              extents[d], zero),
                        "Pad: " + mode + " padding of dim " + Twine(d) +
                            ", whose run-time extent is 0");
-      Value extra = arith::ConstantIndexOp::create(rewriter, loc,
-                                                   pads[d] + pads[rank + d]);
-      resultSizes.push_back(
-          arith::AddIOp::create(rewriter, loc, extents[d], extra));
     }
     auto body = [&](OpBuilder &b, Location l, ValueRange) -> Value {
       SmallVector<Value> coords = loopIndices(b, l, rank);

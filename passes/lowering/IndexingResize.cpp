@@ -26,6 +26,7 @@
 //       linalg.generic ins(%i0, %i1, %w0, %w1, ...) -> tensor<?x3x?x?xf32>
 //
 //===----------------------------------------------------------------------===//
+#include "passes/lowering/DynamicShapeUtils.h"
 #include "passes/lowering/IndexingCommon.h"
 #include "passes/lowering/LoweringUtils.h"
 
@@ -174,6 +175,14 @@ DimTaps computeTaps(const ResizeTapParams &p, int64_t in, int64_t out,
   return d;
 }
 
+/// Whether a dim of scale 1 keeps its coordinates: every transformation
+/// but tf_crop_and_resize maps o to o then, except that ONNX's reference
+/// moves tf_half_pixel_for_nn's by half a pixel (a ceil nearest mode reads
+/// o + 1 of the batch); Kiln keeps such dims as onnxruntime does.
+bool keepsDim(const ResizeTapParams &p, double scale) {
+  return scale == 1.0 && p.transform != "tf_crop_and_resize";
+}
+
 Value tableConstant(OpBuilder &b, Location loc, Type elementType,
                     ArrayRef<Attribute> values) {
   auto type = RankedTensorType::get({(int64_t)values.size()}, elementType);
@@ -221,9 +230,9 @@ struct ResizeLowering : OpConversionPattern<ResizeOp> {
             runTimeIn
                 ? Value(tensor::DimOp::create(rewriter, loc, input, d))
                 : arith::ConstantIndexOp::create(rewriter, loc, inShape[d]);
-        // Scale 1, nothing read from params: the loop index itself.
-        if (!params && op.getScales()[d] == 1.0 &&
-            p.transform != "tf_crop_and_resize" && runTimeOut) {
+        // Scale 1, nothing read from params: the loop index itself (see
+        // keepsDim).
+        if (!params && keepsDim(p, op.getScales()[d]) && runTimeOut) {
           dims.emplace_back().identity = true;
           resultSizes.push_back(in);
           continue;
@@ -232,6 +241,18 @@ struct ResizeLowering : OpConversionPattern<ResizeOp> {
           Value at = arith::ConstantIndexOp::create(rewriter, loc, i);
           return tensor::ExtractOp::create(rewriter, loc, params, at);
         };
+        // A static size of a run-time extent divides by it for its scale:
+        // an empty input has nothing to read from.
+        if (runTimeIn && !runTimeOut && type.getDimSize(d) > 0) {
+          Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+          emitRuntimeCheck(rewriter, loc,
+                           arith::CmpIOp::create(rewriter, loc,
+                                                 arith::CmpIPredicate::sgt, in,
+                                                 zero),
+                           "Resize: dim " + Twine(d) +
+                               " of the input is empty, but the result's "
+                               "is not");
+        }
         RunTimeDim dim;
         dim.scale = params ? read(d) : f64(op.getScales()[d]);
         dim.roiStart = params ? read(rank + d) : f64(roi.empty() ? 0 : roi[d]);
@@ -264,6 +285,10 @@ struct ResizeLowering : OpConversionPattern<ResizeOp> {
           tables.push_back({v, map});
         if (t.inside)
           tables.push_back({t.inside, map});
+        continue;
+      }
+      if (keepsDim(p, op.getScales()[d]) && inShape[d] == type.getDimSize(d)) {
+        dims.emplace_back().identity = true;
         continue;
       }
       dims.push_back(computeTaps(p, inShape[d], type.getDimSize(d),

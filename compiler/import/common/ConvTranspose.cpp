@@ -83,9 +83,10 @@ FailureOr<Value> mlir::kiln::buildConvTranspose(
       if (low < 0 || high < 0) {
         c.error = fmt::format(
             "a transposed convolution over run-time extents needs pads of "
-            "at most dilation * (kernel - 1) = {} in spatial dim {}, got "
-            "{} and {} (give static extents with --input-shape)",
-            reach, i, pads[i], pads[n + i]);
+            "at most dilation * (kernel - 1) = {} in spatial dim {} (the "
+            "end's plus output_padding {}), got {} and {} (give static "
+            "extents with --input-shape)",
+            reach, i, outputPadding[i], pads[i], pads[n + i]);
         return failure();
       }
       padded[i + 2] = low;

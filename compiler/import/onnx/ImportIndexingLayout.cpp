@@ -268,6 +268,8 @@ Results importLegacyResize(NodeContext &c, size_t scalesInput) {
   }
   if ((int64_t)scales->size() != type.getRank())
     return c.fail("needs one scale per dim");
+  if (llvm::any_of(*scales, [](double v) { return !(v > 0); }))
+    return c.fail("scales must be positive");
   s.scales = *scales;
   for (int64_t d = 0; d < type.getRank(); ++d)
     s.sizes.push_back(
@@ -382,8 +384,14 @@ Results importResize(NodeContext &c) {
     return c.fail("one of scales and sizes is required");
   }
 
+  // (A scale computed at run time, for given sizes of a run-time extent or
+  // from a run-time scales input, may downsample.)
+  bool runTimeScale = s.runTimeScales != nullptr;
+  for (int64_t d = 0; d < rank; ++d)
+    runTimeScale |= type.isDynamicDim(d) && s.sizes[d] >= 0;
   if (c.attrInt("antialias", 0) != 0 && s.mode != "nearest" &&
-      llvm::any_of(s.scales, [](double v) { return v < 1.0; }))
+      (runTimeScale ||
+       llvm::any_of(s.scales, [](double v) { return v < 1.0; })))
     return c.unsupported("antialias when downsampling");
 
   if (s.transform == "tf_crop_and_resize") {

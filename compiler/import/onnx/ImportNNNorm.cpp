@@ -206,7 +206,7 @@ Results importLRN(NodeContext &c) {
     if (!v)
       return failure();
     if (runTime)
-      return reshapeSymbolic(c, v, to, false);
+      return reshapeSymbolic(c, v, to, /*allowZero=*/true);
     SmallVector<int64_t> dims;
     for (SymInt d : to)
       dims.push_back(*constantOf(d));

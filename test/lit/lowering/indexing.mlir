@@ -86,9 +86,9 @@ func.func @pads(%x: tensor<3x4xf32>, %v: tensor<f32>) -> (tensor<3x7xf32>, tenso
 // coordinate is clamped to the run-time last index.
 // CHECK-LABEL: func.func @pad_edge_run_time
 // CHECK: %[[N:.+]] = tensor.dim %arg0, %c1
+// CHECK: %[[SIZE:.+]] = arith.addi %[[N]], %c3
 // CHECK: %[[SOME:.+]] = arith.cmpi sgt, %[[N]], %c0
 // CHECK: cf.assert %[[SOME]], "{{.*}}Pad: edge padding of dim 1, whose run-time extent is 0"
-// CHECK: %[[SIZE:.+]] = arith.addi %[[N]], %c3
 // CHECK: tensor.empty(%[[SIZE]]) : tensor<2x?xf32>
 // CHECK: linalg.generic
 // CHECK: %[[LAST:.+]] = arith.subi %[[N]], %c1
