@@ -204,8 +204,10 @@ def Kiln_DynamicSliceOp : Kiln_Op<"dynamic_slice"> {
     (typically `tensor.from_elements` of symbolic dims), read with ONNX
     semantics when the model runs: a negative bound counts from the end,
     both are clamped to [0, dim]. `steps`, when present, gives each dim's
-    step (positive constants; 1 without it): the extent is
-    max(ceil((end - start) / step), 0). A result dim is static where
+    step (non-zero constants; 1 without it): the extent is
+    max(ceil((end - start) / step), 0). A negative step walks down from
+    `start`, clamped to [0, dim - 1], to `end`, clamped to [-1, dim - 1]
+    (`x[::-1]`, torch.flip). A result dim is static where
     `static_shape` (`-1` where unknown) gives it.
     ```mlir
     %y = kiln.dynamic_slice %mask, %starts, %ends {static_shape = array<i64: 1, 1, -1, -1>}

@@ -110,8 +110,8 @@ LogicalResult DynamicSliceOp::inferReturnTypes(MLIRContext *,
       return emitOptionalError(l, "steps has ", steps->size(),
                                " entries for a rank-", input.getRank(),
                                " input");
-    if (llvm::any_of(*steps, [](int64_t s) { return s <= 0; }))
-      return emitOptionalError(l, "steps must be positive");
+    if (llvm::is_contained(*steps, 0))
+      return emitOptionalError(l, "steps must not be 0");
   }
   SmallVector<int64_t> dims;
   for (int64_t k : known)

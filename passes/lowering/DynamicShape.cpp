@@ -553,21 +553,38 @@ struct DynamicSliceLowering : OpConversionPattern<kiln::DynamicSliceOp> {
       steps.assign(given->begin(), given->end());
     SmallVector<OpFoldResult> offsets, sizes, strides;
     for (int64_t step : steps)
-      strides.push_back(rewriter.getIndexAttr(step));
+      strides.push_back(rewriter.getIndexAttr(std::abs(step)));
     Value sizesOk = m.t(true);
+    SmallVector<Value> extents;
     for (int64_t d = 0; d < type.getRank(); ++d) {
       Value dim = m.dim(input, d);
-      auto bound = [&](Value v) {
+      auto bound = [&](Value v, Value lo, Value hi) {
         v = m.select(m.slt(v, m.c(0)), m.add(v, dim), v);
-        return m.smin(m.smax(v, m.c(0)), dim);
+        return m.smin(m.smax(v, lo), hi);
       };
-      Value start = bound(m.extract(adaptor.getStarts(), d));
-      Value end = bound(m.extract(adaptor.getEnds(), d));
-      Value size = m.smax(m.sub(end, start), m.c(0));
-      if (steps[d] != 1)
-        size = m.divu(m.add(size, m.c(steps[d] - 1)), m.c(steps[d]));
+      Value start, size;
+      int64_t step = std::abs(steps[d]);
+      if (steps[d] > 0) {
+        start = bound(m.extract(adaptor.getStarts(), d), m.c(0), dim);
+        Value end = bound(m.extract(adaptor.getEnds(), d), m.c(0), dim);
+        size = m.smax(m.sub(end, start), m.c(0));
+      } else {
+        // Down from start (within [0, dim - 1]) to end (within [-1,
+        // dim - 1]): read upwards from the last element taken, then
+        // reversed below.
+        Value last = m.sub(dim, m.c(1));
+        Value first = bound(m.extract(adaptor.getStarts(), d), m.c(0), last);
+        Value end = bound(m.extract(adaptor.getEnds(), d), m.c(-1), last);
+        size = m.smax(m.sub(first, end), m.c(0));
+        size = m.divu(m.add(size, m.c(step - 1)), m.c(step));
+        Value lowest = m.sub(first, m.mul(m.sub(size, m.c(1)), m.c(step)));
+        start = m.select(m.eq(size, m.c(0)), m.c(0), lowest);
+      }
+      if (steps[d] > 1)
+        size = m.divu(m.add(size, m.c(step - 1)), m.c(step));
       offsets.push_back(start);
       sizes.push_back(size);
+      extents.push_back(size);
       if (!resultType.isDynamicDim(d))
         sizesOk = m.andi(sizesOk, m.eq(size, m.c(resultType.getDimSize(d))));
     }
@@ -580,7 +597,27 @@ struct DynamicSliceLowering : OpConversionPattern<kiln::DynamicSliceOp> {
             SmallVector<int64_t>(type.getRank(), ShapedType::kDynamic),
             type.getElementType()),
         input, offsets, sizes, strides);
-    rewriter.replaceOpWithNewOp<tensor::CastOp>(op, resultType, slice);
+    if (llvm::all_of(steps, [](int64_t s) { return s > 0; })) {
+      rewriter.replaceOpWithNewOp<tensor::CastOp>(op, resultType, slice);
+      return success();
+    }
+    // Negative steps: the slice was read upwards; reverse those dims.
+    SmallVector<Value> resultSizes;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (resultType.isDynamicDim(d))
+        resultSizes.push_back(extents[d]);
+    auto body = [&](OpBuilder &b, Location l, ValueRange) -> Value {
+      IndexMath im(b, l);
+      SmallVector<Value> coords;
+      for (int64_t d = 0; d < type.getRank(); ++d) {
+        Value i = linalg::IndexOp::create(b, l, d);
+        coords.push_back(steps[d] > 0 ? i
+                                      : im.sub(im.sub(extents[d], im.c(1)), i));
+      }
+      return tensor::ExtractOp::create(b, l, slice, coords);
+    };
+    rewriter.replaceOp(op, createParallelGeneric(rewriter, loc, resultType, {},
+                                                 resultSizes, body));
     return success();
   }
 };

@@ -271,10 +271,10 @@ FailureOr<Value> slice(NodeContext &c, Value v, ArrayRef<int64_t> starts,
 }
 
 /// Slice with bounds computed from symbolic dims (`mask[:, :, :seq, :seq]`),
-/// or with constant bounds on a run-time dim, with constant positive steps
-/// (`x[:, ::2]`): kiln.dynamic_slice with one start and end per dim. nullopt
-/// when it does not apply (static bounds on static dims, run-time axes or
-/// steps, a negative step).
+/// or with constant bounds on a run-time dim, with constant steps
+/// (`x[:, ::2]`, `x[:, ::-1]`): kiln.dynamic_slice with one start and end
+/// per dim. nullopt when it does not apply (static bounds on static dims,
+/// run-time axes or steps).
 std::optional<Results> symbolicSlice(NodeContext &c) {
   Value input = c.input(0);
   auto type = c.type(input);
@@ -299,8 +299,7 @@ std::optional<Results> symbolicSlice(NodeContext &c) {
   SmallVector<int64_t> givenSteps(axes.size(), 1);
   if (c.hasInput(4)) {
     auto s = c.constantInts(4);
-    if (!s || s->size() != axes.size() ||
-        llvm::any_of(*s, [](int64_t x) { return x <= 0; }))
+    if (!s || s->size() != axes.size() || llvm::is_contained(*s, 0))
       return std::nullopt;
     givenSteps = *s;
   }
@@ -345,12 +344,22 @@ std::optional<Results> symbolicSlice(NodeContext &c) {
     int64_t dim = type.getDimSize(*axis);
     known[*axis] = -1;
     if (s && e && !ShapedType::isDynamic(dim)) {
-      auto clamp = [&](int64_t v) {
-        v = v < 0 ? v + dim : v;
-        return std::clamp<int64_t>(v, 0, dim);
+      auto clamp = [&](int64_t v, int64_t lo, int64_t hi) {
+        v = v < 0 && v > INT64_MIN / 2 ? v + dim : v;
+        return std::clamp<int64_t>(v, lo, hi);
       };
-      known[*axis] = llvm::divideCeil(
-          std::max<int64_t>(clamp(*e) - clamp(*s), 0), steps[*axis]);
+      int64_t step = steps[*axis];
+      known[*axis] =
+          step > 0
+              ? llvm::divideCeil(
+                    std::max<int64_t>(clamp(*e, 0, dim) - clamp(*s, 0, dim), 0),
+                    step)
+          : dim == 0
+              ? 0
+              : llvm::divideCeil(std::max<int64_t>(clamp(*s, 0, dim - 1) -
+                                                       clamp(*e, -1, dim - 1),
+                                                   0),
+                                 -step);
     }
   }
   auto boundsType = RankedTensorType::get({rank}, c.b.getI64Type());

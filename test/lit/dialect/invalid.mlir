@@ -456,7 +456,7 @@ func.func @quantized_matmul_zero_point(%x: tensor<4x8xui8>, %w: tensor<8x2xi8>) 
 // -----
 
 func.func @slice_step_zero(%x: tensor<3x?xf32>, %b: tensor<2xi64>) -> tensor<3x?xf32> {
-  // expected-error @+2 {{steps must be positive}}
+  // expected-error @+2 {{steps must not be 0}}
   // expected-error @+1 {{failed to infer returned types}}
   %y = kiln.dynamic_slice %x, %b, %b {static_shape = array<i64: 3, -1>, steps = array<i64: 1, 0>} : (tensor<3x?xf32>, tensor<2xi64>, tensor<2xi64>) -> tensor<3x?xf32>
   return %y : tensor<3x?xf32>

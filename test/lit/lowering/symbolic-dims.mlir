@@ -186,6 +186,25 @@ func.func @dynamic_slice_steps(%x: tensor<3x?xf32>) -> tensor<3x?xf32> {
 
 // -----
 
+// A negative step (`x[:, ::-1]`, torch.flip): the elements taken are read
+// upwards as a strided view from the lowest one, then reversed by a copy
+// that reads extent - 1 - i.
+// CHECK-LABEL: func.func @dynamic_slice_reversed
+// CHECK:       %[[V:.+]] = tensor.extract_slice %arg0[0, %{{.+}}] [3, %[[SIZE:.+]]] [1, 1] : tensor<3x?xf32> to tensor<3x?xf32>
+// CHECK:       tensor.empty(%[[SIZE]]) : tensor<3x?xf32>
+// CHECK:       linalg.generic
+// CHECK:         %[[I:.+]] = linalg.index 1 : index
+// CHECK:         %[[R:.+]] = arith.subi %{{.+}}, %[[I]] : index
+// CHECK:         tensor.extract %[[V]][%{{.+}}, %[[R]]] : tensor<3x?xf32>
+func.func @dynamic_slice_reversed(%x: tensor<3x?xf32>) -> tensor<3x?xf32> {
+  %starts = arith.constant dense<[0, -1]> : tensor<2xi64>
+  %ends = arith.constant dense<[3, -4611686018427387904]> : tensor<2xi64>
+  %y = kiln.dynamic_slice %x, %starts, %ends {static_shape = array<i64: 3, -1>, steps = array<i64: 1, -1>} : (tensor<3x?xf32>, tensor<2xi64>, tensor<2xi64>) -> tensor<3x?xf32>
+  return %y : tensor<3x?xf32>
+}
+
+// -----
+
 // A convolution over a run-time height and width: each result extent is
 // (in + pads - span) / stride + 1, read as the model runs, after a check
 // that the padded input holds one window; the conv itself is unchanged.
