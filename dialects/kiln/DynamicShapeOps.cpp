@@ -112,6 +112,8 @@ LogicalResult DynamicSliceOp::inferReturnTypes(MLIRContext *,
                                " input");
     if (llvm::is_contained(*steps, 0))
       return emitOptionalError(l, "steps must not be 0");
+    if (llvm::is_contained(*steps, INT64_MIN))
+      return emitOptionalError(l, "a step of INT64_MIN cannot be negated");
   }
   SmallVector<int64_t> dims;
   for (int64_t k : known)

@@ -213,7 +213,7 @@ LogicalResult ResizeOp::inferReturnTypes(MLIRContext *,
   for (int64_t d = 0; d < rank; ++d) {
     int64_t size = a.getSizes()[d];
     bool runTimeIn = input.isDynamicDim(d);
-    if (a.getScales()[d] <= 0)
+    if (!(a.getScales()[d] > 0)) // NaN too
       return emitOptionalError(l, "bad size or scale in dim ", d);
     // -1: floor(in * scale) of a run-time input extent, computed then.
     if (size == -1 && runTimeIn) {

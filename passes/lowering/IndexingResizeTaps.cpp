@@ -58,8 +58,9 @@ Value sourceCoordinate(ScalarOps &f, const ResizeTapParams &p, Value x,
     return f.divf(x, scale);
   if (t == "pytorch_half_pixel")
     return f.select(widthIsOne, f.f64(-0.5), halfPixel);
-  if (t == "tf_half_pixel_for_nn")
-    return f.divf(f.addf(x, f.f64(0.5)), scale);
+  if (t == "tf_half_pixel_for_nn") // a dim of scale 1 kept (keepsDim)
+    return f.select(f.cmpf(P::OEQ, scale, f.f64(1)), x,
+                    f.divf(f.addf(x, f.f64(0.5)), scale));
   if (t == "half_pixel_symmetric") {
     Value adjustment = f.divf(out, width);
     return f.addf(f.mulf(f.mulf(inF, f.f64(0.5)), f.subf(f.f64(1), adjustment)),

@@ -134,6 +134,10 @@ resize_cases = [
     ("linear_sizes", dict(mode="linear"), None, [8, 13]),
     ("nearest_sizes", dict(mode="nearest", nearest_mode="round_prefer_ceil"),
      None, [5, 9]),
+    # Run-time scales for the sizes; the batch and channels keep scale 1.
+    ("nearest_tf_nn_sizes", dict(mode="nearest", nearest_mode="ceil",
+                                 coordinate_transformation_mode="tf_half_pixel_for_nn"),
+     None, [6, 9]),
     ("cubic_sizes_align", dict(mode="cubic",
                                coordinate_transformation_mode="align_corners"),
      None, [7, 4]),

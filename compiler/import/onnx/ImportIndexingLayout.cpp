@@ -372,7 +372,7 @@ Results importResize(NodeContext &c) {
     if (scales->size() != n)
       return c.fail("scales must have one value per axis");
     for (size_t i = 0; i < n; ++i) {
-      if ((*scales)[i] <= 0)
+      if (!((*scales)[i] > 0)) // NaN too
         return c.fail("scales must be positive");
       s.scales[axes[i]] = (*scales)[i];
       s.sizes[axes[i]] =

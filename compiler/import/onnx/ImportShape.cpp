@@ -302,6 +302,10 @@ std::optional<Results> symbolicSlice(NodeContext &c) {
     if (!s || s->size() != axes.size() || llvm::is_contained(*s, 0))
       return std::nullopt;
     givenSteps = *s;
+    // A step past the dim takes one element either way; -INT64_MIN would
+    // overflow.
+    for (int64_t &step : givenSteps)
+      step = std::max<int64_t>(step, -INT64_MAX);
   }
   if (axes.size() != starts->size())
     return std::nullopt;
@@ -325,7 +329,9 @@ std::optional<Results> symbolicSlice(NodeContext &c) {
     // clamped, and the result would no longer match the other operands of
     // its consumers. The run fails instead, as onnxruntime's does.
     int64_t extent = type.getDimSize(*axis);
-    if (!ShapedType::isDynamic(extent) && !constantOf((*ends)[i])) {
+    // (A negative step's end is clamped into the dim, as ONNX says.)
+    if (!ShapedType::isDynamic(extent) && !constantOf((*ends)[i]) &&
+        givenSteps[i] > 0) {
       Value end = materialize(c, {(*ends)[i]},
                               RankedTensorType::get({}, c.b.getI64Type()));
       auto ok = c.make<k::LessEqualOp>(

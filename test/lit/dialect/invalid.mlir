@@ -461,3 +461,12 @@ func.func @slice_step_zero(%x: tensor<3x?xf32>, %b: tensor<2xi64>) -> tensor<3x?
   %y = kiln.dynamic_slice %x, %b, %b {static_shape = array<i64: 3, -1>, steps = array<i64: 1, 0>} : (tensor<3x?xf32>, tensor<2xi64>, tensor<2xi64>) -> tensor<3x?xf32>
   return %y : tensor<3x?xf32>
 }
+
+// -----
+
+func.func @slice_step_int64_min(%x: tensor<3x?xf32>, %b: tensor<2xi64>) -> tensor<3x?xf32> {
+  // expected-error @+2 {{a step of INT64_MIN cannot be negated}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %y = kiln.dynamic_slice %x, %b, %b {static_shape = array<i64: 3, -1>, steps = array<i64: 1, -9223372036854775808>} : (tensor<3x?xf32>, tensor<2xi64>, tensor<2xi64>) -> tensor<3x?xf32>
+  return %y : tensor<3x?xf32>
+}
