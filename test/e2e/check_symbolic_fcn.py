@@ -85,6 +85,29 @@ def save_model(name, nodes, inputs, initializers=(), opset=19):
     return path
 
 
+def export_hw(name, model, sample):
+    """torch.onnx export with a run-time batch, height and width."""
+    path = os.path.join(work, name + ".onnx")
+    torch.onnx.export(model.eval(), (sample,), path, input_names=["x"],
+                      output_names=["out"],
+                      dynamic_axes={"x": {0: "b", 2: "h", 3: "w"},
+                                    "out": {0: "b", 2: "h", 3: "w"}},
+                      opset_version=17, dynamo=False)
+    return path
+
+
+def expect_error(name, cmd, message, code=None):
+    """`cmd` (kiln arguments) must fail (with exit code `code` if given) and
+    print `message` on stderr."""
+    done = subprocess.run([kiln, *cmd], capture_output=True, text=True)
+    failed = done.returncode == code if code else done.returncode != 0
+    if not failed or message not in done.stderr:
+        failures.append(f"{name}: expected '{message}', got rc "
+                        f"{done.returncode}: {done.stderr.strip()}")
+    else:
+        print(f"{name}: PASS")
+
+
 def floats(name, values):
     values = np.asarray(values, np.float32)
     return helper.make_tensor(name, TensorProto.FLOAT, values.shape,
@@ -242,12 +265,7 @@ class UNet(nn.Module):
                                              mode="nearest")
 
 
-unet = os.path.join(work, "unet.onnx")
-torch.onnx.export(UNet().eval(), (torch.randn(1, 3, 32, 48),), unet,
-                  input_names=["x"], output_names=["out"],
-                  dynamic_axes={"x": {0: "b", 2: "h", 3: "w"},
-                                "out": {0: "b", 2: "h", 3: "w"}},
-                  opset_version=17, dynamo=False)
+unet = export_hw("unet", UNet(), torch.randn(1, 3, 32, 48))
 check_sizes("unet", unet, lambda b, h, w: image(b, 3, h, w),
             [(1, 32, 48), (2, 8, 12), (1, 4, 4), (1, 64, 36)])
 
@@ -265,18 +283,12 @@ for mode in ["reflect", "edge", "wrap", "constant"]:
     check_sizes("pad_" + mode, path, lambda b, h, w: image(b, 2, h, w),
                 [(1, 3, 4), (2, 5, 3), (1, 16, 9)] +
                 ([(0, 3, 4)] if mode != "wrap" else []))
-empty = {"x": np.zeros((1, 2, 0, 4), np.float32)}
-np.save(os.path.join(work, "empty.npy"), empty["x"])
-done = subprocess.run([kiln, "run", os.path.join(work, "pad_reflect.so"),
-                       "--input", "x=" + os.path.join(work, "empty.npy")],
-                      capture_output=True, text=True)
-message = ("node 'pad': Pad: reflect padding of dim 2, whose run-time "
-           "extent is 0")
-if done.returncode == 0 or message not in done.stderr:
-    failures.append(f"pad_reflect of an empty dim: expected '{message}', "
-                    f"got rc {done.returncode}: {done.stderr.strip()}")
-else:
-    print("pad_reflect of an empty dim refused: PASS")
+np.save(os.path.join(work, "empty.npy"), np.zeros((1, 2, 0, 4), np.float32))
+expect_error("pad_reflect of an empty dim",
+             ["run", os.path.join(work, "pad_reflect.so"), "--input",
+              "x=" + os.path.join(work, "empty.npy")],
+             "node 'pad': Pad: reflect padding of dim 2, whose run-time "
+             "extent is 0")
 
 
 class StyleNet(nn.Module):
@@ -295,12 +307,7 @@ class StyleNet(nn.Module):
         return torch.tanh(self.c3(pad(x, (1, 1, 1, 1), mode="reflect")))
 
 
-style = os.path.join(work, "style.onnx")
-torch.onnx.export(StyleNet().eval(), (torch.randn(1, 3, 32, 32),), style,
-                  input_names=["x"], output_names=["out"],
-                  dynamic_axes={"x": {0: "b", 2: "h", 3: "w"},
-                                "out": {0: "b", 2: "h", 3: "w"}},
-                  opset_version=17, dynamo=False)
+style = export_hw("style", StyleNet(), torch.randn(1, 3, 32, 32))
 check_sizes("style", style, lambda b, h, w: image(b, 3, h, w),
             [(1, 32, 32), (2, 10, 14), (1, 48, 20)])
 
@@ -334,13 +341,8 @@ for what, attrs, message in [
                           **attrs)],
         [("x", [1, 4, "h", "w"])],
         [floats("w", np.ones((4, 4, 3, 3), np.float32))])
-    done = subprocess.run([kiln, "compile", path, "-o", path + ".so"],
-                          capture_output=True, text=True)
-    if done.returncode != 1 or message not in done.stderr:
-        failures.append(f"conv_t_refused_{what}: expected '{message}', got "
-                        f"rc {done.returncode}: {done.stderr.strip()}")
-    else:
-        print(f"conv_t_refused_{what}: PASS")
+    expect_error(f"conv_t_refused_{what}",
+                 ["compile", path, "-o", path + ".so"], message, code=1)
 
 # keep_aspect_ratio_policy depends on the extents; refused by name.
 aspect = save_model(
@@ -349,16 +351,10 @@ aspect = save_model(
                       keep_aspect_ratio_policy="not_larger", axes=[2, 3],
                       name="aspect")],
     [("x", [1, 1, "h", "w"])], [ints("sizes", [8, 8])])
-done = subprocess.run([kiln, "compile", aspect, "-o", aspect + ".so"],
-                      capture_output=True, text=True)
-message = ("error: keep_aspect_ratio_policy 'not_larger' needs static input "
-           "extents: 'x' has a shape known only at run time (give it with "
-           "--input-shape) at node 'aspect' (Resize)")
-if done.returncode != 1 or message not in done.stderr:
-    failures.append(f"resize_aspect: expected '{message}', got rc "
-                    f"{done.returncode}: {done.stderr.strip()}")
-else:
-    print("resize_aspect refused: PASS")
+expect_error("resize_aspect", ["compile", aspect, "-o", aspect + ".so"],
+             "error: keep_aspect_ratio_policy 'not_larger' needs static input "
+             "extents: 'x' has a shape known only at run time (give it with "
+             "--input-shape) at node 'aspect' (Resize)", code=1)
 
 if failures:
     print("\n".join(["FAILED:"] + failures))
