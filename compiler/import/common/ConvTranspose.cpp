@@ -68,6 +68,17 @@ FailureOr<Value> mlir::kiln::buildConvTranspose(
   SmallVector<int64_t> inputShape(e.shape(x).drop_front(2));
   Type element = cast<RankedTensorType>(x.getType()).getElementType();
 
+  // Per spatial dim: the padding the flipped-kernel convolution needs
+  // around the spread input (negative: that much is cropped); the kernel
+  // flipped in space.
+  SmallVector<int64_t> low(n), high(n);
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t reach = dilations[i] * (kernel[i] - 1);
+    low[i] = reach - pads[i];
+    high[i] = reach - pads[n + i] + outputPadding[i];
+    w = e.slice(w, i + 2, kernel[i] - 1, -1, -1);
+  }
+
   Value z = x;
   SmallVector<int64_t> convPads(2 * n);
   auto xType = cast<RankedTensorType>(x.getType());
@@ -77,22 +88,19 @@ FailureOr<Value> mlir::kiln::buildConvTranspose(
     int64_t rank = n + 2;
     SmallVector<int64_t> padded(2 * rank, 0), interior(rank, 0);
     for (int64_t i = 0; i < n; ++i) {
-      int64_t reach = dilations[i] * (kernel[i] - 1);
-      int64_t low = reach - pads[i];
-      int64_t high = reach - pads[n + i] + outputPadding[i];
-      if (low < 0 || high < 0) {
+      if (low[i] < 0 || high[i] < 0) {
         c.error = fmt::format(
             "a transposed convolution over run-time extents needs pads of "
             "at most dilation * (kernel - 1) = {} in spatial dim {} (the "
             "end's plus output_padding {}), got {} and {} (give static "
             "extents with --input-shape)",
-            reach, i, outputPadding[i], pads[i], pads[n + i]);
+            dilations[i] * (kernel[i] - 1), i, outputPadding[i], pads[i],
+            pads[n + i]);
         return failure();
       }
-      padded[i + 2] = low;
-      padded[rank + i + 2] = high;
+      padded[i + 2] = low[i];
+      padded[rank + i + 2] = high[i];
       interior[i + 2] = strides[i] - 1;
-      w = e.slice(w, i + 2, kernel[i] - 1, -1, -1);
     }
     z = e.op<PadOp>({x, c.scalar(element, 0)},
                     {c.named("pads", c.i64s(padded)),
@@ -114,17 +122,13 @@ FailureOr<Value> mlir::kiln::buildConvTranspose(
                          {c.named("axis", c.b.getI64IntegerAttr(axis + 1))});
       z = e.slice(e.reshape(spread, merged), axis, 0, (in - 1) * s + 1);
     }
-    int64_t reach = dilations[i] * (kernel[i] - 1);
-    int64_t low = reach - pads[i];
-    int64_t high = reach - pads[n + i] + outputPadding[i];
-    if (z && (low < 0 || high < 0)) {
+    if (z && (low[i] < 0 || high[i] < 0)) {
       int64_t size = e.shape(z)[axis];
-      z = e.slice(z, axis, std::max<int64_t>(0, -low),
-                  size - std::max<int64_t>(0, -high));
+      z = e.slice(z, axis, std::max<int64_t>(0, -low[i]),
+                  size - std::max<int64_t>(0, -high[i]));
     }
-    convPads[i] = std::max<int64_t>(0, low);
-    convPads[n + i] = std::max<int64_t>(0, high);
-    w = e.slice(w, axis, kernel[i] - 1, -1, -1);
+    convPads[i] = std::max<int64_t>(0, low[i]);
+    convPads[n + i] = std::max<int64_t>(0, high[i]);
   }
   // [C, M/g, k..] -> [g, C/g, M/g, k..] -> [g, M/g, C/g, k..] -> [M, C/g, k..]
   SmallVector<int64_t> grouped = {group, channels / group, outPerGroup};
