@@ -58,6 +58,8 @@ void mlir::kiln::addBufferizationPasses(OpPassManager &pm) {
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
   bufferize.bufferAlignment = 64;
+  // A model's Loop (scf.while) yields new buffers each iteration.
+  bufferize.allowReturnAllocsFromLoops = true;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   pm.addNestedPass<func::FuncOp>(createCopyDuplicateResults());
   // Results shaped at run time leave as {pointer, dims} records.

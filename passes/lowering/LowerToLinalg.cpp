@@ -21,6 +21,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/Patterns.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -55,6 +56,21 @@ void mlir::kiln::populateKilnToLinalgPatterns(RewritePatternSet &patterns,
 }
 
 namespace {
+/// A tensor.cast of unsigned tensors (a model's If or Loop widening a
+/// yielded type) casts the signless ones.
+struct ConvertTensorCast : OpConversionPattern<tensor::CastOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tensor::CastOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type type = getTypeConverter()->convertType(op.getType());
+    if (!type)
+      return failure();
+    rewriter.replaceOpWithNewOp<tensor::CastOp>(op, type, adaptor.getSource());
+    return success();
+  }
+};
+
 struct LowerToLinalgPass
     : public kiln::impl::LowerToLinalgBase<LowerToLinalgPass> {
   using Base::Base;
@@ -77,7 +93,7 @@ struct LowerToLinalgPass
       return typeConverter.isSignatureLegal(op.getFunctionType()) &&
              typeConverter.isLegal(&op.getBody());
     });
-    target.addDynamicallyLegalOp<func::ReturnOp, func::CallOp>(
+    target.addDynamicallyLegalOp<func::ReturnOp, func::CallOp, tensor::CastOp>(
         [&](Operation *op) { return typeConverter.isLegal(op); });
 
     RewritePatternSet patterns(ctx);
@@ -86,6 +102,10 @@ struct LowerToLinalgPass
         patterns, typeConverter);
     populateCallOpTypeConversionPattern(patterns, typeConverter);
     populateReturnOpTypeConversionPattern(patterns, typeConverter);
+    // A model's Loop and If (scf.while, scf.if) may carry unsigned tensors.
+    scf::populateSCFStructuralTypeConversionsAndLegality(typeConverter,
+                                                         patterns, target);
+    patterns.add<ConvertTensorCast>(typeConverter, ctx);
 
     // A pattern that reports an error (an internal one: a run-time extent
     // it cannot find) fails the pass, so the compile stops there instead of

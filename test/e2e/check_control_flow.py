@@ -2,13 +2,20 @@
 """If, Loop and Scan end to end against onnxruntime.
 
 Builds small models with onnx.helper: an If on a run-time condition whose
-branches compute from outer values (both outcomes), a Loop with a constant
-trip count, carried values and a scan output, a while-style Loop whose
-run-time condition stops it early (carried values only), a Loop whose trip
-count is a run-time input and whose scan output shape the model declares, a
-Scan in reverse along axis 1 with two states, and an If nested in a Loop
-body. Each compiles with kiln and runs against onnxruntime; then a run whose
-trip count disagrees with the declared scan output fails with its message.
+branches compute from outer values (both outcomes), an If whose branches
+give different shapes and whose untaken branch's check does not run, a
+Loop with a constant trip count, carried values and a scan output, a
+while-style Loop whose run-time condition stops it early (carried values
+only), a Loop whose trip count is a run-time input and whose scan output
+shape the model declares, a Scan in reverse along axis 1 with two states,
+and an If nested in a Loop body. Then loops that run in the artifact (scf.while): a run-time trip
+count with an undeclared scan output (0 to 37 iterations), a carried value
+that grows each iteration and stops early on a run-time condition, a while
+loop with no trip count, 3000 iterations, and a loop nested in one; two
+of them also for CUDA, run in the GPU emulator (the nested one is refused
+there by name). Each compiles with kiln and runs against onnxruntime; runs whose trip count
+disagrees with the declared scan output, or whose taken branch adds
+disagreeing extents, fail with their messages.
 
     check_control_flow.py KILN WORK_DIR
 """
@@ -47,8 +54,8 @@ def save(name, nodes, inputs, outputs, opset=13):
     return path
 
 
-def run(path, feeds, expected=None, tag=""):
-    cmd = [kiln, "run", path[:-5] + ".so"]
+def run(path, feeds, expected=None, tag="", so=None):
+    cmd = [kiln, "run", so or path[:-5] + ".so"]
     for name, value in feeds.items():
         file = os.path.join(work, f"{tag}_{name}.npy")
         np.save(file, value)
@@ -62,11 +69,11 @@ def run(path, feeds, expected=None, tag=""):
     return done.returncode, done.stdout + done.stderr
 
 
-def check(path, feeds, tag):
+def check(path, feeds, tag, so=None):
     session = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
     names = [o.name for o in session.get_outputs()]
     expected = dict(zip(names, session.run(None, feeds)))
-    code, text = run(path, feeds, expected, tag)
+    code, text = run(path, feeds, expected, tag, so)
     ok = code == 0 and text.count(": PASS") == len(names)
     print(f"{tag}: {'PASS' if ok else 'FAIL'}")
     if not ok:
@@ -89,6 +96,36 @@ path = save("if_runtime",
 x, y = f32(3, 4), f32(3, 4)
 for flag in (True, False):
     check(path, {"c": np.array(flag), "x": x, "y": y}, f"if_{flag}")
+
+# If whose branches give different shapes ([6, 4] or [3, 4]); the then
+# branch adds inputs whose run-time extents must agree, which only a run
+# that takes it checks.
+then_g = h.make_graph([h.make_node("Concat", ["x", "x"], ["t"], axis=0),
+                       h.make_node("Add", ["p", "q"], ["pq"])], "then", [],
+                      [vi("t", T.FLOAT, [6, 4]), vi("pq", T.FLOAT, ["n"])])
+else_g = h.make_graph([h.make_node("Neg", ["x"], ["e"]),
+                       h.make_node("Neg", ["p"], ["np"])], "else", [],
+                      [vi("e", T.FLOAT, [3, 4]), vi("np", T.FLOAT, ["n"])])
+path = save("if_shapes",
+            [h.make_node("If", ["c"], ["z", "w"], then_branch=then_g,
+                         else_branch=else_g)],
+            [vi("c", T.BOOL, []), vi("x", T.FLOAT, [3, 4]),
+             vi("p", T.FLOAT, ["n"]), vi("q", T.FLOAT, ["m"])],
+            [vi("z", T.FLOAT, [None, 4]), vi("w", T.FLOAT, ["n"])])
+for flag in (True, False):
+    check(path, {"c": np.array(flag), "x": x, "p": f32(5), "q": f32(5)},
+          f"if_shapes_{flag}")
+# The else branch never adds p and q: extents 5 and 2 are fine there.
+check(path, {"c": np.array(False), "x": x, "p": f32(5), "q": f32(2)},
+      "if_shapes_unchecked")
+code, text = run(path, {"c": np.array(True), "x": x, "p": f32(5),
+                        "q": f32(2)}, tag="if_shapes_bad")
+message = ("node 'Add_1': the inputs differ in the run-time extent of "
+           "result dim 0")
+ok = code == 1 and message in text
+print(f"if_shapes_bad: {'PASS' if ok else 'FAIL'}")
+if not ok:
+    failures.append(f"if_shapes_bad: rc {code}: {text}")
 
 # Loop, constant trip count 6: s = 0.5 s + x[i], scan output s * i.
 body = h.make_graph(
@@ -197,6 +234,145 @@ path = save("loop_if",
             [vi("acc0", T.FLOAT, [4]), vi("x", T.FLOAT, [4])],
             [vi("acc", T.FLOAT, [4])])
 check(path, {"acc0": f32(4), "x": f32(4)}, "loop_if")
+
+# Loops that run in the artifact: a run-time trip count with no declared
+# scan output shape (0, 1, 5 and 37 iterations).
+body = h.make_graph(
+    [h.make_node("Identity", ["cond_in"], ["cond_out"]),
+     h.make_node("Add", ["a_in", "x"], ["a_out"]),
+     h.make_node("Cast", ["i"], ["fi"], to=T.FLOAT),
+     h.make_node("Mul", ["a_out", "fi"], ["scan"])],
+    "body", [vi("i", T.INT64, []), vi("cond_in", T.BOOL, []),
+             vi("a_in", T.FLOAT, [2])],
+    [vi("cond_out", T.BOOL, []), vi("a_out", T.FLOAT, [2]),
+     vi("scan", T.FLOAT, [2])])
+path = save("loop_runtime",
+            [h.make_node("Loop", ["n", "", "a0"], ["a", "scans"], body=body)],
+            [vi("n", T.INT64, []), vi("a0", T.FLOAT, [2]),
+             vi("x", T.FLOAT, [2])],
+            [vi("a", T.FLOAT, [2]), vi("scans", T.FLOAT, ["iters", 2])])
+for n in (0, 1, 5, 37):
+    check(path, {"n": np.array(n, np.int64), "a0": f32(2), "x": f32(2)},
+          f"loop_runtime_{n}")
+
+# A carried value that grows every iteration (a Concat), a run-time trip
+# count and a run-time condition that stops early when the sum passes a
+# limit; an initializer first used in the body and again after the loop.
+step = numpy_helper.from_array(np.array([0.5, 1.5], np.float32), "step")
+body = h.make_graph(
+    [h.make_node("Mul", ["x", "step"], ["row"]),
+     h.make_node("Concat", ["y_in", "row"], ["y_out"], axis=0),
+     h.make_node("ReduceSum", ["y_out"], ["total"], keepdims=0),
+     h.make_node("Less", ["total", "limit"], ["cond_out"])],
+    "body", [vi("i", T.INT64, []), vi("cond_in", T.BOOL, []),
+             vi("y_in", T.FLOAT, [None])],
+    [vi("cond_out", T.BOOL, []), vi("y_out", T.FLOAT, [None])])
+graph = h.make_graph(
+    [const("yes", np.bool_(True)),
+     h.make_node("Loop", ["n", "yes", "y0"], ["y"], body=body),
+     h.make_node("Mul", ["y", "two"], ["y2"]),
+     h.make_node("Add", ["x", "step"], ["z"])],
+    "loop_growing",
+    [vi("n", T.INT64, []), vi("y0", T.FLOAT, [3]), vi("x", T.FLOAT, [2]),
+     vi("limit", T.FLOAT, [])],
+    [vi("y2", T.FLOAT, ["len"]), vi("z", T.FLOAT, [2])],
+    [step, numpy_helper.from_array(np.float32(2), "two")])
+model = h.make_model(graph, opset_imports=[h.make_opsetid("", 13)])
+onnx.checker.check_model(model)
+path = os.path.join(work, "loop_growing.onnx")
+onnx.save(model, path)
+subprocess.run([kiln, "compile", path, "-o", path[:-5] + ".so"], check=True)
+for n, limit in [(0, 1e9), (4, 1e9), (50, 40.0), (3, -1.0)]:
+    check(path, {"n": np.array(n, np.int64), "y0": np.ones(3, np.float32),
+                 "x": np.array([1.0, 2.0], np.float32),
+                 "limit": np.array(limit, np.float32)},
+          f"loop_growing_{n}_{limit:g}")
+
+# A while loop (no trip count): halve until below a run-time bound.
+body = h.make_graph(
+    [const("half", np.float32(0.5)),
+     h.make_node("Mul", ["v_in", "half"], ["v_out"]),
+     h.make_node("ReduceMax", ["v_out"], ["top"], keepdims=0),
+     h.make_node("Greater", ["top", "bound"], ["cond_out"]),
+     h.make_node("Identity", ["top"], ["tops"])],
+    "body", [vi("i", T.INT64, []), vi("cond_in", T.BOOL, []),
+             vi("v_in", T.FLOAT, [4])],
+    [vi("cond_out", T.BOOL, []), vi("v_out", T.FLOAT, [4]),
+     vi("tops", T.FLOAT, [])])
+path = save("loop_until",
+            [const("yes", np.bool_(True)),
+             h.make_node("Loop", ["", "yes", "v0"], ["v", "history"],
+                         body=body)],
+            [vi("v0", T.FLOAT, [4]), vi("bound", T.FLOAT, [])],
+            [vi("v", T.FLOAT, [4]), vi("history", T.FLOAT, [None])])
+for bound in (100.0, 1.0, 1e-3):
+    check(path, {"v0": np.array([3, -8, 50, 7], np.float32),
+                 "bound": np.array(bound, np.float32)}, f"loop_until_{bound:g}")
+
+# A constant trip count beyond what unrolling takes (3000 iterations).
+body = h.make_graph(
+    [h.make_node("Identity", ["cond_in"], ["cond_out"]),
+     const("decay", np.float32(0.999)),
+     h.make_node("Mul", ["s_in", "decay"], ["kept"]),
+     h.make_node("Add", ["kept", "x"], ["s_out"])],
+    "body", [vi("i", T.INT64, []), vi("cond_in", T.BOOL, []),
+             vi("s_in", T.FLOAT, [8])],
+    [vi("cond_out", T.BOOL, []), vi("s_out", T.FLOAT, [8])])
+path = save("loop_long",
+            [const("trips", np.int64(3000)),
+             h.make_node("Loop", ["trips", "", "s0"], ["s"], body=body)],
+            [vi("s0", T.FLOAT, [8]), vi("x", T.FLOAT, [8])],
+            [vi("s", T.FLOAT, [8])])
+check(path, {"s0": f32(8), "x": f32(8)}, "loop_long")
+
+# Nested: the outer loop's trip count is a run-time input, the inner one's
+# is the outer iteration number plus one (a triangle of additions).
+inner = h.make_graph(
+    [h.make_node("Identity", ["c_in"], ["c_out"]),
+     h.make_node("Add", ["t_in", "x"], ["t_out"])],
+    "inner", [vi("j", T.INT64, []), vi("c_in", T.BOOL, []),
+              vi("t_in", T.FLOAT, [3])],
+    [vi("c_out", T.BOOL, []), vi("t_out", T.FLOAT, [3])])
+outer = h.make_graph(
+    [h.make_node("Identity", ["cond_in"], ["cond_out"]),
+     const("one", np.int64(1)),
+     h.make_node("Add", ["i", "one"], ["m"]),
+     h.make_node("Loop", ["m", "", "u_in"], ["u_out"], body=inner)],
+    "outer", [vi("i", T.INT64, []), vi("cond_in", T.BOOL, []),
+              vi("u_in", T.FLOAT, [3])],
+    [vi("cond_out", T.BOOL, []), vi("u_out", T.FLOAT, [3])])
+path = save("loop_nested",
+            [h.make_node("Loop", ["n", "", "u0"], ["u"], body=outer)],
+            [vi("n", T.INT64, []), vi("u0", T.FLOAT, [3]),
+             vi("x", T.FLOAT, [3])], [vi("u", T.FLOAT, [3])])
+for n in (0, 3, 12):
+    check(path, {"n": np.array(n, np.int64), "u0": f32(3), "x": f32(3)},
+          f"loop_nested_{n}")
+
+# The run-time loops and branches with static outputs, compiled for CUDA
+# and run in the GPU emulator.
+# A trip count the device computes is refused by name there.
+gpu_feeds = {
+    "if_runtime": {"c": np.array(False), "x": x, "y": y},
+    "loop_long": {"s0": f32(8), "x": f32(8)},
+    "loop_nested": None,
+}
+for name, feeds in gpu_feeds.items():
+    path = os.path.join(work, name + ".onnx")
+    so = path[:-5] + ".cuda.so"
+    done = subprocess.run([kiln, "compile", path, "-o", so, "--target=cuda",
+                           "--gpu-emulate"], capture_output=True, text=True)
+    if feeds:
+        check(path, feeds, f"{name}_cuda_emulated", so)
+        continue
+    message = ("error: a value computed on the device is needed by the host "
+               "(a run-time shape or loop bound); not supported on GPU "
+               "targets yet at node 'Loop_0' (Loop)")
+    ok = done.returncode == 1 and message in done.stderr
+    print(f"{name}_cuda_refused: {'PASS' if ok else 'FAIL'}")
+    if not ok:
+        failures.append(f"{name}_cuda_refused: rc {done.returncode}: "
+                        f"{done.stderr}")
 
 if failures:
     print("\n".join(["FAILED:"] + failures))

@@ -17,6 +17,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
@@ -232,6 +233,8 @@ private:
   /// The i64 extent of each symbol, and of each symbolic (input, dim).
   llvm::StringMap<Value> symbolValues;
   llvm::DenseMap<std::pair<Value, int64_t>, Value> inputDims;
+  /// The entry block of @main, where initializers become constants.
+  Block *entry = nullptr;
   /// Control-flow bodies being imported (nesting), and the nodes imported
   /// from bodies so far (unrolled loops multiply them).
   int subgraphDepth = 0;
@@ -374,6 +377,11 @@ llvm::Expected<Value> GraphImporter::lookup(const std::string &name,
   if (failed(attr))
     return fail(error);
   Location loc = NameLoc::get(StringAttr::get(&ctx, name));
+  // Made at the function's entry: a first use inside a loop body must not
+  // hide the constant from the uses after the loop.
+  OpBuilder::InsertionGuard guard(b);
+  if (entry && b.getInsertionBlock() != entry)
+    b.setInsertionPointToStart(entry);
   Value v = kiln::ConstantOp::create(b, loc, *attr);
   values[name] = v;
   return v;
@@ -611,7 +619,7 @@ llvm::Expected<OwningOpRef<ModuleOp>> GraphImporter::run() {
     return success();
   });
   ctx.loadDialect<kiln::KilnDialect, func::FuncDialect, arith::ArithDialect,
-                  tensor::TensorDialect>();
+                  scf::SCFDialect, tensor::TensorDialect>();
   if (auto err = readOpset())
     return std::move(err);
   if (auto err = checkNames(graph))
@@ -667,6 +675,7 @@ llvm::Expected<OwningOpRef<ModuleOp>> GraphImporter::run() {
   auto func =
       func::FuncOp::create(b, fileLoc, "main", b.getFunctionType(argTypes, {}));
   Block *body = func.addEntryBlock();
+  entry = body;
   for (size_t i = 0; i < argNames.size(); ++i) {
     func.setArgAttr(i, "kiln.name", b.getStringAttr(argNames[i]));
     values[argNames[i]] = body->getArgument(i);

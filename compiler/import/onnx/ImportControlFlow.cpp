@@ -4,8 +4,7 @@
 // place (NodeContext::importSubgraph):
 //
 //   If     a constant condition imports the branch it picks; a run-time one
-//          imports both and selects each output with kiln.where (the
-//          branches must give equal types and check nothing at run time).
+//          becomes an scf.if (ImportLoopRunTime.cpp).
 //   Scan   unrolled over the scan axis (its extent is static): iteration t
 //          runs the body on the states and slice t of each scan input; the
 //          scan outputs are stacked along their axes.
@@ -13,12 +12,15 @@
 //          count or the condition is a run-time value, for the iteration
 //          count the model declares for a scan output (checked when the
 //          model runs). Without scan outputs, a run-time condition keeps
-//          each carried value from the last iteration it held.
+//          each carried value from the last iteration it held. Any other
+//          Loop, and one of more than kMaxIterations, runs as a loop in
+//          the artifact (ImportLoopRunTime.cpp).
 //
-// Bodies run once per iteration in the artifact, so unrolling is capped at
-// kMaxIterations.
+// Unrolled bodies run once per iteration in the artifact, so unrolling is
+// capped at kMaxIterations.
 //
 //===----------------------------------------------------------------------===//
+#include "compiler/import/onnx/ImportControlFlow.h"
 #include "compiler/import/onnx/ImportIndexing.h"
 #include "compiler/import/onnx/ImportNNBuilder.h"
 
@@ -76,39 +78,7 @@ Results importIf(NodeContext &c) {
   if (auto known = constantFlag(cond))
     return c.importSubgraph(*known ? *thenBody : *elseBody, {});
 
-  Block *block = c.b.getInsertionBlock();
-  Operation *last = block->empty() ? nullptr : &block->back();
-  auto thenOut = c.importSubgraph(*thenBody, {});
-  if (failed(thenOut))
-    return failure();
-  auto elseOut = c.importSubgraph(*elseBody, {});
-  if (failed(elseOut))
-    return failure();
-  for (Operation &op :
-       llvm::make_range(last ? std::next(last->getIterator()) : block->begin(),
-                        block->end()))
-    if (isa<k::AssertOp>(op))
-      return c.unsupported("If with a condition computed at run time whose "
-                           "branches check values at run time");
-  if (thenOut->size() != elseOut->size())
-    return c.fail("the branches give different numbers of outputs");
-  NNBuilder e(c);
-  Value flag = e.scalarOf(cond, c.b.getI1Type());
-  SmallVector<Value> results;
-  for (auto [i, pair] : llvm::enumerate(llvm::zip(*thenOut, *elseOut))) {
-    auto [t, f] = pair;
-    if (t.getType() != f.getType()) {
-      std::string a, b;
-      llvm::raw_string_ostream(a) << t.getType();
-      llvm::raw_string_ostream(b) << f.getType();
-      return c.unsupported(
-          fmt::format("If with a condition computed at run time whose "
-                      "branches give output {} as {} and {}",
-                      i, a, b));
-    }
-    results.push_back(e.select(flag, t, f));
-  }
-  return e.done(results);
+  return importRunTimeIf(c, *thenBody, *elseBody, cond);
 }
 
 /// Scan over `scans` (static extents along `axes`) with carried `states`;
@@ -269,14 +239,12 @@ Results importLoop(NodeContext &c) {
     steps = constTrips; // a run-time condition only freezes carried values
     checked = false;
   }
-  if (!steps)
-    return c.unsupported("Loop whose iteration count is known only at run "
-                         "time (unrolled loops need a constant trip count "
-                         "or a declared scan output shape)");
-  if (*steps < 0 || *steps > kMaxIterations)
-    return c.unsupported(
-        fmt::format("Loop of {} iterations (unrolled: 0 to {} are supported)",
-                    *steps, kMaxIterations));
+  // Otherwise, or beyond what unrolling allows, one run-time loop.
+  if (!steps || *steps > kMaxIterations)
+    return importRunTimeLoop(c, *body, carried, scanOutputs);
+  if (*steps < 0)
+    return c.unsupported(fmt::format(
+        "Loop of {} iterations declared for a scan output", *steps));
   if (*steps == 0 && scanOutputs > 0)
     return c.unsupported("Loop with scan outputs and no iteration");
 

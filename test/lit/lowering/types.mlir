@@ -32,3 +32,44 @@ func.func @chain(%x: tensor<2x3xui8>) -> tensor<3x2xi32> {
   %2 = kiln.cast %1 {to = i32} : (tensor<3x2xui8>) -> tensor<3x2xi32>
   return %2 : tensor<3x2xi32>
 }
+
+// -----
+
+// A model's Loop and If (scf.while, scf.if over tensors) carry unsigned
+// values as signless ones; the kiln ops in their regions lower in place.
+// CHECK-LABEL: func.func @loop_and_if
+// CHECK-SAME: (%[[X:.+]]: tensor<4xi8>, %[[N:.+]]: i64, %[[C:.+]]: i1) -> tensor<?xi8>
+// CHECK: %[[W:.+]]:2 = scf.while (%{{.+}} = %{{.+}}, %{{.+}} = %[[X]]) : (i64, tensor<4xi8>) -> (i64, tensor<4xi8>)
+// CHECK: scf.condition
+// CHECK: linalg.generic
+// CHECK: arith.addi %{{.+}}, %{{.+}} : i8
+// CHECK: scf.yield %{{.+}}, %{{.+}} : i64, tensor<4xi8>
+// CHECK: scf.if %[[C]] -> (tensor<?xi8>)
+// CHECK: tensor.insert_slice %[[W]]#1
+// CHECK: tensor.cast %{{.+}} : tensor<8xi8> to tensor<?xi8>
+// CHECK: scf.yield %{{.+}} : tensor<?xi8>
+// CHECK: } else {
+// CHECK: tensor.cast %[[W]]#1 : tensor<4xi8> to tensor<?xi8>
+// CHECK-NOT: ui8
+func.func @loop_and_if(%x: tensor<4xui8>, %n: i64, %c: i1) -> tensor<?xui8> {
+  %zero = arith.constant 0 : i64
+  %one = arith.constant 1 : i64
+  %w:2 = scf.while (%i = %zero, %v = %x) : (i64, tensor<4xui8>) -> (i64, tensor<4xui8>) {
+    %more = arith.cmpi slt, %i, %n : i64
+    scf.condition(%more) %i, %v : i64, tensor<4xui8>
+  } do {
+  ^bb0(%i: i64, %v: tensor<4xui8>):
+    %next = kiln.add %v, %x : (tensor<4xui8>, tensor<4xui8>) -> tensor<4xui8>
+    %j = arith.addi %i, %one : i64
+    scf.yield %j, %next : i64, tensor<4xui8>
+  }
+  %r = scf.if %c -> tensor<?xui8> {
+    %twice = kiln.concat %w#1, %w#1 {axis = 0 : i64} : (tensor<4xui8>, tensor<4xui8>) -> tensor<8xui8>
+    %t = tensor.cast %twice : tensor<8xui8> to tensor<?xui8>
+    scf.yield %t : tensor<?xui8>
+  } else {
+    %e = tensor.cast %w#1 : tensor<4xui8> to tensor<?xui8>
+    scf.yield %e : tensor<?xui8>
+  }
+  return %r : tensor<?xui8>
+}
