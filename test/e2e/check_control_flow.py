@@ -11,7 +11,8 @@ shape the model declares, a Scan in reverse along axis 1 with two states,
 and an If nested in a Loop body. Then loops that run in the artifact (scf.while): a run-time trip
 count with an undeclared scan output (0 to 37 iterations), a carried value
 that grows each iteration and stops early on a run-time condition, a while
-loop with no trip count, 3000 iterations, and a loop nested in one; two
+loop with no trip count, 3000 iterations, a loop nested in one, and Scans
+over a run-time length (one also of run-time batch, reversed); two
 of them also for CUDA, run in the GPU emulator (the nested one is refused
 there by name). Each compiles with kiln and runs against onnxruntime; runs whose trip count
 disagrees with the declared scan output, or whose taken branch adds
@@ -348,6 +349,49 @@ path = save("loop_nested",
 for n in (0, 3, 12):
     check(path, {"n": np.array(n, np.int64), "u0": f32(3), "x": f32(3)},
           f"loop_nested_{n}")
+
+# Scan over a run-time sequence length T: a running sum and its products.
+body = h.make_graph(
+    [h.make_node("Add", ["sum_in", "row"], ["sum_out"]),
+     h.make_node("Mul", ["sum_out", "row"], ["prod"])],
+    "body", [vi("sum_in", T.FLOAT, [3]), vi("row", T.FLOAT, [3])],
+    [vi("sum_out", T.FLOAT, [3]), vi("prod", T.FLOAT, [3])])
+path = save("scan_runtime",
+            [h.make_node("Scan", ["s0", "x"], ["s", "prods"], body=body,
+                         num_scan_inputs=1)],
+            [vi("s0", T.FLOAT, [3]), vi("x", T.FLOAT, ["T", 3])],
+            [vi("s", T.FLOAT, [3]), vi("prods", T.FLOAT, ["T", 3])])
+for steps in (1, 7, 50):
+    check(path, {"s0": f32(3), "x": f32(steps, 3)}, f"scan_runtime_{steps}")
+
+# Batch B and length T both run-time: two scan inputs along axis 1 (their
+# lengths named apart, so the loop checks them), one read in reverse, a state of run-time extent and a scan output of
+# run-time rows stacked newest first along axis 1.
+body = h.make_graph(
+    [h.make_node("Add", ["h_in", "a"], ["t"]),
+     h.make_node("Tanh", ["t"], ["t2"]),
+     h.make_node("Mul", ["t2", "b"], ["h_out"]),
+     h.make_node("Identity", ["h_out"], ["hs"])],
+    "body", [vi("h_in", T.FLOAT, ["B"]), vi("a", T.FLOAT, ["B"]),
+             vi("b", T.FLOAT, ["B"])],
+    [vi("h_out", T.FLOAT, ["B"]), vi("hs", T.FLOAT, ["B"])])
+path = save("scan_batch",
+            [h.make_node("Scan", ["h0", "xa", "xb"], ["h", "history"],
+                         body=body, num_scan_inputs=2,
+                         scan_input_axes=[1, 1], scan_input_directions=[0, 1],
+                         scan_output_axes=[1], scan_output_directions=[1])],
+            [vi("h0", T.FLOAT, ["B"]), vi("xa", T.FLOAT, ["B", "T"]),
+             vi("xb", T.FLOAT, ["B", "U"])],
+            [vi("h", T.FLOAT, ["B"]), vi("history", T.FLOAT, ["B", "T"])])
+for batch, steps in ((2, 5), (1, 1), (3, 40)):
+    check(path, {"h0": f32(batch), "xa": f32(batch, steps),
+                 "xb": f32(batch, steps)}, f"scan_batch_{batch}x{steps}")
+code, text = run(path, {"h0": f32(2), "xa": f32(2, 5), "xb": f32(2, 4)},
+                 tag="scan_bad")
+message = "Scan: scan input 1 differs in length from scan input 0"
+print(f"scan_bad: {'PASS' if code == 1 and message in text else 'FAIL'}")
+if code != 1 or message not in text:
+    failures.append(f"scan_bad: expected '{message}', got rc {code}: {text}")
 
 # The run-time loops and branches with static outputs, compiled for CUDA
 # and run in the GPU emulator.

@@ -5,9 +5,11 @@
 //
 //   If     a constant condition imports the branch it picks; a run-time one
 //          becomes an scf.if (ImportLoopRunTime.cpp).
-//   Scan   unrolled over the scan axis (its extent is static): iteration t
-//          runs the body on the states and slice t of each scan input; the
-//          scan outputs are stacked along their axes.
+//   Scan   unrolled over the scan axis when every extent is static:
+//          iteration t runs the body on the states and slice t of each scan
+//          input; the scan outputs are stacked along their axes. Otherwise,
+//          or beyond kMaxIterations, one run-time loop
+//          (ImportLoopRunTime.cpp).
 //   Loop   unrolled for a trip count that is a constant, or, when the trip
 //          count or the condition is a run-time value, for the iteration
 //          count the model declares for a scan output (checked when the
@@ -150,8 +152,13 @@ Results importScan(NodeContext &c) {
   for (int64_t i = 0; i < m; ++i)
     scans.push_back(c.input(first + n + i));
   for (Value v : llvm::concat<Value>(states, scans))
-    if (!v || !c.type(v).hasStaticShape())
-      return c.unsupported("Scan of inputs with run-time extents");
+    if (!v)
+      return c.fail("a state or scan input is missing");
+  bool runTime = llvm::any_of(llvm::concat<Value>(states, scans), [&](Value v) {
+    return !c.type(v).hasStaticShape();
+  });
+  if (batched && runTime)
+    return c.unsupported("Scan-8 of inputs with run-time extents");
   auto ints = [&](StringRef name, int64_t count) {
     SmallVector<int64_t> v = c.attrInts(name).value_or(SmallVector<int64_t>());
     v.resize(std::max<int64_t>(count, v.size()), 0);
@@ -168,9 +175,14 @@ Results importScan(NodeContext &c) {
       return c.fail("scan_input_axes out of range");
     axes[j] = *axis;
   }
-  if (!batched)
+  if (!batched) {
+    int64_t steps = c.type(scans[0]).getDimSize(axes[0]);
+    if (runTime || steps < 1 || steps > kMaxIterations)
+      return importRunTimeScan(c, *body, states, scans, axes, directions,
+                               outAxes, outDirections);
     return runScan(c, *body, states, scans, axes, directions, outAxes,
                    outDirections);
+  }
 
   // Scan-8: each batch element on its own, the results stacked again.
   NNBuilder e(c);

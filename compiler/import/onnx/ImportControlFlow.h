@@ -16,6 +16,27 @@ namespace mlir::kiln::onnx_import {
 /// `scanOutputs` stacked scan outputs.
 Results importRunTimeLoop(NodeContext &c, const onnx::GraphProto &body,
                           size_t carried, int64_t scanOutputs);
+/// Scan (opset 9+) over scan inputs whose scan axis has a run-time extent,
+/// or more iterations than unrolling takes, as one scf.while
+/// (ImportLoopRunTime.cpp): the final states, then the scan outputs.
+/// `axes` are normalized; the others as the node's attributes give them.
+Results importRunTimeScan(NodeContext &c, const onnx::GraphProto &body,
+                          llvm::ArrayRef<Value> states,
+                          llvm::ArrayRef<Value> scans,
+                          llvm::ArrayRef<int64_t> axes,
+                          llvm::ArrayRef<int64_t> directions,
+                          llvm::ArrayRef<int64_t> outAxes,
+                          llvm::ArrayRef<int64_t> outDirections);
+
+/// The type both `a` and `b` fit: dims that differ become run-time ones.
+/// Null when the ranks or element types differ.
+mlir::RankedTensorType joinTypes(mlir::RankedTensorType a,
+                                 mlir::RankedTensorType b);
+/// `t` as MLIR prints it.
+std::string typeText(mlir::Type t);
+/// `v` as `type`: a tensor.cast when only static extents differ.
+Value widen(mlir::OpBuilder &b, mlir::Location loc, Value v, mlir::Type type);
+
 /// If on the run-time condition `cond` as one scf.if, each branch imported
 /// into its region; an output whose extents differ between the branches
 /// gets those dims as run-time extents (ImportLoopRunTime.cpp).

@@ -1,40 +1,39 @@
-//===- ImportLoopRunTime.cpp - If and Loop as run-time control flow ------===//
-//
-// An If on a run-time condition becomes one scf.if; each branch is
-// imported into its region and only the one taken runs (its checks too).
-// An output whose extents differ between the branches is yielded as the
-// type both fit, those dims run-time extents:
-//
-//   %z = scf.if %c -> tensor<?x4xf32> {
-//     ... then branch ...  scf.yield tensor.cast %t : tensor<3x4xf32> ...
-//   } else {
-//     ... else branch ...  scf.yield tensor.cast %e : tensor<5x4xf32> ...
-//   }
+//===- ImportLoopRunTime.cpp - Loop and Scan as run-time loops ------------===//
 //
 // A Loop that cannot be unrolled (its trip count or condition is known only
 // when the model runs and no scan output declares the iteration count, or
-// it runs more iterations than unrolling allows) becomes one scf.while over
-// tensors; the body graph is imported once, into the loop:
+// it runs more iterations than unrolling allows), and a Scan over a
+// run-time extent, become one scf.while over tensors; the body graph is
+// imported once, into the loop:
 //
 //   %n, %v..., %s... = scf.while (%i = 0, %go = cond, %v = v0...,
 //                                 %s = <0 x row>...) {
 //     scf.condition(%i < M && %go) %i, %v..., %s...
 //   } do {
 //   ^bb0(%i, %v..., %s...):
-//     cond', v'..., row... = body(tensor(%i), true, %v...)
+//     cond', v'..., row... = body(inputs(%i, %v...))
 //     scf.yield %i + 1, cond', v'..., concat(%s, row[None])...
 //   }
 //
-// Without a trip count M is INT64_MAX; without a condition %go stays true
-// (ONNX ignores the body's condition then). A carried value whose extents
-// change from one iteration to the next is carried with those dims as
-// run-time extents: the body is imported again with them. Scan outputs
-// grow by one row per iteration (a concat, so long loops copy
-// quadratically); their rows must have static extents.
+// Loop: the body takes (tensor(%i), true, %v...); without a trip count M
+// is INT64_MAX; without a condition %go stays true (ONNX ignores the
+// body's condition then). Scan: M is the scan axis' extent (every scan
+// input's, checked when the model runs), the body takes the states and
+// slice %i (or M - 1 - %i, reversed) of each scan input; a scan output
+// stacks its rows newest first when reversed, then moves the stacked dim
+// to its axis.
+//
+// A carried value whose extents change from one iteration to the next is
+// carried with those dims as run-time extents: the body is imported again
+// with them. Scan outputs grow by one row per iteration (a concat, so
+// long loops copy quadratically). A row with run-time extents replaces the
+// empty start on the first iteration; with no iteration its run-time
+// extents read 0.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/import/onnx/ImportControlFlow.h"
 #include "compiler/import/onnx/ImportNNBuilder.h"
+#include "compiler/import/onnx/SymbolicShapes.h"
 
 #include "onnx/onnx.pb.h"
 
@@ -48,10 +47,8 @@ using namespace mlir::kiln;
 using namespace mlir::kiln::onnx_import;
 namespace k = mlir::kiln;
 
-namespace {
-/// The type both `a` and `b` fit: dims that differ become run-time ones.
-/// Null when the ranks or element types differ.
-RankedTensorType join(RankedTensorType a, RankedTensorType b) {
+RankedTensorType mlir::kiln::onnx_import::joinTypes(RankedTensorType a,
+                                                    RankedTensorType b) {
   if (a.getRank() != b.getRank() || a.getElementType() != b.getElementType())
     return {};
   SmallVector<int64_t> shape;
@@ -60,41 +57,95 @@ RankedTensorType join(RankedTensorType a, RankedTensorType b) {
   return RankedTensorType::get(shape, a.getElementType());
 }
 
-std::string typeText(Type t) {
+std::string mlir::kiln::onnx_import::typeText(Type t) {
   std::string s;
   llvm::raw_string_ostream(s) << t;
   return s;
 }
 
-/// `v` as `type` (a tensor.cast when only static extents differ).
-Value widen(OpBuilder &b, Location loc, Value v, Type type) {
+Value mlir::kiln::onnx_import::widen(OpBuilder &b, Location loc, Value v,
+                                     Type type) {
   return v.getType() == type ? v : tensor::CastOp::create(b, loc, type, v);
+}
+
+namespace {
+/// What one run-time loop computes (see the file comment).
+struct LoopSpec {
+  const onnx::GraphProto &body;
+  Value trips, go;
+  /// Body output 0 is the next condition (a Loop with a condition input).
+  bool condFromBody = false;
+  /// Index of the first carried value among the body outputs.
+  size_t firstCarried = 0;
+  SmallVector<Value> inits;
+  int64_t scanOutputs = 0;
+  /// Per scan output: stack the newest row first.
+  SmallVector<bool> newestFirst;
+  /// The body's inputs for iteration `index` (i64) and carried values.
+  std::function<SmallVector<Value>(Value index, ValueRange carried)> inputs;
+};
+
+/// The empty start of a stack of `row`s, typed [?, row...]: [0, row...]
+/// with the row's run-time extents 0.
+Value emptyStack(NNBuilder &e, OpBuilder &b, Location loc,
+                 RankedTensorType row) {
+  SmallVector<int64_t> empty{0}, stacked{ShapedType::kDynamic};
+  for (int64_t d : row.getShape()) {
+    empty.push_back(ShapedType::isDynamic(d) ? 0 : d);
+    stacked.push_back(d);
+  }
+  return widen(b, loc, e.splat(empty, row.getElementType(), 0.0),
+               RankedTensorType::get(stacked, row.getElementType()));
+}
+
+/// `stack` with `row` added (first when `first`), typed as `stack`.
+Value push(NodeContext &c, NNBuilder &e, Value stack, Value row, Value index,
+           bool first) {
+  OpBuilder &b = c.b;
+  Location loc = c.loc;
+  SymInts shape{b.getI64IntegerAttr(1)};
+  for (int64_t d = 0; d < e.rank(row); ++d)
+    shape.push_back(dimOf(c, row, d));
+  auto unsqueezed = reshapeSymbolic(c, row, shape, /*allowZero=*/true);
+  if (failed(unsqueezed))
+    return e.failed = true, Value();
+  auto concat = [&] {
+    return widen(b, loc,
+                 first ? e.concat({*unsqueezed, stack}, 0)
+                       : e.concat({stack, *unsqueezed}, 0),
+                 stack.getType());
+  };
+  if (c.type(row).hasStaticShape())
+    return concat();
+  // The empty start's run-time extents are 0: the first row replaces it.
+  Value isFirst = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::eq, index,
+      arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(0)));
+  auto pick = scf::IfOp::create(b, loc, stack.getType(), isFirst,
+                                /*withElseRegion=*/true);
+  b.setInsertionPointToStart(&pick.getThenRegion().front());
+  scf::YieldOp::create(b, loc, widen(b, loc, *unsqueezed, stack.getType()));
+  b.setInsertionPointToStart(&pick.getElseRegion().front());
+  scf::YieldOp::create(b, loc, concat());
+  b.setInsertionPointAfter(pick);
+  return pick.getResult(0);
 }
 
 /// One attempt at building the loop for `carried` types. `yielded` gets the
 /// types the body gives; when one does not fit its carried type the loop is
 /// erased again and the result is null.
-struct LoopBuilder {
-  NodeContext &c;
-  const onnx::GraphProto &body;
-  Value trips, go;
-  int64_t scanOutputs;
-
-  FailureOr<scf::WhileOp> build(ArrayRef<RankedTensorType> carried,
-                                SmallVector<RankedTensorType> &yielded);
-};
-
-FailureOr<scf::WhileOp>
-LoopBuilder::build(ArrayRef<RankedTensorType> carried,
-                   SmallVector<RankedTensorType> &yielded) {
+FailureOr<scf::WhileOp> buildLoop(NodeContext &c, const LoopSpec &spec,
+                                  ArrayRef<RankedTensorType> carried,
+                                  SmallVector<RankedTensorType> &yielded) {
   OpBuilder &b = c.b;
   Location loc = c.loc;
   Type i64 = b.getI64Type(), i1 = b.getI1Type();
+  size_t n = carried.size();
   SmallVector<Value> inits{
-      arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(0)), go};
+      arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(0)), spec.go};
   SmallVector<Type> types{i64};
-  for (auto [i, type] : llvm::enumerate(carried)) {
-    inits.push_back(widen(b, loc, c.input(2 + i), type));
+  for (auto [init, type] : llvm::zip(spec.inits, carried)) {
+    inits.push_back(widen(b, loc, init, type));
     types.push_back(type);
   }
   // The loop without its scan outputs first: their row types are known only
@@ -106,63 +157,49 @@ LoopBuilder::build(ArrayRef<RankedTensorType> carried,
   Block *before = b.createBlock(&loop.getBefore(), {}, beforeTypes, locs);
   Block *after =
       b.createBlock(&loop.getAfter(), {}, types, ArrayRef(locs).drop_back());
-
-  NNBuilder e(c);
-  b.setInsertionPointToStart(after);
-  Value index = after->getArgument(0);
-  SmallVector<Value> bodyInputs{
-      tensor::FromElementsOp::create(b, loc, RankedTensorType::get({}, i64),
-                                     ValueRange{index}),
-      c.scalar(i1, 1.0)};
-  for (size_t i = 0; i < carried.size(); ++i)
-    bodyInputs.push_back(after->getArgument(1 + i));
-  auto out = c.importSubgraph(body, bodyInputs);
   auto erase = [&] {
     b.setInsertionPointAfter(loop);
     loop->erase();
   };
+
+  NNBuilder e(c);
+  b.setInsertionPointToStart(after);
+  Value index = after->getArgument(0);
+  SmallVector<Value> bodyInputs =
+      spec.inputs(index, after->getArguments().slice(1, n));
+  auto out = e.failed ? FailureOr<SmallVector<Value>>(failure())
+                      : c.importSubgraph(spec.body, bodyInputs);
   if (failed(out)) {
     erase();
     return failure();
   }
+  if (out->size() != spec.firstCarried + n + spec.scanOutputs) {
+    erase();
+    (void)c.fail(fmt::format("the body gives {} outputs, the node needs {}",
+                             out->size(),
+                             spec.firstCarried + n + spec.scanOutputs));
+    return failure();
+  }
+  ArrayRef<Value> next = ArrayRef(*out).drop_front(spec.firstCarried);
   yielded.clear();
-  for (size_t i = 0; i < carried.size(); ++i)
-    yielded.push_back(c.type((*out)[1 + i]));
-  for (size_t i = 0; i < carried.size(); ++i)
-    if (yielded[i] != carried[i] &&
-        join(yielded[i], carried[i]) != carried[i]) {
+  for (size_t i = 0; i < n; ++i)
+    yielded.push_back(c.type(next[i]));
+  for (size_t i = 0; i < n; ++i)
+    if (joinTypes(yielded[i], carried[i]) != carried[i]) {
       erase();
       return scf::WhileOp(); // the caller widens `carried`, tries again
     }
 
-  // The scan outputs: an empty [0, row...] to start, one row per iteration.
-  SmallVector<RankedTensorType> rows;
-  for (int64_t k = 0; k < scanOutputs; ++k) {
-    auto row = c.type((*out)[1 + carried.size() + k]);
-    if (!row.hasStaticShape()) {
-      erase();
-      (void)c.unsupported(
-          fmt::format("Loop whose scan output {} has run-time "
-                      "extents ({}) and whose iteration count is "
-                      "known only at run time",
-                      k, typeText(row)));
-      return failure();
-    }
-    rows.push_back(row);
-  }
-  if (scanOutputs) {
+  // The scan outputs: an empty stack to start, one row per iteration.
+  ArrayRef<Value> rows = next.drop_front(n);
+  if (spec.scanOutputs) {
     b.setInsertionPoint(loop);
     SmallVector<Value> newInits(inits);
+    for (Value row : rows)
+      newInits.push_back(emptyStack(e, b, loc, c.type(row)));
     SmallVector<Type> newTypes(types);
-    for (RankedTensorType row : rows) {
-      SmallVector<int64_t> empty{0}, stacked{ShapedType::kDynamic};
-      empty.append(row.getShape().begin(), row.getShape().end());
-      stacked.append(row.getShape().begin(), row.getShape().end());
-      auto stackedType = RankedTensorType::get(stacked, row.getElementType());
-      newInits.push_back(widen(
-          b, loc, e.splat(empty, row.getElementType(), 0.0), stackedType));
-      newTypes.push_back(stackedType);
-    }
+    for (Value init : ArrayRef(newInits).drop_front(types.size() + 1))
+      newTypes.push_back(init.getType());
     auto grown = scf::WhileOp::create(b, loc, newTypes, newInits);
     grown.getBefore().takeBody(loop.getBefore());
     grown.getAfter().takeBody(loop.getAfter());
@@ -179,24 +216,19 @@ LoopBuilder::build(ArrayRef<RankedTensorType> carried,
 
   // The body's end: the next condition, the carried values, one more row.
   b.setInsertionPointToEnd(after);
-  Value next = go;
-  if (c.hasInput(1))
-    next = tensor::ExtractOp::create(b, loc, e.scalarOf((*out)[0], i1),
+  Value more = spec.go;
+  if (spec.condFromBody)
+    more = tensor::ExtractOp::create(b, loc, e.scalarOf((*out)[0], i1),
                                      ValueRange{});
   SmallVector<Value> yields{arith::AddIOp::create(
       b, loc, index,
       arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(1)))};
-  yields.push_back(next);
-  for (size_t i = 0; i < carried.size(); ++i)
-    yields.push_back(widen(b, loc, (*out)[1 + i], carried[i]));
-  for (int64_t k = 0; k < scanOutputs; ++k) {
-    Value row = (*out)[1 + carried.size() + k];
-    SmallVector<int64_t> shape{1};
-    shape.append(rows[k].getShape().begin(), rows[k].getShape().end());
-    Value acc = after->getArgument(1 + carried.size() + k);
-    yields.push_back(widen(b, loc, e.concat({acc, e.reshape(row, shape)}, 0),
-                           types[1 + carried.size() + k]));
-  }
+  yields.push_back(more);
+  for (size_t i = 0; i < n; ++i)
+    yields.push_back(widen(b, loc, next[i], carried[i]));
+  for (auto [k, row] : llvm::enumerate(rows))
+    yields.push_back(push(c, e, after->getArgument(1 + n + k), row, index,
+                          spec.newestFirst[k]));
   if (e.failed) {
     erase();
     return failure();
@@ -205,83 +237,53 @@ LoopBuilder::build(ArrayRef<RankedTensorType> carried,
 
   // The test: another iteration while i < M and the condition holds.
   b.setInsertionPointToEnd(before);
-  Value more = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
-                                     before->getArgument(0), trips);
-  more = arith::AndIOp::create(b, loc, more, before->getArgument(1));
+  Value test = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                     before->getArgument(0), spec.trips);
+  test = arith::AndIOp::create(b, loc, test, before->getArgument(1));
   SmallVector<Value> forwarded{before->getArgument(0)};
   for (size_t i = 2; i < before->getNumArguments(); ++i)
     forwarded.push_back(before->getArgument(i));
-  scf::ConditionOp::create(b, loc, more, forwarded);
+  scf::ConditionOp::create(b, loc, test, forwarded);
   b.setInsertionPointAfter(loop);
   return loop;
 }
-} // namespace
 
-Results mlir::kiln::onnx_import::importRunTimeIf(
-    NodeContext &c, const onnx::GraphProto &thenBody,
-    const onnx::GraphProto &elseBody, Value cond) {
-  OpBuilder &b = c.b;
-  Location loc = c.loc;
-  NNBuilder e(c);
-  Value flag = e.scalarOf(cond, b.getI1Type());
-  if (e.failed)
-    return failure();
-  flag = tensor::ExtractOp::create(b, loc, flag, ValueRange{});
-  // The branches first, in an scf.if without results.
-  auto untyped = scf::IfOp::create(b, loc, TypeRange{}, flag,
-                                   /*addThenBlock=*/false,
-                                   /*addElseBlock=*/false);
-  auto erase = [&] {
-    b.setInsertionPointAfter(untyped);
-    untyped->erase();
-  };
-  SmallVector<SmallVector<Value>> outs;
-  for (auto [region, branch] :
-       {std::pair(&untyped.getThenRegion(), &thenBody),
-        std::pair(&untyped.getElseRegion(), &elseBody)}) {
-    b.createBlock(region);
-    auto out = c.importSubgraph(*branch, {});
-    if (failed(out)) {
-      erase();
+/// Builds the loop, widening the carried types until the body's fit them;
+/// the final carried values then the stacks.
+Results runLoop(NodeContext &c, const LoopSpec &spec) {
+  SmallVector<RankedTensorType> types, yielded;
+  for (Value v : spec.inits)
+    types.push_back(c.type(v));
+  // Each retry turns at least one more dim into a run-time one.
+  for (int attempt = 0;; ++attempt) {
+    auto loop = buildLoop(c, spec, types, yielded);
+    if (failed(loop))
       return failure();
+    bool fits = true;
+    for (size_t i = 0; i < types.size(); ++i) {
+      RankedTensorType wide = joinTypes(types[i], yielded[i]);
+      if (!wide)
+        return c.unsupported(fmt::format(
+            "{} whose body gives carried value {} as {} for {}", c.opType(), i,
+            typeText(yielded[i]), typeText(types[i])));
+      fits &= wide == types[i];
+      types[i] = wide;
     }
-    outs.push_back(*out);
-  }
-  if (outs[0].size() != outs[1].size()) {
-    erase();
-    return c.fail("the branches give different numbers of outputs");
-  }
-  SmallVector<Type> types;
-  for (auto [i, pair] : llvm::enumerate(llvm::zip(outs[0], outs[1]))) {
-    auto [t, f] = pair;
-    RankedTensorType both = join(c.type(t), c.type(f));
-    if (!both) {
-      std::string a = typeText(t.getType()), b = typeText(f.getType());
-      erase();
-      return c.unsupported(fmt::format("If whose branches give output {} as "
-                                       "{} and {}",
-                                       i, a, b));
+    if (fits) {
+      ValueRange results = loop->getResults().drop_front();
+      return SmallVector<Value>(results.begin(), results.end());
     }
-    types.push_back(both);
+    if (attempt > 8)
+      return c.fail("the carried values' types do not settle");
   }
-  for (auto [region, out] : {std::pair(&untyped.getThenRegion(), &outs[0]),
-                             std::pair(&untyped.getElseRegion(), &outs[1])}) {
-    b.setInsertionPointToEnd(&region->front());
-    SmallVector<Value> yields;
-    for (auto [v, type] : llvm::zip(*out, types))
-      yields.push_back(widen(b, loc, v, type));
-    scf::YieldOp::create(b, loc, yields);
-  }
-  b.setInsertionPoint(untyped);
-  auto typed = scf::IfOp::create(b, loc, types, flag, /*addThenBlock=*/false,
-                                 /*addElseBlock=*/false);
-  typed.getThenRegion().takeBody(untyped.getThenRegion());
-  typed.getElseRegion().takeBody(untyped.getElseRegion());
-  untyped->erase();
-  b.setInsertionPointAfter(typed);
-  return SmallVector<Value>(typed.getResults().begin(),
-                            typed.getResults().end());
 }
+
+Value i64Value(OpBuilder &b, Location loc, SymInt v) {
+  if (auto known = constantOf(v))
+    return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(*known));
+  return cast<Value>(v);
+}
+} // namespace
 
 Results mlir::kiln::onnx_import::importRunTimeLoop(NodeContext &c,
                                                    const onnx::GraphProto &body,
@@ -293,45 +295,121 @@ Results mlir::kiln::onnx_import::importRunTimeLoop(NodeContext &c,
   OpBuilder &b = c.b;
   Location loc = c.loc;
   NNBuilder e(c);
+  Type i64 = b.getI64Type(), i1 = b.getI1Type();
   auto scalar = [&](Value v, Type type) -> Value {
     Value s = e.scalarOf(v, type);
     return e.failed ? Value()
                     : tensor::ExtractOp::create(b, loc, s, ValueRange{});
   };
-  Value trips =
+  LoopSpec spec{body};
+  spec.trips =
       c.hasInput(0)
-          ? scalar(c.input(0), b.getI64Type())
+          ? scalar(c.input(0), i64)
           : arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(INT64_MAX));
-  Value go = c.hasInput(1)
-                 ? scalar(c.input(1), b.getI1Type())
-                 : arith::ConstantOp::create(b, loc, b.getBoolAttr(true));
-  if (!trips || !go)
+  spec.go = c.hasInput(1)
+                ? scalar(c.input(1), i1)
+                : arith::ConstantOp::create(b, loc, b.getBoolAttr(true));
+  if (!spec.trips || !spec.go)
     return failure();
-
-  SmallVector<RankedTensorType> types, yielded;
+  spec.condFromBody = c.hasInput(1);
+  spec.firstCarried = 1;
   for (size_t i = 0; i < carried; ++i)
-    types.push_back(c.type(c.input(2 + i)));
-  LoopBuilder builder{c, body, trips, go, scanOutputs};
-  // Each retry turns at least one more dim into a run-time one.
-  for (int attempt = 0;; ++attempt) {
-    auto loop = builder.build(types, yielded);
-    if (failed(loop))
-      return failure();
-    bool fits = true;
-    for (size_t i = 0; i < carried; ++i) {
-      RankedTensorType wide = join(types[i], yielded[i]);
-      if (!wide)
-        return c.unsupported(
-            fmt::format("Loop whose body gives carried value {} as {} for {}",
-                        i, typeText(yielded[i]), typeText(types[i])));
-      fits &= wide == types[i];
-      types[i] = wide;
+    spec.inits.push_back(c.input(2 + i));
+  spec.scanOutputs = scanOutputs;
+  spec.newestFirst.assign(scanOutputs, false);
+  spec.inputs = [&](Value index, ValueRange values) {
+    SmallVector<Value> inputs{
+        tensor::FromElementsOp::create(b, loc, RankedTensorType::get({}, i64),
+                                       ValueRange{index}),
+        c.scalar(i1, 1.0)};
+    inputs.append(values.begin(), values.end());
+    return inputs;
+  };
+  return runLoop(c, spec);
+}
+
+Results mlir::kiln::onnx_import::importRunTimeScan(
+    NodeContext &c, const onnx::GraphProto &body, ArrayRef<Value> states,
+    ArrayRef<Value> scans, ArrayRef<int64_t> axes, ArrayRef<int64_t> directions,
+    ArrayRef<int64_t> outAxes, ArrayRef<int64_t> outDirections) {
+  OpBuilder &b = c.b;
+  Location loc = c.loc;
+  NNBuilder e(c);
+  Type i64 = b.getI64Type();
+  LoopSpec spec{body};
+  spec.trips = i64Value(b, loc, dimOf(c, scans[0], axes[0]));
+  spec.go = arith::ConstantOp::create(b, loc, b.getBoolAttr(true));
+  // Every scan input is as long as the first.
+  std::optional<int64_t> steps = constantOf(dimOf(c, scans[0], axes[0]));
+  for (size_t j = 1; j < scans.size(); ++j) {
+    SymInt length = dimOf(c, scans[j], axes[j]);
+    std::optional<int64_t> known = constantOf(length);
+    if (known && steps) {
+      if (*known != *steps)
+        return c.fail("the scan inputs differ in length");
+      continue;
     }
-    if (fits) {
-      ValueRange results = loop->getResults().drop_front();
-      return SmallVector<Value>(results.begin(), results.end());
-    }
-    if (attempt > 8)
-      return c.fail("the carried values' types do not settle");
+    Value same = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                       i64Value(b, loc, length), spec.trips);
+    k::AssertOp::create(
+        b, loc,
+        tensor::FromElementsOp::create(
+            b, loc, RankedTensorType::get({}, b.getI1Type()), ValueRange{same}),
+        b.getStringAttr(fmt::format("Scan: scan input {} differs in length "
+                                    "from scan input 0",
+                                    j)));
   }
+  spec.inits.assign(states.begin(), states.end());
+  size_t numStates = states.size();
+  spec.scanOutputs = (int64_t)body.output_size() - (int64_t)numStates;
+  if (spec.scanOutputs < 0)
+    return c.fail("the body gives fewer outputs than there are states");
+  for (int64_t k = 0; k < spec.scanOutputs; ++k)
+    spec.newestFirst.push_back(k < (int64_t)outDirections.size() &&
+                               outDirections[k]);
+  spec.inputs = [&](Value index, ValueRange values) {
+    SmallVector<Value> inputs(values.begin(), values.end());
+    Value reversed = arith::SubIOp::create(
+        b, loc,
+        arith::SubIOp::create(
+            b, loc, spec.trips,
+            arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(1))),
+        index);
+    for (auto [j, v] : llvm::enumerate(scans)) {
+      Value at = tensor::FromElementsOp::create(
+          b, loc, RankedTensorType::get({}, i64),
+          ValueRange{directions[j] ? reversed : index});
+      auto slice = c.make<k::GatherOp>(
+          {v, at}, {c.named("axis", b.getI64IntegerAttr(axes[j]))});
+      if (failed(slice)) {
+        e.failed = true;
+        return inputs;
+      }
+      inputs.push_back(*slice);
+    }
+    return inputs;
+  };
+  auto results = runLoop(c, spec);
+  if (failed(results))
+    return failure();
+  // Each stack's dim 0 moves to its scan output axis.
+  for (int64_t k = 0; k < spec.scanOutputs; ++k) {
+    Value &stack = (*results)[numStates + k];
+    int64_t rank = e.rank(stack);
+    int64_t axis = k < (int64_t)outAxes.size() ? outAxes[k] : 0;
+    if (axis < 0)
+      axis += rank;
+    if (axis < 0 || axis >= rank)
+      return c.fail("scan_output_axes out of range");
+    if (axis == 0)
+      continue;
+    SmallVector<int64_t> perm;
+    for (int64_t d = 1; d <= axis; ++d)
+      perm.push_back(d);
+    perm.push_back(0);
+    for (int64_t d = axis + 1; d < rank; ++d)
+      perm.push_back(d);
+    stack = e.transpose(stack, perm);
+  }
+  return e.done(*results);
 }
