@@ -393,6 +393,57 @@ print(f"scan_bad: {'PASS' if code == 1 and message in text else 'FAIL'}")
 if code != 1 or message not in text:
     failures.append(f"scan_bad: expected '{message}', got rc {code}: {text}")
 
+# Refusals, each with its message and exit code 1.
+def expect_error(name, nodes, inputs, outputs, message):
+    graph = h.make_graph(nodes, name, inputs, outputs)
+    model = h.make_model(graph, opset_imports=[h.make_opsetid("", 13)])
+    path = os.path.join(work, name + ".onnx")
+    onnx.save(model, path)
+    done = subprocess.run([kiln, "compile", path, "-o", path[:-5] + ".so"],
+                          capture_output=True, text=True)
+    ok = done.returncode == 1 and message in done.stderr
+    print(f"{name}: {'PASS' if ok else 'FAIL'}")
+    if not ok:
+        failures.append(f"{name}: expected '{message}', got rc "
+                        f"{done.returncode}: {done.stderr}")
+
+
+grow = h.make_graph(
+    [h.make_node("Identity", ["cond_in"], ["cond_out"]),
+     h.make_node("Unsqueeze", ["g_in", "zero"], ["g_out"])],
+    "grow", [vi("i", T.INT64, []), vi("cond_in", T.BOOL, []),
+             vi("g_in", T.FLOAT, None)],
+    [vi("cond_out", T.BOOL, []), vi("g_out", T.FLOAT, None)])
+expect_error("loop_rank_grows",
+             [const("zero", np.array([0], np.int64)),
+              h.make_node("Loop", ["n", "", "g0"], ["g"], body=grow)],
+             [vi("n", T.INT64, []), vi("g0", T.FLOAT, [2])],
+             [vi("g", T.FLOAT, None)],
+             "unsupported ONNX op 'Loop' (opset 13) at node 'Loop_1': Loop "
+             "whose body gives carried value 0 as tensor<1x2xf32> for "
+             "tensor<2xf32>")
+same = h.make_graph(
+    [h.make_node("Identity", ["cond_in"], ["cond_out"]),
+     h.make_node("Identity", ["a_in"], ["a_out"])],
+    "same", [vi("i", T.INT64, []), vi("cond_in", T.BOOL, []),
+             vi("a_in", T.FLOAT, [2])],
+    [vi("cond_out", T.BOOL, []), vi("a_out", T.FLOAT, [2])])
+expect_error("loop_forever",
+             [h.make_node("Loop", ["", "", "a0"], ["a"], body=same)],
+             [vi("a0", T.FLOAT, [2])], [vi("a", T.FLOAT, [2])],
+             "Loop with neither a trip count nor a condition (it never ends)")
+then_g = h.make_graph([h.make_node("Identity", ["x"], ["t"])], "then", [],
+                      [vi("t", T.FLOAT, [3, 4])])
+else_g = h.make_graph([h.make_node("ReduceSum", ["x"], ["r"], keepdims=0)],
+                      "else", [], [vi("r", T.FLOAT, [])])
+expect_error("if_ranks",
+             [h.make_node("If", ["c"], ["z"], then_branch=then_g,
+                          else_branch=else_g)],
+             [vi("c", T.BOOL, []), vi("x", T.FLOAT, [3, 4])],
+             [vi("z", T.FLOAT, None)],
+             "unsupported ONNX op 'If' (opset 13) at node 'If_0': If whose "
+             "branches give output 0 as tensor<3x4xf32> and tensor<f32>")
+
 # The run-time loops and branches with static outputs, compiled for CUDA
 # and run in the GPU emulator.
 # A trip count the device computes is refused by name there.
