@@ -8,7 +8,7 @@ exported with dynamic batch, height and width is compiled ONCE with kiln
 nodes over run-time extents, one per mode and coordinate transformation,
 given scales or sizes, and single ConvTranspose nodes (strides, pads,
 dilations, output_padding, groups), Pad in every mode, a style-transfer
-style net of reflection pads, and LRN. Each result is compared with onnxruntime's. What still needs static extents says so.
+style net of reflection pads, and LRN (run-time channels too). Each result is compared with onnxruntime's. What still needs static extents says so.
 
     check_symbolic_fcn.py KILN WORK_DIR
 """
@@ -322,6 +322,22 @@ for name, size in [("lrn", 5), ("lrn_wide", 15)]:
         [("x", ["b", 6, "h", "w"])])
     check_sizes(name, path, lambda b, h, w: image(b, 6, h, w),
                 [(1, 5, 7), (2, 1, 1), (1, 16, 3)])
+# The channels known only at run time too: the window is the size itself.
+path = save_model(
+    "lrn_channels", [helper.make_node("LRN", ["x"], ["out"], size=5,
+                                      alpha=2e-3, beta=0.6, bias=1.5,
+                                      name="lrn")],
+    [("x", ["b", "c", "h", "w"])])
+check_sizes("lrn_channels", path, lambda b, c, h: image(b, c, h, 3),
+            [(1, 6, 7), (2, 1, 2), (1, 17, 3), (1, 2, 1)])
+huge = save_model(
+    "lrn_huge", [helper.make_node("LRN", ["x"], ["out"], size=100001,
+                                  name="lrn")],
+    [("x", ["b", "c", 4, 4])])
+expect_error("lrn_huge", ["compile", huge, "-o", huge + ".so"],
+             "error: unsupported ONNX op 'LRN' (opset 19) at node 'lrn': LRN "
+             "of size 100001 over a run-time channel extent (up to 65536 "
+             "channels; give a static one with --input-shape)", code=1)
 
 # A transposed convolution whose pads crop more than the kernel reaches,
 # or whose output_shape fixes the result, needs static extents.

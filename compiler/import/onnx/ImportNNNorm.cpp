@@ -163,7 +163,8 @@ Results importMeanVarianceNorm(NodeContext &c) {
 /// (padding counted, so mean * size is the sum) over a view of X^2 that puts
 /// the channels in a spatial position: [N, 1, C, H*W], or, when the batch
 /// or the spatial extents are known only at run time, [N, 1, C, H, W] with
-/// a window of one position in each spatial dim.
+/// a window of one position in each spatial dim (the channels may be run-time
+/// too).
 Results importLRN(NodeContext &c) {
   Value x = c.input(0);
   NNBuilder e(c);
@@ -175,19 +176,25 @@ Results importLRN(NodeContext &c) {
   double alpha = c.attrFloat("alpha", 1e-4), beta = c.attrFloat("beta", 0.75),
          bias = c.attrFloat("bias", 1.0);
   ArrayRef<int64_t> shape = e.shape(x);
-  if (ShapedType::isDynamic(shape[1]))
-    return c.fail("LRN needs a static channel extent (give it with "
-                  "--input-shape)");
   // A window of 2C - 1 channels or more covers every channel from every
   // position: the sum is the same with the window clamped there (a size
-  // from the file may be in the billions; alpha / size keeps it).
-  int64_t kernel = std::max<int64_t>(1, std::min(size, 2 * shape[1] - 1));
+  // from the file may be in the billions; alpha / size keeps it). With a
+  // run-time channel extent the window is the size itself.
+  constexpr int64_t kMaxRunTimeWindow = 1 << 16;
+  int64_t kernel = size;
+  if (!ShapedType::isDynamic(shape[1]))
+    kernel = std::max<int64_t>(1, std::min(size, 2 * shape[1] - 1));
+  else if (size > kMaxRunTimeWindow)
+    return c.unsupported(
+        fmt::format("LRN of size {} over a run-time channel extent (up to {} "
+                    "channels; give a static one with --input-shape)",
+                    size, kMaxRunTimeWindow));
   int64_t before = (kernel - 1) / 2, after = kernel - 1 - before;
   bool runTime = !c.type(x).hasStaticShape();
   // The view, and the window: the channels, one position elsewhere.
   SmallVector<int64_t> window{kernel}, pads{before}, ends{after};
   SmallVector<SymInt> view{dimOf(c, x, 0), c.b.getI64IntegerAttr(1),
-                           c.b.getI64IntegerAttr(shape[1])};
+                           dimOf(c, x, 1)};
   if (runTime) {
     for (int64_t d = 2; d < (int64_t)shape.size(); ++d) {
       view.push_back(dimOf(c, x, d));
