@@ -5,8 +5,8 @@ Exports with torch.onnx (dynamic_axes) a GPT-2 style block (causal mask
 built from the sequence length), the same block with GPT-2's mask (a slice
 of a registered triangle, bounds computed from the sequence length), a
 BERT-style encoder (token and position embeddings, a padding mask), a small
-CNN and ResNet-18 with a dynamic batch, a mean over the sequence and a
-layer norm over a run-time extent; compiles each ONCE with kiln (no
+CNN and ResNet-18 with a dynamic batch, a mean over the sequence, a layer
+norm over a run-time extent, and Hardmax along a run-time axis; compiles each ONCE with kiln (no
 --input-shape) and runs it at several sizes against onnxruntime. Then the
 run-time errors: two inputs that disagree on a shared dim, and a size
 outside the --dim range.
@@ -277,7 +277,7 @@ expect_error("run-time extent of 1", code, text,
 
 # A mean over the sequence (a sentence embedding's pooling) and a layer
 # norm over a run-time extent: the counts they divide by come from the run.
-def save_model(name, nodes, inputs, output_shape):
+def save_model(name, nodes, inputs, output_shape, opset=17):
     graph = helper.make_graph(
         nodes, name,
         [helper.make_tensor_value_info(n, TensorProto.FLOAT, shape)
@@ -286,7 +286,7 @@ def save_model(name, nodes, inputs, output_shape):
                                        output_shape)])
     path = os.path.join(work, name + ".onnx")
     onnx.save(helper.make_model(graph,
-                                opset_imports=[helper.make_opsetid("", 17)]),
+                                opset_imports=[helper.make_opsetid("", opset)]),
               path)
     return path
 
@@ -373,6 +373,18 @@ backwards = save_model(
 check_sizes("negative_step", backwards, compile_model(backwards),
             lambda n: {"x": rng.standard_normal((3, n), dtype=np.float32)},
             [(1,), (2,), (3,), (8,), (301,)])
+
+# Hardmax along a run-time axis (the positions a run-time range), and
+# before opset 13 over a run-time dim on either side of the flattening.
+for opset, axis in [(13, -1), (11, 1), (11, 2)]:
+    path = save_model(f"hardmax_{opset}_{axis}",
+                      [helper.make_node("Hardmax", ["x"], ["out"], axis=axis,
+                                        name="hardmax")],
+                      [("x", ["b", 3, "n"])], ["b", 3, "n"], opset)
+    check_sizes(f"hardmax_{opset}_{axis}", path, compile_model(path),
+                lambda b, n: {"x": rng.integers(0, 4, (b, 3, n))
+                              .astype(np.float32)},
+                [(1, 1), (2, 5), (3, 40)])
 
 # Run-time height and width: an instance norm and a global average pool
 # reduce over them; a convolution's window needs them static and says so.

@@ -19,6 +19,7 @@
 
 #include "compiler/import/onnx/ImportIndexing.h"
 #include "compiler/import/onnx/ImportNNBuilder.h"
+#include "compiler/import/onnx/SymbolicShapes.h"
 
 #include "onnx/onnx.pb.h"
 
@@ -276,9 +277,10 @@ template <typename OpTy> OpHandler argReduce() {
   };
 }
 
-/// One-hot of the first maximum along `axis`: arg_max compared with a
-/// constant iota along the axis. Before opset 13 the input is coerced to 2-D
-/// at `axis` (like Softmax).
+/// One-hot of the first maximum along `axis`: arg_max compared with an iota
+/// along the axis (a constant, or a kiln.dynamic_range of the run-time
+/// extent). Before opset 13 the input is coerced to 2-D at `axis` (like
+/// Softmax).
 Results importHardmax(NodeContext &c) {
   Value x = c.input(0);
   auto type = c.type(x);
@@ -286,20 +288,24 @@ Results importHardmax(NodeContext &c) {
   auto axis = c.normalizeAxis(c.attrInt("axis", c.opset < 13 ? 1 : -1), rank);
   if (!axis)
     return c.fail(fmt::format("axis out of range for rank {}", rank));
-  // The one-hot compares with a constant iota as long as the axis (and
-  // before opset 13 the input is flattened around it).
-  if (c.opset < 13 ? !type.hasStaticShape() : type.isDynamicDim(*axis))
-    return c.fail("Hardmax needs static extents along its axis (give them "
-                  "with --input-shape)");
-  auto reshape = [&](Value v, ArrayRef<int64_t> shape) {
-    return c.make<k::ReshapeOp>(v, {c.named("shape", c.i64s(shape))});
+  bool runTime = !type.hasStaticShape();
+  auto reshape = [&](Value v, ArrayRef<SymInt> shape) -> FailureOr<Value> {
+    if (runTime)
+      return reshapeSymbolic(c, v, shape, /*allowZero=*/true);
+    SmallVector<int64_t> dims;
+    for (SymInt d : shape)
+      dims.push_back(*constantOf(d));
+    return c.make<k::ReshapeOp>(v, {c.named("shape", c.i64s(dims))});
   };
+  SymInts dims;
+  for (int64_t d = 0; d < rank; ++d)
+    dims.push_back(dimOf(c, x, d));
   if (c.opset < 13) {
-    int64_t outer = 1;
-    for (int64_t d = 0; d < *axis; ++d)
-      outer *= type.getDimSize(d);
-    auto flat = reshape(
-        x, {outer, type.getNumElements() / std::max<int64_t>(outer, 1)});
+    SymInt outer = c.b.getI64IntegerAttr(1), inner = outer;
+    for (int64_t d = 0; d < rank; ++d)
+      (d < *axis ? outer : inner) =
+          mulSym(c, d < *axis ? outer : inner, dims[d]);
+    auto flat = reshape(x, {outer, inner});
     if (failed(flat))
       return failure();
     x = *flat;
@@ -311,23 +317,37 @@ Results importHardmax(NodeContext &c) {
                               c.named("keepdims", c.b.getBoolAttr(true))});
   if (failed(index))
     return failure();
-  int64_t n = xType.getDimSize(*axis);
-  SmallVector<int64_t> iotaShape(xType.getRank(), 1);
+  // The positions along the axis, shaped [1, ..., n, ..., 1].
+  Type i64 = c.b.getI64Type();
+  SymInt n = dimOf(c, x, *axis);
+  SymInts iotaShape(xType.getRank(), c.b.getI64IntegerAttr(1));
   iotaShape[*axis] = n;
-  SmallVector<int64_t> iota(n);
-  for (int64_t i = 0; i < n; ++i)
-    iota[i] = i;
-  auto iotaType = RankedTensorType::get(iotaShape, c.b.getI64Type());
-  Value positions = c.constant(cast<ElementsAttr>(
-      DenseElementsAttr::get(iotaType, ArrayRef<int64_t>(iota))));
-  auto hot = c.make<k::EqualOp>({*index, positions});
+  FailureOr<Value> positions;
+  if (auto known = constantOf(n)) {
+    SmallVector<int64_t> iota(*known), shape(xType.getRank(), 1);
+    for (int64_t i = 0; i < *known; ++i)
+      iota[i] = i;
+    shape[*axis] = *known;
+    positions = c.constant(cast<ElementsAttr>(DenseElementsAttr::get(
+        RankedTensorType::get(shape, i64), ArrayRef<int64_t>(iota))));
+  } else {
+    positions = c.make<k::DynamicRangeOp>(
+        {c.scalar(i64, 0.0),
+         materialize(c, {n}, RankedTensorType::get({}, i64)),
+         c.scalar(i64, 1.0)});
+    if (succeeded(positions))
+      positions = reshapeSymbolic(c, *positions, iotaShape, true);
+  }
+  if (failed(positions))
+    return failure();
+  auto hot = c.make<k::EqualOp>({*index, *positions});
   if (failed(hot))
     return failure();
   auto result = c.make<k::CastOp>(
       *hot, {c.named("to", TypeAttr::get(type.getElementType()))});
   if (failed(result) || c.opset >= 13)
     return one(result);
-  return one(reshape(*result, type.getShape()));
+  return one(reshape(*result, dims));
 }
 
 FailureOr<Value> makeCumSum(NodeContext &c, Value x, int64_t axis) {
