@@ -6,7 +6,8 @@ built from the sequence length), the same block with GPT-2's mask (a slice
 of a registered triangle, bounds computed from the sequence length), a
 BERT-style encoder (token and position embeddings, a padding mask), a small
 CNN and ResNet-18 with a dynamic batch, a mean over the sequence, a layer
-norm over a run-time extent, and Hardmax along a run-time axis; compiles each ONCE with kiln (no
+norm over a run-time extent, Hardmax along a run-time axis, and
+spectrograms (torch.stft, ONNX STFT) of a run-time signal length; compiles each ONCE with kiln (no
 --input-shape) and runs it at several sizes against onnxruntime. Then the
 run-time errors: two inputs that disagree on a shared dim, and a size
 outside the --dim range.
@@ -385,6 +386,48 @@ for opset, axis in [(13, -1), (11, 1), (11, 2)]:
                 lambda b, n: {"x": rng.integers(0, 4, (b, 3, n))
                               .astype(np.float32)},
                 [(1, 1), (2, 5), (3, 40)])
+
+# Spectrograms of a run-time batch and signal length: torch.stft as
+# torch.onnx exports it (a reflect pad for center=True, a [b, n] signal),
+# and ONNX STFT of a windowed real signal and of a complex one with a
+# frame_length and no window. The frame count comes from the run.
+class Spectrogram(nn.Module):
+    def forward(self, x):
+        s = torch.stft(x, n_fft=64, hop_length=16, center=True,
+                       window=torch.hann_window(64), return_complex=False)
+        return torch.log1p((s ** 2).sum(-1))
+
+
+spec = export("spectrogram", Spectrogram(), (torch.randn(2, 1000),), ["x"],
+              {"x": {0: "b", 1: "n"}, "out": {0: "b", 2: "frames"}})
+check_sizes("spectrogram", spec, compile_model(spec),
+            lambda b, n: {"x": rng.standard_normal((b, n), dtype=np.float32)},
+            [(1, 64), (2, 1000), (3, 4321)])
+window = onnx.numpy_helper.from_array(np.hanning(16).astype(np.float32),
+                                      "window")
+for name, inputs, attrs, channels in [
+        ("stft_window", ["x", "step", "window"], {}, 1),
+        ("stft_complex", ["x", "step", "", "length"], {"onesided": 0}, 2)]:
+    graph = helper.make_graph(
+        [helper.make_node("STFT", inputs, ["out"], name="stft", **attrs)],
+        name, [helper.make_tensor_value_info("x", TensorProto.FLOAT,
+                                             ["b", "n", channels])],
+        [helper.make_tensor_value_info("out", TensorProto.FLOAT, None)],
+        [onnx.numpy_helper.from_array(np.array(5, np.int64), "step"),
+         onnx.numpy_helper.from_array(np.array(16, np.int64), "length"),
+         window])
+    path = os.path.join(work, name + ".onnx")
+    onnx.save(helper.make_model(
+        graph, opset_imports=[helper.make_opsetid("", 17)]), path)
+    artifact = compile_model(path)
+    check_sizes(name, path, artifact,
+                lambda b, n: {"x": rng.standard_normal(
+                    (b, n, channels), dtype=np.float32)},
+                [(1, 16), (2, 100), (3, 37)])
+code, text = run(artifact, {"x": np.zeros((1, 10, 2), np.float32)},
+                 tag="stft_short")
+expect_error("stft_short", code, text, "node 'stft': STFT: the signal is "
+             "shorter than one frame of 16 samples")
 
 # Run-time height and width: an instance norm and a global average pool
 # reduce over them; a convolution's window needs them static and says so.

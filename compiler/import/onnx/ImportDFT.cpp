@@ -16,14 +16,21 @@
 // the window, and runs the same DFT along the frame: [batch, frames, bins,
 // 2]. A run-time frame_step reaches the gather indices; the frame count and
 // a run-time frame_length then come from the result shape the model
-// declares, checked when the model runs.
+// declares, checked when the model runs. A signal of run-time batch or
+// length (constant frame_step and frame_length) gets its frame count from
+// the run and its frame starts from a run-time range; the DFT then runs
+// over run-time leading dims (a gather of each complex part).
 //
 //===----------------------------------------------------------------------===//
 
 #include "compiler/import/onnx/ImportIndexing.h"
 #include "compiler/import/onnx/ImportNNBuilder.h"
+#include "compiler/import/onnx/SymbolicShapes.h"
 
 #include "onnx/onnx.pb.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 #include <cmath>
 #include <fmt/format.h>
@@ -123,9 +130,17 @@ FailureOr<Value> mlir::kiln::onnx_import::buildDFT(NodeContext &c, Value x,
   for (int64_t d = 0; d < rank - 1; ++d)
     back[perm[d]] = d;
   SmallVector<int64_t> signalShape(type.getShape().drop_back());
+  bool runTime = !type.hasStaticShape();
   auto part = [&](int64_t i) {
-    return e.transpose(e.reshape(e.slice(x, rank - 1, i, i + 1), signalShape),
-                       perm);
+    if (!runTime)
+      return e.transpose(e.reshape(e.slice(x, rank - 1, i, i + 1), signalShape),
+                         perm);
+    // Run-time extents elsewhere: a gather of one index drops the dim.
+    Value at = c.scalar(c.b.getI64Type(), (double)i);
+    return e.transpose(
+        e.op<GatherOp>({x, at},
+                       {c.named("axis", c.b.getI64IntegerAttr(rank - 1))}),
+        perm);
   };
   Value real = part(0);
   Value yr = e.matmul(real, cosM);
@@ -142,8 +157,18 @@ FailureOr<Value> mlir::kiln::onnx_import::buildDFT(NodeContext &c, Value x,
   SmallVector<int64_t> outShape(signalShape);
   outShape[axis] = bins;
   outShape.push_back(1);
-  auto restore = [&](Value v) {
-    return e.reshape(e.transpose(v, back), outShape);
+  auto restore = [&](Value v) -> Value {
+    if (!runTime)
+      return e.reshape(e.transpose(v, back), outShape);
+    Value t = e.transpose(v, back);
+    if (e.failed)
+      return Value();
+    SymInts dims;
+    for (int64_t d = 0; d < rank - 1; ++d)
+      dims.push_back(dimOf(c, t, d));
+    dims.push_back(c.b.getI64IntegerAttr(1));
+    auto r = reshapeSymbolic(c, t, dims, /*allowZero=*/true);
+    return failed(r) ? (e.failed = true, Value()) : *r;
   };
   Value y = e.concat({restore(yr), restore(yi)}, rank - 1);
   if (e.failed)
@@ -160,15 +185,136 @@ Value scalarI64(NodeContext &c, NNBuilder &e, size_t i) {
   return e.scalarOf(c.input(i), c.b.getI64Type());
 }
 
+/// STFT of a signal whose batch or length is known only at run time, with a
+/// constant frame_step and frame_length (or window): the frame count
+/// 1 + (length - frame_length) / step comes from the run, the frame starts
+/// from a run-time range.
+Results importRunTimeSTFT(NodeContext &c, Value x) {
+  auto type = c.type(x);
+  Type et = type.getElementType(), i64 = c.b.getI64Type();
+  int64_t channels = type.getDimSize(2);
+  bool onesided = c.attrInt("onesided", 1) != 0;
+  if (onesided && channels == 2)
+    return c.fail("onesided needs a real signal");
+  auto step = c.constantInts(1);
+  if (!step || step->size() != 1 || (*step)[0] < 1)
+    return c.unsupported("STFT over a run-time signal needs a constant, "
+                         "positive frame_step");
+  Value window = c.hasInput(2) ? c.input(2) : Value();
+  std::optional<int64_t> fl;
+  if (window) {
+    if (c.type(window).getRank() != 1 || !c.type(window).hasStaticShape())
+      return c.fail("window must be 1-D");
+    fl = c.type(window).getDimSize(0);
+  }
+  if (c.hasInput(3)) {
+    auto l = c.constantInts(3);
+    if (!l || l->size() != 1)
+      return c.unsupported("STFT over a run-time signal needs a constant "
+                           "frame_length");
+    if (fl && *fl != (*l)[0])
+      return c.fail("frame_length differs from the window's length");
+    fl = (*l)[0];
+  }
+  if (!fl)
+    return c.unsupported("STFT over a run-time signal needs a frame_length "
+                         "or a window");
+  if (*fl < 1)
+    return c.fail(fmt::format("frame_length {} is not positive", *fl));
+  NNBuilder e(c);
+  OpBuilder &b = c.b;
+  Location loc = c.loc;
+  auto constant = [&](int64_t v) -> Value {
+    return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(v));
+  };
+  SymInt lengthSym = dimOf(c, x, 1);
+  Value length = constantOf(lengthSym) ? constant(*constantOf(lengthSym))
+                                       : cast<Value>(lengthSym);
+  Value enough = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
+                                       length, constant(*fl));
+  AssertOp::create(
+      b, loc,
+      tensor::FromElementsOp::create(
+          b, loc, RankedTensorType::get({}, b.getI1Type()), ValueRange{enough}),
+      b.getStringAttr(
+          fmt::format("STFT: the signal is shorter than one frame of {} "
+                      "samples",
+                      *fl)));
+  Value frames = arith::AddIOp::create(
+      b, loc,
+      arith::DivSIOp::create(
+          b, loc, arith::SubIOp::create(b, loc, length, constant(*fl)),
+          constant((*step)[0])),
+      constant(1));
+  auto scalarTensor = [&](Value v) -> Value {
+    return tensor::FromElementsOp::create(
+        b, loc, RankedTensorType::get({}, i64), ValueRange{v});
+  };
+  // Frame starts f * step as [frames, 1], plus [0, fl) as [1, fl].
+  Value end = arith::MulIOp::create(b, loc, frames, constant((*step)[0]));
+  FailureOr<Value> starts =
+      c.make<DynamicRangeOp>({c.scalar(i64, 0.0), scalarTensor(end),
+                              c.scalar(i64, (double)(*step)[0])});
+  if (failed(starts))
+    return failure();
+  auto column = reshapeSymbolic(c, *starts, {frames, b.getI64IntegerAttr(1)},
+                                /*allowZero=*/true);
+  if (failed(column))
+    return failure();
+  Value k = i64Tensor(c, {1, *fl}, llvm::to_vector(llvm::seq<int64_t>(0, *fl)));
+  auto indices = reshapeSymbolic(c, e.add(*column, k),
+                                 {mulSym(c, frames, b.getI64IntegerAttr(*fl))},
+                                 /*allowZero=*/true);
+  if (failed(indices))
+    return failure();
+  Value gathered =
+      e.op<GatherOp>({x, *indices}, {c.named("axis", b.getI64IntegerAttr(1))});
+  if (e.failed)
+    return failure();
+  auto framed =
+      reshapeSymbolic(c, gathered,
+                      {dimOf(c, x, 0), frames, b.getI64IntegerAttr(*fl),
+                       b.getI64IntegerAttr(channels)},
+                      /*allowZero=*/true);
+  if (failed(framed))
+    return failure();
+  Value weighted = *framed;
+  if (window)
+    weighted = e.mul(weighted, e.reshape(e.cast(window, et), {1, 1, *fl, 1}));
+  if (e.failed)
+    return failure();
+  return one(buildDFT(c, weighted, 2, *fl, onesided, /*inverse=*/false));
+}
+
 Results importSTFT(NodeContext &c) {
   Value x = c.input(0);
   if (!x)
     return c.fail("needs a signal");
   auto type = c.type(x);
   Type et = type.getElementType();
-  if (type.getRank() != 3 || !isa<FloatType>(et) || !type.hasStaticShape() ||
+  // A real signal [batch, length] (as torch.onnx exports torch.stft, and
+  // onnxruntime takes) is [batch, length, 1].
+  if (type.getRank() == 2 && isa<FloatType>(et)) {
+    FailureOr<Value> real =
+        type.hasStaticShape()
+            ? c.make<ReshapeOp>(
+                  x, {c.named("shape", c.i64s({type.getDimSize(0),
+                                               type.getDimSize(1), 1}))})
+            : reshapeSymbolic(
+                  c, x,
+                  {dimOf(c, x, 0), dimOf(c, x, 1), c.b.getI64IntegerAttr(1)},
+                  /*allowZero=*/true);
+    if (failed(real))
+      return failure();
+    x = *real;
+    type = c.type(x);
+  }
+  if (type.getRank() != 3 || !isa<FloatType>(et) ||
       (type.getDimSize(2) != 1 && type.getDimSize(2) != 2))
-    return c.fail("signal must be floats [batch, length, 1 or 2]");
+    return c.fail("signal must be floats [batch, length, 1 or 2] (or "
+                  "[batch, length], real)");
+  if (!type.hasStaticShape())
+    return importRunTimeSTFT(c, x);
   int64_t batch = type.getDimSize(0), length = type.getDimSize(1);
   bool onesided = c.attrInt("onesided", 1) != 0;
   if (onesided && type.getDimSize(2) == 2)
