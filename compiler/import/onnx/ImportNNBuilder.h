@@ -99,6 +99,9 @@ public:
 FailureOr<Value> buildDFT(NodeContext &c, Value x, int64_t axis, int64_t length,
                           bool onesided, bool inverse);
 
+/// ONNX STFT (ImportSTFT.cpp), registered with DFT.
+Results importSTFT(NodeContext &c);
+
 /// kiln.conv of `x` and `weight` (and `bias` unless null) with the node's
 /// Conv window attributes (kernel_shape, strides, pads, auto_pad, dilations,
 /// group), for Conv and its integer variants.
