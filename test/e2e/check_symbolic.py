@@ -7,7 +7,8 @@ of a registered triangle, bounds computed from the sequence length), a
 BERT-style encoder (token and position embeddings, a padding mask), a small
 CNN and ResNet-18 with a dynamic batch, a mean over the sequence, a layer
 norm over a run-time extent, Hardmax along a run-time axis, and
-spectrograms (torch.stft, ONNX STFT) of a run-time signal length; compiles each ONCE with kiln (no
+spectrograms (torch.stft, ONNX STFT) of a run-time signal length and DFTs
+along a run-time axis; compiles each ONCE with kiln (no
 --input-shape) and runs it at several sizes against onnxruntime. Then the
 run-time errors: two inputs that disagree on a shared dim, and a size
 outside the --dim range.
@@ -424,6 +425,39 @@ for name, inputs, attrs, channels in [
                 lambda b, n: {"x": rng.standard_normal(
                     (b, n, channels), dtype=np.float32)},
                 [(1, 16), (2, 100), (3, 37)])
+# DFT along a run-time axis with a constant dft_length: shorter signals are
+# zero-padded to it, longer ones truncated.
+for name, channels, attrs in [("dft_complex", 2, {}),
+                              ("dft_onesided", 1, {"onesided": 1}),
+                              ("dft_inverse", 2, {"inverse": 1})]:
+    graph = helper.make_graph(
+        [helper.make_node("DFT", ["x", "length"], ["out"], axis=1,
+                          name="dft", **attrs)],
+        name, [helper.make_tensor_value_info("x", TensorProto.FLOAT,
+                                             ["b", "n", channels])],
+        [helper.make_tensor_value_info("out", TensorProto.FLOAT, None)],
+        [onnx.numpy_helper.from_array(np.array(12, np.int64), "length")])
+    path = os.path.join(work, name + ".onnx")
+    onnx.save(helper.make_model(
+        graph, opset_imports=[helper.make_opsetid("", 17)]), path)
+    check_sizes(name, path, compile_model(path),
+                lambda b, n: {"x": rng.standard_normal(
+                    (b, n, channels), dtype=np.float32)},
+                [(1, 5), (2, 12), (3, 40)])
+graph = helper.make_graph(
+    [helper.make_node("DFT", ["x"], ["out"], axis=1, name="dft")],
+    "dft_unsized", [helper.make_tensor_value_info("x", TensorProto.FLOAT,
+                                                  ["b", "n", 2])],
+    [helper.make_tensor_value_info("out", TensorProto.FLOAT, None)])
+path = os.path.join(work, "dft_unsized.onnx")
+onnx.save(helper.make_model(graph,
+                            opset_imports=[helper.make_opsetid("", 17)]), path)
+done = subprocess.run([kiln, "compile", path, "-o", path + ".so"],
+                      capture_output=True, text=True)
+expect_error("dft_unsized", done.returncode, done.stderr,
+             "error: unsupported ONNX op 'DFT' (opset 17) at node 'dft': DFT "
+             "along a run-time axis needs a constant dft_length (or a static "
+             "signal extent: give it with --input-shape)")
 code, text = run(artifact, {"x": np.zeros((1, 10, 2), np.float32)},
                  tag="stft_short")
 expect_error("stft_short", code, text, "node 'stft': STFT: the signal is "

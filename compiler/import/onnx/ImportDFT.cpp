@@ -12,10 +12,13 @@
 //   inverse  sin negated, and the result divided by L.
 //
 // Other dims may be run-time extents (STFT's batch and frames): each
-// complex part is then a gather of one index. STFT is in ImportSTFT.cpp.
+// complex part is then a gather of one index. A run-time N with a constant
+// L is first fitted to L rows (truncated, or zero rows past N). STFT is in
+// ImportSTFT.cpp.
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/import/onnx/ImportIndexing.h"
 #include "compiler/import/onnx/ImportNNBuilder.h"
 #include "compiler/import/onnx/SymbolicShapes.h"
 
@@ -31,6 +34,32 @@ using namespace mlir::kiln::onnx_import;
 
 namespace {
 using Results = FailureOr<SmallVector<Value>>;
+
+/// `x` with its run-time extent N along `axis` made `length`: rows past N
+/// are zeros (a gather of [0, length), clamped by kiln.gather, times
+/// iota < N), rows past `length` are dropped.
+FailureOr<Value> fitToLength(NodeContext &c, Value x, int64_t axis,
+                             int64_t length) {
+  NNBuilder e(c);
+  Type i64 = c.b.getI64Type();
+  int64_t rank = e.rank(x);
+  SmallVector<int64_t> rows(length);
+  for (int64_t i = 0; i < length; ++i)
+    rows[i] = i;
+  Value positions = i64Tensor(c, {length}, rows);
+  Value taken = e.op<GatherOp>({x, positions},
+                               {c.named("axis", c.b.getI64IntegerAttr(axis))});
+  SmallVector<int64_t> column(rank, 1);
+  column[axis] = length;
+  Value extent =
+      materialize(c, {dimOf(c, x, axis)}, RankedTensorType::get({}, i64));
+  Value inside =
+      e.cast(e.less(e.reshape(positions, column), extent), e.elementType(x));
+  Value fitted = e.mul(taken, inside);
+  if (e.failed)
+    return failure();
+  return fitted;
+}
 
 Results importDFT(NodeContext &c) {
   Value x = c.input(0);
@@ -60,6 +89,16 @@ Results importDFT(NodeContext &c) {
     length = (*l)[0];
     if (length < 1)
       return c.fail("dft_length must be positive");
+  }
+  if (ShapedType::isDynamic(n)) {
+    if (!c.hasInput(1))
+      return c.unsupported("DFT along a run-time axis needs a constant "
+                           "dft_length (or a static signal extent: give it "
+                           "with --input-shape)");
+    auto fitted = fitToLength(c, x, *axis, length);
+    if (failed(fitted))
+      return failure();
+    x = *fitted;
   }
   return one(buildDFT(c, x, *axis, length, onesided, inverse));
 }
