@@ -21,6 +21,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 using namespace mlir::kiln;
@@ -401,6 +402,27 @@ struct ConvLowering : OpConversionPattern<kiln::ConvOp> {
     Value input = createPad(rewriter, loc, adaptor.getInput(), low, high,
                             cast<TypedAttr>(rewriter.getZeroAttr(elementType)));
     Value weight = adaptor.getWeight();
+
+    // Over a run-time image the named conv would be a scalar loop nest: an
+    // im2col and a matmul whose run-time rows get the tiled kernel.
+    ElementsAttr constantWeight;
+    if (!channelsLast && group == 1 && spatial == 2 && accType.isF32() &&
+        elementType.isF32() &&
+        (inType.isDynamicDim(2) || inType.isDynamicDim(3)) &&
+        matchPattern(op.getWeight(), m_Constant(&constantWeight))) {
+      Value bias = adaptor.getBias()
+                       ? convertTensor(rewriter, loc, adaptor.getBias(),
+                                       getElementType(op.getBias()), accType)
+                       : Value();
+      FailureOr<Value> result =
+          createIm2colConv(rewriter, loc, input, constantWeight, bias,
+                           RankedTensorType::get(resultShape, accType), batch,
+                           op.getStrides(), op.getDilations());
+      if (succeeded(result)) {
+        rewriter.replaceOp(op, *result);
+        return success();
+      }
+    }
 
     // The bias seeds the accumulator, so no separate add pass is needed.
     Value init;

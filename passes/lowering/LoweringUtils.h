@@ -160,6 +160,19 @@ Value createMin(OpBuilder &b, Location loc, Value lhs, Value rhs,
 /// Affine map (d0..dn-1) -> (the listed dims).
 AffineMap mapOfDims(MLIRContext *ctx, unsigned numDims, ArrayRef<int64_t> dims);
 
+/// A 2-D f32 NCHW convolution (one group) of the padded `input` with the
+/// constant filter `weight` [F, C, KH, KW] as an im2col copy and a matmul
+/// with the filter transposed at compile time (ConvIm2col.cpp), `bias` [F]
+/// (or null) added; `resultSizes` are the run-time extents of
+/// `resultType` [N, F, OH, OW], in order. Failure when the filter's bytes
+/// cannot be read.
+FailureOr<Value> createIm2colConv(OpBuilder &b, Location loc, Value input,
+                                  ElementsAttr weight, Value bias,
+                                  RankedTensorType resultType,
+                                  ValueRange resultSizes,
+                                  ArrayRef<int64_t> strides,
+                                  ArrayRef<int64_t> dilations);
+
 } // namespace mlir::kiln
 
 #endif // KILN_PASSES_LOWERING_LOWERINGUTILS_H

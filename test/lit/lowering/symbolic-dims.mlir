@@ -240,3 +240,27 @@ func.func @max_pool_run_time_hw(%x: tensor<1x8x?x?xf32>) -> tensor<1x8x?x?xf32> 
   %y = kiln.max_pool %x {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>} : (tensor<1x8x?x?xf32>) -> tensor<1x8x?x?xf32>
   return %y : tensor<1x8x?x?xf32>
 }
+
+// -----
+
+// A convolution over a run-time image: an im2col copy (the window read
+// through the affine map), one matmul of run-time rows with the filter
+// transposed at compile time to [C*KH*KW, F], the bias broadcast over its
+// rows, then back to NCHW.
+// CHECK-LABEL: func.func @conv_run_time_image
+// CHECK-DAG: %[[WT:.+]] = arith.constant dense_resource<im2col_filter{{.*}}> : tensor<12x2xf32>
+// CHECK: %[[PAD:.+]] = tensor.pad
+// CHECK: %[[COLS:.+]] = linalg.generic
+// CHECK-SAME: ins(%[[PAD]] : tensor<1x3x?x?xf32>) outs(%{{.+}} : tensor<1x?x?x3x2x2xf32>)
+// CHECK: %[[ROWS:.+]] = tensor.collapse_shape %[[COLS]] {{\[}}[0, 1, 2], [3, 4, 5]] : tensor<1x?x?x3x2x2xf32> into tensor<?x12xf32>
+// CHECK: %[[BIAS:.+]] = linalg.broadcast ins(%{{.+}} : tensor<2xf32>) outs(%{{.+}} : tensor<?x2xf32>) dimensions = [0]
+// CHECK: %[[MM:.+]] = linalg.matmul ins(%[[ROWS]], %[[WT]] : tensor<?x12xf32>, tensor<12x2xf32>) outs(%[[BIAS]] : tensor<?x2xf32>)
+// CHECK: %[[IMG:.+]] = tensor.expand_shape %[[MM]] {{\[}}[0, 1, 2], [3]]
+// CHECK: linalg.transpose ins(%[[IMG]] : tensor<1x?x?x2xf32>) outs(%{{.+}} : tensor<1x2x?x?xf32>) permutation = [0, 3, 1, 2]
+// CHECK-NOT: linalg.conv_2d
+func.func @conv_run_time_image(%x: tensor<1x3x?x?xf32>) -> tensor<1x2x?x?xf32> {
+  %w = kiln.constant dense<[[[[1.0, 2.0], [3.0, 4.0]], [[5.0, 6.0], [7.0, 8.0]], [[9.0, 10.0], [11.0, 12.0]]], [[[13.0, 14.0], [15.0, 16.0]], [[17.0, 18.0], [19.0, 20.0]], [[21.0, 22.0], [23.0, 24.0]]]]> : tensor<2x3x2x2xf32>
+  %b = kiln.constant dense<[0.5, -0.5]> : tensor<2xf32>
+  %y = kiln.conv %x, %w, %b {dilations = array<i64: 1, 2>, group = 1 : i64, pads = array<i64: 1, 0, 1, 0>, strides = array<i64: 2, 1>} : (tensor<1x3x?x?xf32>, tensor<2x3x2x2xf32>, tensor<2xf32>) -> tensor<1x2x?x?xf32>
+  return %y : tensor<1x2x?x?xf32>
+}
