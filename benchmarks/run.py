@@ -81,6 +81,11 @@ SYMBOLIC = {
     "sym_bert4_s128": ("BERT-style encoder, 4 layers, symbolic batch and "
                        "seq, at 1x128", "bert4", [1, 128, 768],
                        {"batch": 1, "seq": 128}),
+    # Run-time height and width: im2col convolutions (no Winograd, no
+    # direct NHWC kernels), so not held to the 10% target of the others.
+    "sym_resnet18_hw224": ("ResNet-18, symbolic batch, height and width, at "
+                           "1x224x224", "resnet18_hw", [1, 3, 224, 224],
+                           {"batch": 1, "height": 224, "width": 224}),
 }
 
 
@@ -100,11 +105,15 @@ def export_symbolic(model_name, path):
     import torch
     import torch.nn as nn
     torch.manual_seed(0)
-    if model_name == "resnet18":
+    out_axes = None
+    if model_name in ("resnet18", "resnet18_hw"):
         import torchvision
         model = torchvision.models.resnet18(weights=None)
         realistic_weights(model)
         example, axes = torch.randn(1, 3, 224, 224), {0: "batch"}
+        if model_name == "resnet18_hw":
+            axes = {0: "batch", 2: "height", 3: "width"}
+        out_axes = {0: "batch"}
     else:
         class Layer(nn.Module):
             def __init__(self, d=768, h=12):
@@ -128,7 +137,8 @@ def export_symbolic(model_name, path):
     with torch.no_grad():
         torch.onnx.export(model, (example,), path, opset_version=17,
                           input_names=["input"], output_names=["output"],
-                          dynamic_axes={"input": axes, "output": axes},
+                          dynamic_axes={"input": axes,
+                                        "output": out_axes or axes},
                           dynamo=False)
 
 

@@ -13,7 +13,9 @@
 //     kTailBlock (at most kTailBlock - 1 rows of padding).
 //
 // Each slice of the result is inserted into the op's init; the loops are
-// sequential, the kernels inside parallel.
+// sequential, the kernels inside parallel, except the whole row blocks of a
+// matmul at most one column tile wide (an im2col convolution of 64
+// filters): those blocks are an scf.forall, one task each.
 //
 //===----------------------------------------------------------------------===//
 #include "backends/cpu/Passes.h"
@@ -37,6 +39,9 @@ using namespace mlir;
 namespace {
 constexpr int64_t kRowBlocks[] = {128, 64};
 constexpr int64_t kTailBlock = 8;
+/// The column tile of kiln-tile-contractions (TileSizes.h's nc): a matmul
+/// no wider runs each row block as one task of the pool.
+constexpr int64_t kParallelColumns = 128;
 
 /// The one user of `v` that is not a tensor.dim (the extents a later op
 /// reads from it do not stop a rewrite), or null.
@@ -235,6 +240,33 @@ Value sliceRows(OpBuilder &b, Location loc, linalg::LinalgOp op,
                                        strides);
 }
 
+/// Rows [from, to) of `op` in whole static blocks of `block` rows, the
+/// blocks in parallel: an scf.forall whose iterations write their rows of
+/// `into` (for kernels too narrow to spread over the pool themselves).
+Value forallRows(OpBuilder &b, Location loc, linalg::LinalgOp op,
+                 linalg::GenericOp consumer, Value into, Value from, Value to,
+                 int64_t block) {
+  Value step = arith::ConstantIndexOp::create(b, loc, block);
+  auto loop = scf::ForallOp::create(
+      b, loc, ArrayRef<OpFoldResult>{from}, ArrayRef<OpFoldResult>{to},
+      ArrayRef<OpFoldResult>{step}, ValueRange{into},
+      /*mapping=*/std::nullopt);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value row = loop.getInductionVars()[0];
+  Value next = sliceRows(b, loc, op, consumer, loop.getRegionIterArgs()[0], row,
+                         b.getIndexAttr(block), block);
+  // sliceRows ends with an insert_slice into the shared result: each
+  // iteration inserts its rows in parallel instead.
+  auto insert = next.getDefiningOp<tensor::InsertSliceOp>();
+  b.setInsertionPointToStart(loop.getTerminator().getBody());
+  tensor::ParallelInsertSliceOp::create(
+      b, loc, insert.getSource(), insert.getDest(), insert.getMixedOffsets(),
+      insert.getMixedSizes(), insert.getMixedStrides());
+  insert->erase();
+  return loop.getResult(0);
+}
+
 /// Rows [from, to) of `op` in static blocks of `block` rows (a partial last
 /// block is padded to `block`, unless `exact` says there is none).
 Value loopRows(OpBuilder &b, Location loc, linalg::LinalgOp op,
@@ -383,7 +415,12 @@ struct SliceRunTimeRowsPass
         result = loopRows(b, loc, op, consumer, init, zero, rows, 1, true);
       } else {
         // Whole blocks of each size (static slices, no padding), then
-        // kTailBlock rows at a time.
+        // kTailBlock rows at a time. A kernel of one column tile (N <=
+        // kParallelColumns) has one task per block for the pool: its
+        // whole blocks run in parallel instead.
+        auto type = cast<RankedTensorType>(op->getResult(0).getType());
+        bool narrow = type.getRank() == 2 && !type.isDynamicDim(1) &&
+                      type.getDimSize(1) <= kParallelColumns;
         Value from = zero;
         result = init;
         for (int64_t size : kRowBlocks) {
@@ -393,8 +430,10 @@ struct SliceRunTimeRowsPass
               b, loc, from,
               arith::MulIOp::create(
                   b, loc, arith::DivUIOp::create(b, loc, left, block), block));
-          result = loopRows(b, loc, op, consumer, result, from, full, size,
-                            /*exact=*/true);
+          result = narrow ? forallRows(b, loc, op, consumer, result, from, full,
+                                       size)
+                          : loopRows(b, loc, op, consumer, result, from, full,
+                                     size, /*exact=*/true);
           from = full;
         }
         result = loopRows(b, loc, op, consumer, result, from, rows, kTailBlock,

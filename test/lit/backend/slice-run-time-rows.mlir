@@ -1,0 +1,42 @@
+// RUN: kiln-opt %s -kiln-slice-run-time-rows -split-input-file | FileCheck %s
+
+// A matmul of run-time rows, one column tile wide: its whole blocks of 128
+// and 64 rows are scf.foralls whose iterations insert their rows in
+// parallel; the rest runs 8 rows at a time (padded), sequentially.
+// CHECK-LABEL: func.func @narrow
+// CHECK: %[[B128:.+]] = scf.forall (%[[R:.+]]) = (%{{.+}}) to (%{{.+}}) step (%{{.+}}) shared_outs(%[[OUT:.+]] = %{{.+}}) -> (tensor<?x64xf32>)
+// CHECK: tensor.extract_slice %{{.+}}[%[[R]], 0] [128, 32] [1, 1] : tensor<?x32xf32> to tensor<128x32xf32>
+// CHECK: %[[MM:.+]] = linalg.matmul ins(%{{.+}}, %{{.+}} : tensor<128x32xf32>, tensor<32x64xf32>) outs(%{{.+}} : tensor<128x64xf32>)
+// CHECK: scf.forall.in_parallel
+// CHECK-NEXT: tensor.parallel_insert_slice %[[MM]] into %[[OUT]][%[[R]], 0] [128, 64] [1, 1]
+// CHECK: %[[B64:.+]] = scf.forall (%{{.+}}) = (%{{.+}}) to (%{{.+}}) step (%{{.+}}) shared_outs(%{{.+}} = %[[B128]])
+// CHECK: linalg.matmul ins(%{{.+}}, %{{.+}} : tensor<64x32xf32>, tensor<32x64xf32>)
+// CHECK: scf.for %{{.+}} = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%{{.+}} = %[[B64]])
+// CHECK: linalg.matmul ins(%{{.+}}, %{{.+}} : tensor<8x32xf32>, tensor<32x64xf32>)
+func.func @narrow(%a: tensor<?x32xf32>, %w: tensor<32x64xf32>) -> tensor<?x64xf32> {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %m = tensor.dim %a, %c0 : tensor<?x32xf32>
+  %empty = tensor.empty(%m) : tensor<?x64xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<?x64xf32>) -> tensor<?x64xf32>
+  %r = linalg.matmul ins(%a, %w : tensor<?x32xf32>, tensor<32x64xf32>) outs(%acc : tensor<?x64xf32>) -> tensor<?x64xf32>
+  return %r : tensor<?x64xf32>
+}
+
+// -----
+
+// Wider than one column tile: the kernel spreads its columns over the
+// pool, so the blocks stay a sequential scf.for.
+// CHECK-LABEL: func.func @wide
+// CHECK-NOT: scf.forall
+// CHECK: scf.for
+// CHECK: linalg.matmul ins(%{{.+}}, %{{.+}} : tensor<128x32xf32>, tensor<32x256xf32>)
+func.func @wide(%a: tensor<?x32xf32>, %w: tensor<32x256xf32>) -> tensor<?x256xf32> {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %m = tensor.dim %a, %c0 : tensor<?x32xf32>
+  %empty = tensor.empty(%m) : tensor<?x256xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<?x256xf32>) -> tensor<?x256xf32>
+  %r = linalg.matmul ins(%a, %w : tensor<?x32xf32>, tensor<32x256xf32>) outs(%acc : tensor<?x256xf32>) -> tensor<?x256xf32>
+  return %r : tensor<?x256xf32>
+}
