@@ -16,7 +16,7 @@ over a run-time length (one also of run-time batch, reversed); two
 of them also for CUDA, run in the GPU emulator (the nested one is refused
 there by name). Each compiles with kiln and runs against onnxruntime; runs whose trip count
 disagrees with the declared scan output, or whose taken branch adds
-disagreeing extents, fail with their messages.
+disagreeing extents, fail with their messages, as do malformed loops.
 
     check_control_flow.py KILN WORK_DIR
 """
@@ -171,7 +171,7 @@ for tag, limit, go in [("while_early", 10.0, True), ("while_all", 1e9, True),
                  "limit": np.array(limit, np.float32)}, tag)
 
 # Trip count as a run-time input, the scan output shape declared [5, 2].
-body = h.make_graph(
+accumulate = h.make_graph(
     [h.make_node("Identity", ["cond_in"], ["cond_out"]),
      h.make_node("Add", ["a_in", "x"], ["a_out"]),
      h.make_node("Identity", ["a_out"], ["scan"])],
@@ -180,7 +180,8 @@ body = h.make_graph(
     [vi("cond_out", T.BOOL, []), vi("a_out", T.FLOAT, [2]),
      vi("scan", T.FLOAT, [2])])
 path = save("loop_declared",
-            [h.make_node("Loop", ["n", "", "a0"], ["a", "scans"], body=body)],
+            [h.make_node("Loop", ["n", "", "a0"], ["a", "scans"],
+                         body=accumulate)],
             [vi("n", T.INT64, []), vi("a0", T.FLOAT, [2]),
              vi("x", T.FLOAT, [2])],
             [vi("a", T.FLOAT, [2]), vi("scans", T.FLOAT, [5, 2])])
@@ -288,6 +289,17 @@ for n, limit in [(0, 1e9), (4, 1e9), (50, 40.0), (3, -1.0)]:
                  "x": np.array([1.0, 2.0], np.float32),
                  "limit": np.array(limit, np.float32)},
           f"loop_growing_{n}_{limit:g}")
+
+# Constant trip counts of 0 and -3 with a scan output: no iteration, an
+# empty [0, 2] stack (the row type from the body).
+for trips in (0, -3):
+    path = save(f"loop_none_{trips}",
+                [const("trips", np.int64(trips)),
+                 h.make_node("Loop", ["trips", "", "a0"], ["a", "scans"],
+                             body=accumulate)],
+                [vi("a0", T.FLOAT, [2]), vi("x", T.FLOAT, [2])],
+                [vi("a", T.FLOAT, [2]), vi("scans", T.FLOAT, [None, 2])])
+    check(path, {"a0": f32(2), "x": f32(2)}, f"loop_none_{trips}")
 
 # A while loop (no trip count): halve until below a run-time bound.
 body = h.make_graph(
@@ -432,6 +444,11 @@ expect_error("loop_forever",
              [h.make_node("Loop", ["", "", "a0"], ["a"], body=same)],
              [vi("a0", T.FLOAT, [2])], [vi("a", T.FLOAT, [2])],
              "Loop with neither a trip count nor a condition (it never ends)")
+expect_error("loop_missing_carried",
+             [h.make_node("Loop", ["n", "", ""], ["a"], body=same)],
+             [vi("n", T.INT64, [])], [vi("a", T.FLOAT, [2])],
+             "error: node 'Loop_0' (Loop) leaves input 2 empty, which Loop "
+             "requires")
 then_g = h.make_graph([h.make_node("Identity", ["x"], ["t"])], "then", [],
                       [vi("t", T.FLOAT, [3, 4])])
 else_g = h.make_graph([h.make_node("ReduceSum", ["x"], ["r"], keepdims=0)],

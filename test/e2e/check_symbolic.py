@@ -444,6 +444,10 @@ for name, channels, attrs in [("dft_complex", 2, {}),
                 lambda b, n: {"x": rng.standard_normal(
                     (b, n, channels), dtype=np.float32)},
                 [(1, 5), (2, 12), (3, 40)])
+code, text = run(compile_model(path), {"x": np.zeros((2, 0, 2), np.float32)},
+                 tag="dft_empty")
+expect_error("dft_empty", code, text,
+             "node 'dft': DFT: the signal along axis 1 is empty")
 graph = helper.make_graph(
     [helper.make_node("DFT", ["x"], ["out"], axis=1, name="dft")],
     "dft_unsized", [helper.make_tensor_value_info("x", TensorProto.FLOAT,

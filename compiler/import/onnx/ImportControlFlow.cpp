@@ -4,7 +4,7 @@
 // place (NodeContext::importSubgraph):
 //
 //   If     a constant condition imports the branch it picks; a run-time one
-//          becomes an scf.if (ImportLoopRunTime.cpp).
+//          becomes an scf.if (ImportIfRunTime.cpp).
 //   Scan   unrolled over the scan axis when every extent is static:
 //          iteration t runs the body on the states and slice t of each scan
 //          input; the scan outputs are stacked along their axes. Otherwise,
@@ -251,14 +251,12 @@ Results importLoop(NodeContext &c) {
     steps = constTrips; // a run-time condition only freezes carried values
     checked = false;
   }
-  // Otherwise, or beyond what unrolling allows, one run-time loop.
-  if (!steps || *steps > kMaxIterations)
+  // Otherwise, beyond what unrolling allows, or with no iteration (a
+  // negative trip count runs none) while scan outputs need their row
+  // type: one run-time loop.
+  if (!steps || *steps > kMaxIterations || *steps < 0 ||
+      (*steps == 0 && scanOutputs > 0))
     return importRunTimeLoop(c, *body, carried, scanOutputs);
-  if (*steps < 0)
-    return c.unsupported(fmt::format(
-        "Loop of {} iterations declared for a scan output", *steps));
-  if (*steps == 0 && scanOutputs > 0)
-    return c.unsupported("Loop with scan outputs and no iteration");
 
   SmallVector<Value> values;
   for (size_t i = 0; i < carried; ++i)

@@ -1,5 +1,4 @@
-//===- ImportControlFlow.h - If and Loop as run-time control flow -*- C++
-//-*-===//
+//===- ImportControlFlow.h - Run-time If, Loop and Scan --------*- C++ -*-===//
 #ifndef KILN_COMPILER_IMPORT_ONNX_IMPORTCONTROLFLOW_H
 #define KILN_COMPILER_IMPORT_ONNX_IMPORTCONTROLFLOW_H
 
@@ -28,6 +27,7 @@ Results importRunTimeScan(NodeContext &c, const onnx::GraphProto &body,
                           llvm::ArrayRef<int64_t> outAxes,
                           llvm::ArrayRef<int64_t> outDirections);
 
+// Shared by both (ImportControlFlowTypes.cpp).
 /// The type both `a` and `b` fit: dims that differ become run-time ones.
 /// Null when the ranks or element types differ.
 mlir::RankedTensorType joinTypes(mlir::RankedTensorType a,
@@ -39,7 +39,7 @@ Value widen(mlir::OpBuilder &b, mlir::Location loc, Value v, mlir::Type type);
 
 /// If on the run-time condition `cond` as one scf.if, each branch imported
 /// into its region; an output whose extents differ between the branches
-/// gets those dims as run-time extents (ImportLoopRunTime.cpp).
+/// gets those dims as run-time extents (ImportIfRunTime.cpp).
 Results importRunTimeIf(NodeContext &c, const onnx::GraphProto &thenBody,
                         const onnx::GraphProto &elseBody, Value cond);
 } // namespace mlir::kiln::onnx_import

@@ -35,14 +35,33 @@ using namespace mlir::kiln::onnx_import;
 namespace {
 using Results = FailureOr<SmallVector<Value>>;
 
+/// The twiddle matrices are [N, K] constants: a length from a hostile file
+/// must not ask for gigabytes of them.
+constexpr int64_t kMaxTwiddles = int64_t(1) << 26;
+
 /// `x` with its run-time extent N along `axis` made `length`: rows past N
 /// are zeros (a gather of [0, length), clamped by kiln.gather, times
 /// iota < N), rows past `length` are dropped.
 FailureOr<Value> fitToLength(NodeContext &c, Value x, int64_t axis,
                              int64_t length) {
+  // The twiddles would be refused past this anyway: no table of a hostile
+  // length first.
+  if (length > kMaxTwiddles) {
+    c.error = fmt::format("a dft_length of {} needs twiddle matrices of "
+                          "more than 2^26 entries",
+                          length);
+    return failure();
+  }
   NNBuilder e(c);
-  Type i64 = c.b.getI64Type();
+  OpBuilder &b = c.b;
+  Type i64 = b.getI64Type();
   int64_t rank = e.rank(x);
+  // An empty signal has no row for the gather to clamp to.
+  SymInt n = dimOf(c, x, axis);
+  Value extent = materialize(c, {n}, RankedTensorType::get({}, i64));
+  AssertOp::create(b, c.loc, e.greater(extent, e.k(extent, 0)),
+                   b.getStringAttr(fmt::format(
+                       "DFT: the signal along axis {} is empty", axis)));
   SmallVector<int64_t> rows(length);
   for (int64_t i = 0; i < length; ++i)
     rows[i] = i;
@@ -51,8 +70,6 @@ FailureOr<Value> fitToLength(NodeContext &c, Value x, int64_t axis,
                                {c.named("axis", c.b.getI64IntegerAttr(axis))});
   SmallVector<int64_t> column(rank, 1);
   column[axis] = length;
-  Value extent =
-      materialize(c, {dimOf(c, x, axis)}, RankedTensorType::get({}, i64));
   Value inside =
       e.cast(e.less(e.reshape(positions, column), extent), e.elementType(x));
   Value fitted = e.mul(taken, inside);
@@ -120,9 +137,6 @@ FailureOr<Value> mlir::kiln::onnx_import::buildDFT(NodeContext &c, Value x,
     return failure();
   }
   int64_t bins = onesided ? length / 2 + 1 : length;
-  // The twiddle matrices are [N, K] constants: a length from a hostile
-  // file must not ask for gigabytes of them.
-  constexpr int64_t kMaxTwiddles = int64_t(1) << 26;
   if (n > kMaxTwiddles / bins) {
     c.error = "a signal of " + std::to_string(n) + " samples into " +
               std::to_string(bins) +

@@ -64,11 +64,12 @@ Results mlir::kiln::onnx_import::importRunTimeIf(
     auto [t, f] = pair;
     RankedTensorType both = joinTypes(c.type(t), c.type(f));
     if (!both) {
-      std::string a = typeText(t.getType()), b = typeText(f.getType());
+      std::string thenType = typeText(t.getType()),
+                  elseType = typeText(f.getType());
       erase();
       return c.unsupported(fmt::format("If whose branches give output {} as "
                                        "{} and {}",
-                                       i, a, b));
+                                       i, thenType, elseType));
     }
     types.push_back(both);
   }

@@ -47,27 +47,6 @@ using namespace mlir::kiln;
 using namespace mlir::kiln::onnx_import;
 namespace k = mlir::kiln;
 
-RankedTensorType mlir::kiln::onnx_import::joinTypes(RankedTensorType a,
-                                                    RankedTensorType b) {
-  if (a.getRank() != b.getRank() || a.getElementType() != b.getElementType())
-    return {};
-  SmallVector<int64_t> shape;
-  for (auto [x, y] : llvm::zip(a.getShape(), b.getShape()))
-    shape.push_back(x == y ? x : ShapedType::kDynamic);
-  return RankedTensorType::get(shape, a.getElementType());
-}
-
-std::string mlir::kiln::onnx_import::typeText(Type t) {
-  std::string s;
-  llvm::raw_string_ostream(s) << t;
-  return s;
-}
-
-Value mlir::kiln::onnx_import::widen(OpBuilder &b, Location loc, Value v,
-                                     Type type) {
-  return v.getType() == type ? v : tensor::CastOp::create(b, loc, type, v);
-}
-
 namespace {
 /// What one run-time loop computes (see the file comment).
 struct LoopSpec {
@@ -82,7 +61,8 @@ struct LoopSpec {
   /// Per scan output: stack the newest row first.
   SmallVector<bool> newestFirst;
   /// The body's inputs for iteration `index` (i64) and carried values.
-  std::function<SmallVector<Value>(Value index, ValueRange carried)> inputs;
+  std::function<FailureOr<SmallVector<Value>>(Value index, ValueRange carried)>
+      inputs;
 };
 
 /// The empty start of a stack of `row`s, typed [?, row...]: [0, row...]
@@ -165,10 +145,10 @@ FailureOr<scf::WhileOp> buildLoop(NodeContext &c, const LoopSpec &spec,
   NNBuilder e(c);
   b.setInsertionPointToStart(after);
   Value index = after->getArgument(0);
-  SmallVector<Value> bodyInputs =
+  FailureOr<SmallVector<Value>> bodyInputs =
       spec.inputs(index, after->getArguments().slice(1, n));
-  auto out = e.failed ? FailureOr<SmallVector<Value>>(failure())
-                      : c.importSubgraph(spec.body, bodyInputs);
+  auto out = failed(bodyInputs) ? FailureOr<SmallVector<Value>>(failure())
+                                : c.importSubgraph(spec.body, *bodyInputs);
   if (failed(out)) {
     erase();
     return failure();
@@ -252,10 +232,13 @@ FailureOr<scf::WhileOp> buildLoop(NodeContext &c, const LoopSpec &spec,
 /// the final carried values then the stacks.
 Results runLoop(NodeContext &c, const LoopSpec &spec) {
   SmallVector<RankedTensorType> types, yielded;
-  for (Value v : spec.inits)
+  int64_t dims = 0;
+  for (Value v : spec.inits) {
     types.push_back(c.type(v));
+    dims += types.back().getRank();
+  }
   // Each retry turns at least one more dim into a run-time one.
-  for (int attempt = 0;; ++attempt) {
+  for (int64_t attempt = 0;; ++attempt) {
     auto loop = buildLoop(c, spec, types, yielded);
     if (failed(loop))
       return failure();
@@ -273,7 +256,7 @@ Results runLoop(NodeContext &c, const LoopSpec &spec) {
       ValueRange results = loop->getResults().drop_front();
       return SmallVector<Value>(results.begin(), results.end());
     }
-    if (attempt > 8)
+    if (attempt > dims)
       return c.fail("the carried values' types do not settle");
   }
 }
@@ -317,7 +300,8 @@ Results mlir::kiln::onnx_import::importRunTimeLoop(NodeContext &c,
     spec.inits.push_back(c.input(2 + i));
   spec.scanOutputs = scanOutputs;
   spec.newestFirst.assign(scanOutputs, false);
-  spec.inputs = [&](Value index, ValueRange values) {
+  spec.inputs = [&](Value index,
+                    ValueRange values) -> FailureOr<SmallVector<Value>> {
     SmallVector<Value> inputs{
         tensor::FromElementsOp::create(b, loc, RankedTensorType::get({}, i64),
                                        ValueRange{index}),
@@ -367,7 +351,8 @@ Results mlir::kiln::onnx_import::importRunTimeScan(
   for (int64_t k = 0; k < spec.scanOutputs; ++k)
     spec.newestFirst.push_back(k < (int64_t)outDirections.size() &&
                                outDirections[k]);
-  spec.inputs = [&](Value index, ValueRange values) {
+  spec.inputs = [&](Value index,
+                    ValueRange values) -> FailureOr<SmallVector<Value>> {
     SmallVector<Value> inputs(values.begin(), values.end());
     Value reversed = arith::SubIOp::create(
         b, loc,
@@ -381,10 +366,8 @@ Results mlir::kiln::onnx_import::importRunTimeScan(
           ValueRange{directions[j] ? reversed : index});
       auto slice = c.make<k::GatherOp>(
           {v, at}, {c.named("axis", b.getI64IntegerAttr(axes[j]))});
-      if (failed(slice)) {
-        e.failed = true;
-        return inputs;
-      }
+      if (failed(slice))
+        return failure();
       inputs.push_back(*slice);
     }
     return inputs;

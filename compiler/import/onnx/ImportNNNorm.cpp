@@ -180,7 +180,9 @@ Results importLRN(NodeContext &c) {
   // position: the sum is the same with the window clamped there (a size
   // from the file may be in the billions; alpha / size keeps it). With a
   // run-time channel extent the window is the size itself.
-  constexpr int64_t kMaxRunTimeWindow = 1 << 16;
+  // The pool pads size - 1 channels at every position: a wider window
+  // would multiply the memory of a large map.
+  constexpr int64_t kMaxRunTimeWindow = 1024;
   int64_t kernel = size;
   if (!ShapedType::isDynamic(shape[1]))
     kernel = std::max<int64_t>(1, std::min(size, 2 * shape[1] - 1));

@@ -73,6 +73,13 @@ Results importRunTimeSTFT(NodeContext &c, Value x) {
                          "or a window");
   if (*fl < 1)
     return c.fail(fmt::format("frame_length {} is not positive", *fl));
+  // buildDFT refuses more than 2^26 twiddle entries; a hostile frame_length
+  // must not get a frame iota of that size first.
+  int64_t bins = onesided ? *fl / 2 + 1 : *fl;
+  if (*fl > (int64_t(1) << 26) / bins)
+    return c.fail(fmt::format("a frame of {} samples into {} bins needs "
+                              "twiddle matrices of more than 2^26 entries",
+                              *fl, bins));
   NNBuilder e(c);
   OpBuilder &b = c.b;
   Location loc = c.loc;

@@ -40,3 +40,32 @@ func.func @wide(%a: tensor<?x32xf32>, %w: tensor<32x256xf32>) -> tensor<?x256xf3
   %r = linalg.matmul ins(%a, %w : tensor<?x32xf32>, tensor<32x256xf32>) outs(%acc : tensor<?x256xf32>) -> tensor<?x256xf32>
   return %r : tensor<?x256xf32>
 }
+
+// -----
+
+// With its elementwise consumer (bias and relu): each block gets a fresh
+// filled accumulator, the consumer writes its rows of the shared output,
+// and those rows are inserted in parallel.
+// CHECK-LABEL: func.func @narrow_bias_relu
+// CHECK: scf.forall (%[[R:.+]]) = (%{{.+}}) to (%{{.+}}) step (%{{.+}}) shared_outs(%[[OUT:.+]] = %{{.+}}) -> (tensor<?x64xf32>)
+// CHECK: %[[DST:.+]] = tensor.extract_slice %[[OUT]][%[[R]], 0] [128, 64] [1, 1]
+// CHECK: %[[FILL:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%{{.+}} : tensor<128x64xf32>)
+// CHECK: %[[MM:.+]] = linalg.matmul ins(%{{.+}}, %{{.+}} : tensor<128x32xf32>, tensor<32x64xf32>) outs(%[[FILL]] : tensor<128x64xf32>)
+// CHECK: %[[Y:.+]] = linalg.generic {{.+}} ins(%[[MM]], %{{.+}} : tensor<128x64xf32>, tensor<64xf32>) outs(%[[DST]] : tensor<128x64xf32>)
+// CHECK: tensor.parallel_insert_slice %[[Y]] into %[[OUT]][%[[R]], 0] [128, 64] [1, 1]
+func.func @narrow_bias_relu(%a: tensor<?x32xf32>, %w: tensor<32x64xf32>, %bias: tensor<64xf32>) -> tensor<?x64xf32> {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %m = tensor.dim %a, %c0 : tensor<?x32xf32>
+  %empty = tensor.empty(%m) : tensor<?x64xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<?x64xf32>) -> tensor<?x64xf32>
+  %r = linalg.matmul ins(%a, %w : tensor<?x32xf32>, tensor<32x64xf32>) outs(%acc : tensor<?x64xf32>) -> tensor<?x64xf32>
+  %out = tensor.empty(%m) : tensor<?x64xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%r, %bias : tensor<?x64xf32>, tensor<64xf32>) outs(%out : tensor<?x64xf32>) {
+  ^bb0(%x: f32, %b: f32, %o: f32):
+    %s = arith.addf %x, %b : f32
+    %t = arith.maximumf %s, %zero : f32
+    linalg.yield %t : f32
+  } -> tensor<?x64xf32>
+  return %y : tensor<?x64xf32>
+}

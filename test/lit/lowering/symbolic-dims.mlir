@@ -247,10 +247,11 @@ func.func @max_pool_run_time_hw(%x: tensor<1x8x?x?xf32>) -> tensor<1x8x?x?xf32> 
 // through the affine map), one matmul of run-time rows with the filter
 // transposed at compile time to [C*KH*KW, F], the bias broadcast over its
 // rows, then back to NCHW.
+// CHECK: #[[IM2COL:.+]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d3, d1 * 2 + d4, d2 + d5 * 2)>
 // CHECK-LABEL: func.func @conv_run_time_image
 // CHECK-DAG: %[[WT:.+]] = arith.constant dense_resource<im2col_filter{{.*}}> : tensor<12x2xf32>
 // CHECK: %[[PAD:.+]] = tensor.pad
-// CHECK: %[[COLS:.+]] = linalg.generic
+// CHECK: %[[COLS:.+]] = linalg.generic {indexing_maps = [#[[IM2COL]],
 // CHECK-SAME: ins(%[[PAD]] : tensor<1x3x?x?xf32>) outs(%{{.+}} : tensor<1x?x?x3x2x2xf32>)
 // CHECK: %[[ROWS:.+]] = tensor.collapse_shape %[[COLS]] {{\[}}[0, 1, 2], [3, 4, 5]] : tensor<1x?x?x3x2x2xf32> into tensor<?x12xf32>
 // CHECK: %[[BIAS:.+]] = linalg.broadcast ins(%{{.+}} : tensor<2xf32>) outs(%{{.+}} : tensor<?x2xf32>) dimensions = [0]
