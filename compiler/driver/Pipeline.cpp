@@ -51,6 +51,9 @@ void mlir::kiln::buildGraphPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   if (options.optLevel > 0) {
+    // A model's run-time Loop and Scan (scf.while): what the body computes
+    // from outer values alone runs once, before the loop.
+    pm.addNestedPass<func::FuncOp>(createLoopInvariantCodeMotionPass());
     pm.addPass(createFoldWeights());
     pm.addPass(createFoldBatchNorm());
     pm.addPass(createCanonicalizerPass());

@@ -284,6 +284,17 @@ onnx.checker.check_model(model)
 path = os.path.join(work, "loop_growing.onnx")
 onnx.save(model, path)
 subprocess.run([kiln, "compile", path, "-o", path[:-5] + ".so"], check=True)
+# x * step reads outer values only: it runs once, before the loop.
+graph_ir = subprocess.run([kiln, "compile", path, "-o", path[:-5] + ".so",
+                           "--logs=fused_graph"], capture_output=True,
+                          text=True)
+text = graph_ir.stdout + graph_ir.stderr
+hoisted = ("scf.while" in text and
+           "kiln.mul" in text[:text.index("scf.while")])
+print(f"loop_invariant_hoisted: {'PASS' if hoisted else 'FAIL'}")
+if not hoisted:
+    failures.append("loop_invariant_hoisted: no kiln.mul before the "
+                    "scf.while in the fused graph")
 for n, limit in [(0, 1e9), (4, 1e9), (50, 40.0), (3, -1.0)]:
     check(path, {"n": np.array(n, np.int64), "y0": np.ones(3, np.float32),
                  "x": np.array([1.0, 2.0], np.float32),
