@@ -256,7 +256,7 @@ Results importLoop(NodeContext &c) {
   // type: one run-time loop.
   if (!steps || *steps > kMaxIterations || *steps < 0 ||
       (*steps == 0 && scanOutputs > 0))
-    return importRunTimeLoop(c, *body, carried, scanOutputs);
+    return importRunTimeLoop(c, *body, carried, scanOutputs, tripCount, cond);
 
   SmallVector<Value> values;
   for (size_t i = 0; i < carried; ++i)

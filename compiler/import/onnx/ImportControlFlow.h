@@ -9,12 +9,14 @@ class GraphProto;
 } // namespace onnx
 
 namespace mlir::kiln::onnx_import {
-/// Loop (trip count in input 0, condition in input 1, `carried` values
-/// from input 2) as one scf.while whose body is imported once
-/// (ImportLoopRunTime.cpp); the final carried values, then the
-/// `scanOutputs` stacked scan outputs.
+/// Loop with `carried` values from input 2 as one scf.while whose body is
+/// imported once (ImportLoopRunTime.cpp); `tripCount` (rank-0 i64) and
+/// `cond` (rank-0 i1) are the node's inputs 0 and 1 as importLoop read them,
+/// null when absent. The final carried values, then the `scanOutputs`
+/// stacked scan outputs.
 Results importRunTimeLoop(NodeContext &c, const onnx::GraphProto &body,
-                          size_t carried, int64_t scanOutputs);
+                          size_t carried, int64_t scanOutputs, Value tripCount,
+                          Value cond);
 /// Scan (opset 9+) over scan inputs whose scan axis has a run-time extent,
 /// or more iterations than unrolling takes, as one scf.while
 /// (ImportLoopRunTime.cpp): the final states, then the scan outputs.

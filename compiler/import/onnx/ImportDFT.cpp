@@ -35,10 +35,6 @@ using namespace mlir::kiln::onnx_import;
 namespace {
 using Results = FailureOr<SmallVector<Value>>;
 
-/// The twiddle matrices are [N, K] constants: a length from a hostile file
-/// must not ask for gigabytes of them.
-constexpr int64_t kMaxTwiddles = int64_t(1) << 26;
-
 /// `x` with its run-time extent N along `axis` made `length`: rows past N
 /// are zeros (a gather of [0, length), clamped by kiln.gather, times
 /// iota < N), rows past `length` are dropped.
@@ -46,7 +42,7 @@ FailureOr<Value> fitToLength(NodeContext &c, Value x, int64_t axis,
                              int64_t length) {
   // The twiddles would be refused past this anyway: no table of a hostile
   // length first.
-  if (length > kMaxTwiddles) {
+  if (length > kMaxDFTTwiddles) {
     c.error = fmt::format("a dft_length of {} needs twiddle matrices of "
                           "more than 2^26 entries",
                           length);
@@ -137,7 +133,7 @@ FailureOr<Value> mlir::kiln::onnx_import::buildDFT(NodeContext &c, Value x,
     return failure();
   }
   int64_t bins = onesided ? length / 2 + 1 : length;
-  if (n > kMaxTwiddles / bins) {
+  if (n > kMaxDFTTwiddles / bins) {
     c.error = "a signal of " + std::to_string(n) + " samples into " +
               std::to_string(bins) +
               " bins needs twiddle matrices of more than 2^26 entries";

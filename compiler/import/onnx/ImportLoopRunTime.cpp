@@ -268,33 +268,23 @@ Value i64Value(OpBuilder &b, Location loc, SymInt v) {
 }
 } // namespace
 
-Results mlir::kiln::onnx_import::importRunTimeLoop(NodeContext &c,
-                                                   const onnx::GraphProto &body,
-                                                   size_t carried,
-                                                   int64_t scanOutputs) {
-  if (!c.hasInput(0) && !c.hasInput(1))
+Results mlir::kiln::onnx_import::importRunTimeLoop(
+    NodeContext &c, const onnx::GraphProto &body, size_t carried,
+    int64_t scanOutputs, Value tripCount, Value cond) {
+  if (!tripCount && !cond)
     return c.unsupported("Loop with neither a trip count nor a condition "
                          "(it never ends)");
   OpBuilder &b = c.b;
   Location loc = c.loc;
-  NNBuilder e(c);
   Type i64 = b.getI64Type(), i1 = b.getI1Type();
-  auto scalar = [&](Value v, Type type) -> Value {
-    Value s = e.scalarOf(v, type);
-    return e.failed ? Value()
-                    : tensor::ExtractOp::create(b, loc, s, ValueRange{});
-  };
   LoopSpec spec{body};
   spec.trips =
-      c.hasInput(0)
-          ? scalar(c.input(0), i64)
+      tripCount
+          ? Value(tensor::ExtractOp::create(b, loc, tripCount, ValueRange{}))
           : arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(INT64_MAX));
-  spec.go = c.hasInput(1)
-                ? scalar(c.input(1), i1)
-                : arith::ConstantOp::create(b, loc, b.getBoolAttr(true));
-  if (!spec.trips || !spec.go)
-    return failure();
-  spec.condFromBody = c.hasInput(1);
+  spec.go = cond ? Value(tensor::ExtractOp::create(b, loc, cond, ValueRange{}))
+                 : arith::ConstantOp::create(b, loc, b.getBoolAttr(true));
+  spec.condFromBody = bool(cond);
   spec.firstCarried = 1;
   for (size_t i = 0; i < carried; ++i)
     spec.inits.push_back(c.input(2 + i));

@@ -94,6 +94,10 @@ public:
   FailureOr<llvm::SmallVector<Value>> done(llvm::ArrayRef<Value> results);
 };
 
+/// The most entries buildDFT's constant twiddle matrices may hold: a
+/// length from a hostile file must not ask for gigabytes of them.
+constexpr int64_t kMaxDFTTwiddles = int64_t(1) << 26;
+
 /// DFT of `x` [batch, ..., N, ..., 1 or 2] along `axis` with dft_length
 /// `length` (ImportDFT.cpp): [..., bins, ..., 2].
 FailureOr<Value> buildDFT(NodeContext &c, Value x, int64_t axis, int64_t length,

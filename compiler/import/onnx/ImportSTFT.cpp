@@ -46,8 +46,6 @@ Results importRunTimeSTFT(NodeContext &c, Value x) {
   Type et = type.getElementType(), i64 = c.b.getI64Type();
   int64_t channels = type.getDimSize(2);
   bool onesided = c.attrInt("onesided", 1) != 0;
-  if (onesided && channels == 2)
-    return c.fail("onesided needs a real signal");
   auto step = c.constantInts(1);
   if (!step || step->size() != 1 || (*step)[0] < 1)
     return c.unsupported("STFT over a run-time signal needs a constant, "
@@ -76,7 +74,7 @@ Results importRunTimeSTFT(NodeContext &c, Value x) {
   // buildDFT refuses more than 2^26 twiddle entries; a hostile frame_length
   // must not get a frame iota of that size first.
   int64_t bins = onesided ? *fl / 2 + 1 : *fl;
-  if (*fl > (int64_t(1) << 26) / bins)
+  if (*fl > kMaxDFTTwiddles / bins)
     return c.fail(fmt::format("a frame of {} samples into {} bins needs "
                               "twiddle matrices of more than 2^26 entries",
                               *fl, bins));
@@ -174,12 +172,12 @@ Results mlir::kiln::onnx_import::importSTFT(NodeContext &c) {
       (type.getDimSize(2) != 1 && type.getDimSize(2) != 2))
     return c.fail("signal must be floats [batch, length, 1 or 2] (or "
                   "[batch, length], real)");
-  if (!type.hasStaticShape())
-    return importRunTimeSTFT(c, x);
-  int64_t batch = type.getDimSize(0), length = type.getDimSize(1);
   bool onesided = c.attrInt("onesided", 1) != 0;
   if (onesided && type.getDimSize(2) == 2)
     return c.fail("onesided needs a real signal");
+  if (!type.hasStaticShape())
+    return importRunTimeSTFT(c, x);
+  int64_t batch = type.getDimSize(0), length = type.getDimSize(1);
   auto declared = c.declaredShape(0);
   if (declared && declared->size() != 4)
     declared.reset();
