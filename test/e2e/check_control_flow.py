@@ -11,7 +11,8 @@ shape the model declares, a Scan in reverse along axis 1 with two states,
 and an If nested in a Loop body. Then loops that run in the artifact (scf.while): a run-time trip
 count with an undeclared scan output (0 to 37 iterations), a carried value
 that grows each iteration and stops early on a run-time condition, a while
-loop with no trip count, 3000 iterations, a loop nested in one, and Scans
+loop with no trip count, 3000 iterations, a body too large to unroll
+(400 x 1201 nodes), a loop nested in one, and Scans
 over a run-time length (one also of run-time batch, reversed); two
 of them also for CUDA, run in the GPU emulator (the nested one is refused
 there by name). Each compiles with kiln and runs against onnxruntime; runs whose trip count
@@ -348,6 +349,33 @@ path = save("loop_long",
             [vi("s0", T.FLOAT, [8]), vi("x", T.FLOAT, [8])],
             [vi("s", T.FLOAT, [8])])
 check(path, {"s0": f32(8), "x": f32(8)}, "loop_long")
+
+# 400 iterations of a 1201-node body: unrolled, 480k nodes (a minute of
+# compiling); past the unroll budget it runs as one loop instead, and
+# compiles in about a second.
+nodes = [h.make_node("Identity", ["cond_in"], ["cond_out"]),
+         h.make_node("Identity", ["s_in"], ["t0"])]
+for k in range(600):
+    nodes += [h.make_node("Mul", [f"t{k}", "x"], [f"m{k}"]),
+              h.make_node("Sin", [f"m{k}"], [f"t{k + 1}"])]
+body = h.make_graph(
+    nodes, "body", [vi("i", T.INT64, []), vi("cond_in", T.BOOL, []),
+                    vi("s_in", T.FLOAT, [8])],
+    [vi("cond_out", T.BOOL, []), vi("t600", T.FLOAT, [8])])
+path = save("loop_big_body",
+            [const("trips", np.int64(400)),
+             h.make_node("Loop", ["trips", "", "s0"], ["s"], body=body)],
+            [vi("s0", T.FLOAT, [8]), vi("x", T.FLOAT, [8])],
+            [vi("s", T.FLOAT, [8])])
+graph_ir = subprocess.run([kiln, "compile", path, "-o", path[:-5] + ".so",
+                           "--logs=fused_graph"], capture_output=True,
+                          text=True)
+graph_ir = graph_ir.stdout + graph_ir.stderr
+looped = "scf.while" in graph_ir or "scf.for" in graph_ir
+print(f"loop_big_body_not_unrolled: {'PASS' if looped else 'FAIL'}")
+if not looped:
+    failures.append("loop_big_body_not_unrolled: no loop in the fused graph")
+check(path, {"s0": f32(8), "x": f32(8)}, "loop_big_body")
 
 # Nested: the outer loop's trip count is a run-time input, the inner one's
 # is the outer iteration number plus one (a triangle of additions).

@@ -478,6 +478,7 @@ llvm::Error GraphImporter::importNode(const onnx::NodeProto &node, size_t index,
                       ArrayRef<Value> bound) -> FailureOr<SmallVector<Value>> {
     return importSubgraph(body, bound, b, nc.error);
   };
+  nc.unrolledNodes = [this] { return subgraphNodes; };
   nc.valueOf = [this, &b](const std::string &tensor) -> Value {
     if (tensor.empty() || sequences.count(tensor))
       return Value();
@@ -520,15 +521,14 @@ GraphImporter::importSubgraph(const onnx::GraphProto &body,
                               ArrayRef<Value> inputs, OpBuilder &b,
                               std::string &error) {
   constexpr int kMaxDepth = 16;
-  constexpr uint64_t kMaxUnrolledNodes = 1000000;
   if (subgraphDepth >= kMaxDepth) {
     error = fmt::format("control flow is nested more than {} deep", kMaxDepth);
     return failure();
   }
   subgraphNodes += body.node_size();
-  if (subgraphNodes > kMaxUnrolledNodes) {
+  if (subgraphNodes > NodeContext::kMaxUnrolledNodes) {
     error = fmt::format("control flow unrolls to more than {} nodes",
-                        kMaxUnrolledNodes);
+                        NodeContext::kMaxUnrolledNodes);
     return failure();
   }
   ++subgraphDepth;

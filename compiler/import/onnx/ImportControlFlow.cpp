@@ -19,7 +19,8 @@
 //          the artifact (ImportLoopRunTime.cpp).
 //
 // Unrolled bodies run once per iteration in the artifact, so unrolling is
-// capped at kMaxIterations.
+// capped at kMaxIterations, and at NodeContext::kUnrollBudget body nodes
+// imported in all: past it, Loops and Scans run as loops in the artifact.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/import/onnx/ImportControlFlow.h"
@@ -53,6 +54,27 @@ std::optional<bool> constantFlag(Value v) {
   if (isa<IntegerType>(attr.getElementType()))
     return !(*attr.getValues<APInt>().begin()).isZero();
   return std::nullopt;
+}
+
+/// The nodes of `g` and of the graphs its nodes hold, each counted once.
+uint64_t nodeCount(const onnx::GraphProto &g) {
+  uint64_t n = g.node_size();
+  for (const auto &node : g.node())
+    for (const auto &a : node.attribute()) {
+      if (a.has_g())
+        n += nodeCount(a.g());
+      for (const auto &sub : a.graphs())
+        n += nodeCount(sub);
+    }
+  return n;
+}
+
+/// Whether `copies` copies of `body` stay within the unroll budget.
+bool unrollFits(NodeContext &c, const onnx::GraphProto &body, int64_t copies) {
+  uint64_t n = nodeCount(body);
+  return copies <= 0 ||
+         (n <= NodeContext::kUnrollBudget / copies &&
+          c.unrolledNodes() + n * copies <= NodeContext::kUnrollBudget);
 }
 
 /// `v` with a unit dim inserted at `axis` (static shapes).
@@ -177,7 +199,8 @@ Results importScan(NodeContext &c) {
   }
   if (!batched) {
     int64_t steps = c.type(scans[0]).getDimSize(axes[0]);
-    if (runTime || steps < 1 || steps > kMaxIterations)
+    if (runTime || steps < 1 || steps > kMaxIterations ||
+        !unrollFits(c, *body, steps))
       return importRunTimeScan(c, *body, states, scans, axes, directions,
                                outAxes, outDirections);
     return runScan(c, *body, states, scans, axes, directions, outAxes,
@@ -187,6 +210,12 @@ Results importScan(NodeContext &c) {
   // Scan-8: each batch element on its own, the results stacked again.
   NNBuilder e(c);
   int64_t batch = e.shape(scans[0])[0];
+  int64_t steps = e.shape(scans[0])[1 + axes[0]];
+  if (uint64_t n = nodeCount(*body);
+      c.unrolledNodes() + n * batch * steps > NodeContext::kMaxUnrolledNodes)
+    return c.fail(fmt::format("control flow unrolls to more than {} nodes "
+                              "(Scan-8: {} batches x {} steps x {} body nodes)",
+                              NodeContext::kMaxUnrolledNodes, batch, steps, n));
   SmallVector<SmallVector<Value>> perBatch;
   for (int64_t b = 0; b < batch; ++b) {
     SmallVector<Value> s, x;
@@ -255,7 +284,7 @@ Results importLoop(NodeContext &c) {
   // negative trip count runs none) while scan outputs need their row
   // type: one run-time loop.
   if (!steps || *steps > kMaxIterations || *steps < 0 ||
-      (*steps == 0 && scanOutputs > 0))
+      (*steps == 0 && scanOutputs > 0) || !unrollFits(c, *body, *steps))
     return importRunTimeLoop(c, *body, carried, scanOutputs, tripCount, cond);
 
   SmallVector<Value> values;

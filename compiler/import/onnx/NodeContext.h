@@ -79,6 +79,14 @@ public:
   std::function<FailureOr<llvm::SmallVector<Value>>(const onnx::GraphProto &,
                                                     llvm::ArrayRef<Value>)>
       importSubgraph;
+  /// Body nodes imported by control flow so far (unrolled bodies counted
+  /// once per copy). Set by the graph importer.
+  std::function<uint64_t()> unrolledNodes;
+  /// Loops and Scans unroll while the nodes imported by control flow stay
+  /// within kUnrollBudget, and run as loops in the artifact beyond it; no
+  /// import takes more than kMaxUnrolledNodes body nodes.
+  static constexpr uint64_t kUnrollBudget = 100000;
+  static constexpr uint64_t kMaxUnrolledNodes = 1000000;
   /// The i64 extent of run-time dim `d` of graph input `v` (one value per
   /// symbol, shared by every input that has it); null for other values.
   std::function<Value(Value, int64_t)> symbolDim;
