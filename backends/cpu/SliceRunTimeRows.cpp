@@ -119,21 +119,28 @@ Value sliceInput(OpBuilder &b, Location loc, Value input,
       .getResult();
 }
 
-/// A fresh init of `staticRows` rows when `init` is a fill or a broadcast
-/// of static values into an empty tensor (a contraction's zeros or bias),
-/// used only here; null otherwise.
-Value initOfRows(OpBuilder &b, Location loc, Value init, int64_t staticRows) {
+/// The empty tensor `init` fills when it is a fill or a broadcast of static
+/// values into one (a contraction's zeros or bias, which each row block can
+/// make afresh, however many ops share it); null otherwise.
+tensor::EmptyOp emptyOfStaticFill(Value init) {
   Operation *def = init.getDefiningOp();
-  if (!def || !init.hasOneUse() ||
-      !isa<linalg::FillOp, linalg::BroadcastOp>(def))
+  if (!def || !isa<linalg::FillOp, linalg::BroadcastOp>(def))
     return {};
   auto dps = cast<DestinationStyleOpInterface>(def);
-  if (!dps.getDpsInits()[0].getDefiningOp<tensor::EmptyOp>())
-    return {};
   for (Value v : dps.getDpsInputs())
     if (auto shaped = dyn_cast<ShapedType>(v.getType());
         shaped && !shaped.hasStaticShape())
       return {};
+  return dps.getDpsInits()[0].getDefiningOp<tensor::EmptyOp>();
+}
+
+/// A fresh init of `staticRows` rows when `init` is such a fill; null
+/// otherwise.
+Value initOfRows(OpBuilder &b, Location loc, Value init, int64_t staticRows) {
+  if (!emptyOfStaticFill(init))
+    return {};
+  Operation *def = init.getDefiningOp();
+  auto dps = cast<DestinationStyleOpInterface>(def);
   auto type = cast<RankedTensorType>(init.getType());
   SmallVector<int64_t> shape(type.getShape());
   shape[0] = staticRows;
@@ -403,6 +410,12 @@ struct SliceRunTimeRowsPass
       OpBuilder b(last);
       Location loc = op.getLoc();
       Value init = consumer ? consumer.getDpsInits()[0] : op.getDpsInits()[0];
+      // Every row block makes its own fill, so the result rows go into a
+      // fresh tensor rather than a fill other contractions may share (which
+      // bufferization would copy).
+      if (tensor::EmptyOp empty = emptyOfStaticFill(init); empty && !consumer)
+        init = tensor::EmptyOp::create(b, loc, empty.getType(),
+                                       empty.getDynamicSizes());
       Value zero = arith::ConstantIndexOp::create(b, loc, 0);
       // Rows of the input before any padding (padding adds no rows), so
       // that the pad stays used by the op alone.

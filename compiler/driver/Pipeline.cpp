@@ -103,6 +103,7 @@ void mlir::kiln::buildLoweringPipeline(OpPassManager &pm,
   }
   pm.addPass(createLowerToLinalg());
   pm.addPass(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(createUnifySymbolDims());
   pm.addPass(createCSEPass());
   if (options.optLevel > 0)
     pm.addNestedPass<func::FuncOp>(createConcatInPlace());

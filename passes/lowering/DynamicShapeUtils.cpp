@@ -94,6 +94,12 @@ SmallVector<Value> mlir::kiln::windowResultSizes(
                      "spatial dim " + Twine(d) +
                          " of the input is smaller than the window (" +
                          Twine(span) + " with the padding)");
+    // A stride-1 window padded by span - 1 keeps the extent: the input's
+    // own, so that later comparisons with it fold (a residual add).
+    if (strides[i] == 1 && pads[i] + pads[spatial + i] == span - 1) {
+      sizes.push_back(im.dim(input, d));
+      continue;
+    }
     Value room = im.smax(im.sub(padded, im.c(span)), im.c(0));
     sizes.push_back(im.add(im.divu(room, im.c(strides[i])), im.c(1)));
   }

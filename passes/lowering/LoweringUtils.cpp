@@ -153,52 +153,17 @@ BroadcastOperand mlir::kiln::alignForBroadcast(OpBuilder &b, Location loc,
   return {collapsed, map};
 }
 
-/// Inputs with a run-time extent where the result dim is static, or where
-/// another input has a run-time extent too, must match it when the model
-/// runs: the generic's maps are fixed here, so a run-time extent of 1 does
-/// not broadcast, and a mismatch would read past an input.
-static void checkRunTimeExtents(OpBuilder &b, Location loc,
-                                RankedTensorType resultType,
-                                ValueRange inputs) {
-  int64_t rank = resultType.getRank();
-  for (int64_t d = 0; d < rank; ++d) {
-    Value reference, ok;
-    if (!resultType.isDynamicDim(d))
-      reference =
-          arith::ConstantIndexOp::create(b, loc, resultType.getDimSize(d));
-    for (Value input : inputs) {
-      auto type = dyn_cast<RankedTensorType>(input.getType());
-      int64_t at = type ? d - (rank - type.getRank()) : -1;
-      if (at < 0 || !type.isDynamicDim(at))
-        continue;
-      Value extent = tensor::DimOp::create(b, loc, input, at);
-      if (!reference) {
-        reference = extent;
-        continue;
-      }
-      Value same = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                         extent, reference);
-      ok = ok ? arith::AndIOp::create(b, loc, ok, same).getResult() : same;
-    }
-    if (ok)
-      emitRuntimeCheck(b, loc, ok,
-                       "the inputs differ in the run-time extent of result "
-                       "dim " +
-                           Twine(d) +
-                           " (an extent of 1 known only at run time does "
-                           "not broadcast)");
-  }
-}
-
 Value mlir::kiln::createElementwiseGeneric(OpBuilder &b, Location loc,
                                            RankedTensorType resultType,
                                            ValueRange inputs,
                                            ScalarBuilder body) {
-  checkRunTimeExtents(b, loc, resultType, inputs);
+  RunTimeBroadcast broadcast =
+      broadcastRunTimeExtents(b, loc, resultType, inputs);
   SmallVector<BroadcastOperand> operands;
-  for (Value input : inputs)
+  for (Value input : broadcast.inputs)
     operands.push_back(alignForBroadcast(b, loc, input, resultType.getShape()));
-  return createParallelGeneric(b, loc, resultType, operands, body);
+  return createParallelGeneric(b, loc, resultType, operands,
+                               broadcast.dynamicSizes, body);
 }
 
 Value mlir::kiln::createParallelGeneric(OpBuilder &b, Location loc,

@@ -78,6 +78,20 @@ SmallVector<Value> dynamicSizesFromInputs(OpBuilder &b, Location loc,
                                           RankedTensorType resultType,
                                           ArrayRef<BroadcastOperand> inputs);
 
+/// The inputs of an elementwise op over `resultType` with ONNX broadcasting
+/// of run-time extents: an input whose extent along a dim is known only at
+/// run time and may be 1 where the result's is larger is read through a
+/// broadcast made when it is (an scf.if; RunTimeBroadcast.cpp), with a
+/// check that each such extent is the result's or 1. `dynamicSizes` are the
+/// result's run-time extents.
+struct RunTimeBroadcast {
+  SmallVector<Value> inputs;
+  SmallVector<Value> dynamicSizes;
+};
+RunTimeBroadcast broadcastRunTimeExtents(OpBuilder &b, Location loc,
+                                         RankedTensorType resultType,
+                                         ValueRange inputs);
+
 using ScalarBuilder =
     function_ref<Value(OpBuilder &, Location, ValueRange /*elements*/)>;
 

@@ -2,6 +2,7 @@
 #ifndef KILN_PASSES_LOWERING_PASSES_H
 #define KILN_PASSES_LOWERING_PASSES_H
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"

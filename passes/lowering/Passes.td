@@ -122,6 +122,40 @@ def ConcatInPlace : Pass<"kiln-concat-in-place", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::tensor::TensorDialect"];
 }
 
+def UnifySymbolDims : Pass<"kiln-unify-symbol-dims", "::mlir::func::FuncOp"> {
+  let summary = "Read each symbolic dim from one input, as the runtime checks";
+  let description = [{
+    Inputs that share a symbolic dim (`kiln.dims` names on the arguments)
+    hold the same extent whenever the function runs: the runtime checks it
+    before the first kernel (`input 'mask' dim 1 (seq) is 77 but input
+    'ids' has 64`). The lowering reads extents from whichever input it
+    meets, so checks and run-time broadcasts built from two inputs' extents
+    compare different values. This pass rewrites every `tensor.dim` of an
+    argument's symbolic dim to one `tensor.dim` of the first argument with
+    that symbol, made at the function's entry, traces the extents of
+    intermediate results back to the inputs' (their reified shapes), and
+    folds the comparisons between them (canonicalization, CSE, integer
+    ranges: an extent is never negative) until nothing changes, so the
+    checks, run-time reshapes and broadcasts they guard fold away layer
+    after layer. Functions without symbolic dims are left alone.
+
+    Before (`%x` and `%y` both `["b", "n"]`):
+    ```mlir
+    %d0 = tensor.dim %x, %c1 : tensor<?x?xf32>
+    %d1 = tensor.dim %y, %c1 : tensor<?x?xf32>
+    %same = arith.cmpi eq, %d1, %d0 : index
+    ```
+    After:
+    ```mlir
+    %n = tensor.dim %x, %c1 : tensor<?x?xf32>
+    %same = arith.cmpi eq, %n, %n : index
+    ```
+  }];
+  let dependentDialects = ["::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::affine::AffineDialect"];
+}
+
 def ReportKernels : Pass<"kiln-report-kernels", "ModuleOp"> {
   let summary = "List the kernels and the ONNX nodes each covers in the report";
   let description = [{

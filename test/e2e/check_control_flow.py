@@ -122,8 +122,8 @@ check(path, {"c": np.array(False), "x": x, "p": f32(5), "q": f32(2)},
       "if_shapes_unchecked")
 code, text = run(path, {"c": np.array(True), "x": x, "p": f32(5),
                         "q": f32(2)}, tag="if_shapes_bad")
-message = ("node 'Add_1': the inputs differ in the run-time extent of "
-           "result dim 0")
+message = ("node 'Add_1': the inputs do not broadcast: along result dim 0 "
+           "a run-time extent is neither the others' nor 1")
 ok = code == 1 and message in text
 print(f"if_shapes_bad: {'PASS' if ok else 'FAIL'}")
 if not ok:

@@ -251,8 +251,8 @@ code, text = run(encoder_so, {"ids": long_ids,
 expect_error("out of range", code, text,
              "input 'ids' dim 1 (seq) is 600, outside the range 1..512 the "
              "model was compiled for")
-# Two different symbols meeting in an elementwise op: equal extents run,
-# a run-time extent of 1 (which ONNX would broadcast) fails the run.
+# Two different symbols meeting in an elementwise op: equal extents run, a
+# run-time extent of 1 broadcasts, others fail the run by name.
 import onnx
 from onnx import TensorProto, helper
 graph = helper.make_graph(
@@ -271,11 +271,17 @@ code, text = run(bc_so, {"x": x, "y": y}, x + y, tag="bc_same")
 print(f"run-time extents equal: {'PASS' if code == 0 else 'FAIL'}")
 if code != 0:
     failures.append(f"run-time extents equal: {text.strip()}")
-code, text = run(bc_so, {"x": x, "y": y[:, :1]}, tag="bc_one")
-expect_error("run-time extent of 1", code, text,
-             "node 'add': the inputs differ in the run-time extent of result "
-             "dim 1 (an extent of 1 known only at run time does not "
-             "broadcast)")
+# An extent of 1 broadcasts, on either side, as ONNX does.
+for tag, a, c in (("bc_one", x, y[:, :1]), ("bc_one_left", x[:, :1], y),
+                  ("bc_ones", x[:, :1], y[:, :1])):
+    code, text = run(bc_so, {"x": a, "y": c}, a + c, tag=tag)
+    print(f"run-time extent of 1 ({tag}): {'PASS' if code == 0 else 'FAIL'}")
+    if code != 0:
+        failures.append(f"run-time extent of 1 ({tag}): {text.strip()}")
+code, text = run(bc_so, {"x": x, "y": y[:, :3]}, tag="bc_bad")
+expect_error("run-time extents 5 and 3", code, text,
+             "node 'add': the inputs do not broadcast: along result dim 1 a "
+             "run-time extent is neither the others' nor 1")
 
 # A mean over the sequence (a sentence embedding's pooling) and a layer
 # norm over a run-time extent: the counts they divide by come from the run.

@@ -69,3 +69,28 @@ func.func @narrow_bias_relu(%a: tensor<?x32xf32>, %w: tensor<32x64xf32>, %bias: 
   } -> tensor<?x64xf32>
   return %y : tensor<?x64xf32>
 }
+
+// -----
+
+// Two matmuls share one filled accumulator (CSE merges equal fills once
+// their extents are one symbol's): each block fills its own, and the rows
+// go into a fresh tensor per matmul, not into the shared fill, which
+// bufferization would have to copy for the second.
+// CHECK-LABEL: func.func @shared_fill
+// CHECK: linalg.fill
+// CHECK: %[[E1:.+]] = tensor.empty(%{{.+}}) : tensor<?x256xf32>
+// CHECK: scf.for %{{.+}} iter_args(%{{.+}} = %[[E1]])
+// CHECK: %[[E2:.+]] = tensor.empty(%{{.+}}) : tensor<?x256xf32>
+// CHECK: scf.for %{{.+}} iter_args(%{{.+}} = %[[E2]])
+func.func @shared_fill(%a: tensor<?x32xf32>, %w: tensor<32x256xf32>,
+                       %v: tensor<32x256xf32>)
+    -> (tensor<?x256xf32>, tensor<?x256xf32>) {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %m = tensor.dim %a, %c0 : tensor<?x32xf32>
+  %empty = tensor.empty(%m) : tensor<?x256xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<?x256xf32>) -> tensor<?x256xf32>
+  %r = linalg.matmul ins(%a, %w : tensor<?x32xf32>, tensor<32x256xf32>) outs(%acc : tensor<?x256xf32>) -> tensor<?x256xf32>
+  %s = linalg.matmul ins(%a, %v : tensor<?x32xf32>, tensor<32x256xf32>) outs(%acc : tensor<?x256xf32>) -> tensor<?x256xf32>
+  return %r, %s : tensor<?x256xf32>, tensor<?x256xf32>
+}

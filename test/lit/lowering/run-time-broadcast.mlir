@@ -1,0 +1,61 @@
+// RUN: kiln-opt %s -kiln-lower-to-linalg -canonicalize -kiln-unify-symbol-dims -canonicalize -cse -split-input-file | FileCheck %s
+
+// Two symbols meet along dim 1 (`n` and `m`): the result extent is the
+// first that is not 1, each must be it or 1, and an input whose extent
+// differs from it is read through a broadcast made only then. Along dim 0
+// both inputs are `b`: one extent, nothing to check.
+// CHECK-LABEL: func.func @two_symbols
+// CHECK-DAG:   %[[C1:.+]] = arith.constant 1 : index
+// CHECK-DAG:   %[[N:.+]] = tensor.dim %arg0, %c1
+// CHECK-DAG:   %[[M:.+]] = tensor.dim %arg1, %c1
+// CHECK:       %[[NONE:.+]] = arith.cmpi eq, %[[N]], %[[C1]] : index
+// CHECK:       %[[R:.+]] = arith.select %[[NONE]], %[[M]], %[[N]] : index
+// CHECK:       %[[XSAME:.+]] = arith.cmpi eq, %[[N]], %[[R]] : index
+// CHECK:       cf.assert %{{.+}}, "node '?': the inputs do not broadcast: along result dim 1 a run-time extent is neither the others' nor 1"
+// CHECK:       %[[XB:.+]] = scf.if %[[XSAME]] -> (tensor<?x?xf32>) {
+// CHECK-NEXT:    scf.yield %arg0 : tensor<?x?xf32>
+// CHECK-NEXT:  } else {
+// CHECK:         linalg.generic
+// CHECK:           %[[J:.+]] = linalg.index 1 : index
+// CHECK:           %[[AT:.+]] = arith.select %[[NONE]], %c0, %[[J]] : index
+// CHECK:           tensor.extract %arg0[%{{.+}}, %[[AT]]] : tensor<?x?xf32>
+// CHECK:       %[[YB:.+]] = scf.if
+// CHECK:       linalg.generic {{.+}} ins(%[[XB]], %[[YB]] : tensor<?x?xf32>, tensor<?x?xf32>)
+// CHECK:         arith.addf
+func.func @two_symbols(%x: tensor<?x?xf32> {kiln.dims = ["b", "n"]},
+                       %y: tensor<?x?xf32> {kiln.dims = ["b", "m"]})
+    -> tensor<?x?xf32> {
+  %0 = kiln.add %x, %y : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %0 : tensor<?x?xf32>
+}
+
+// -----
+
+// One symbol on both inputs: the extents unify, and the checks and the
+// broadcasts fold away.
+// CHECK-LABEL: func.func @one_symbol
+// CHECK-NOT:   cf.assert
+// CHECK-NOT:   scf.if
+// CHECK:       linalg.generic
+// CHECK-SAME:    ins(%arg0, %arg1 : tensor<?x?xf32>, tensor<?x?xf32>)
+func.func @one_symbol(%x: tensor<?x?xf32> {kiln.dims = ["b", "n"]},
+                      %y: tensor<?x?xf32> {kiln.dims = ["b", "n"]})
+    -> tensor<?x?xf32> {
+  %0 = kiln.add %x, %y : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %0 : tensor<?x?xf32>
+}
+
+// -----
+
+// A run-time extent against a static 3: it must be 3 or 1, and 1 is
+// broadcast to 3 (a cast otherwise).
+// CHECK-LABEL: func.func @static_result
+// CHECK:       %[[D:.+]] = tensor.dim %arg0, %c0 : tensor<?x4xf32>
+// CHECK:       %[[IS3:.+]] = arith.cmpi eq, %[[D]], %c3 : index
+// CHECK:       cf.assert
+// CHECK:       scf.if %[[IS3]] -> (tensor<3x4xf32>) {
+// CHECK-NEXT:    tensor.cast %arg0 : tensor<?x4xf32> to tensor<3x4xf32>
+func.func @static_result(%x: tensor<?x4xf32>, %y: tensor<3x4xf32>) -> tensor<3x4xf32> {
+  %0 = kiln.mul %x, %y : (tensor<?x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
+  return %0 : tensor<3x4xf32>
+}
