@@ -66,6 +66,24 @@ Value createBroadcastMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
   MLIRContext *ctx = b.getContext();
   int64_t batchRank = resultShape.size() - 2;
   unsigned numLoops = batchRank + 3;
+  // Run-time extents: the inner dims must agree, and batch dims broadcast
+  // as ONNX says (an extent of 1 known only at run time too).
+  auto lhsType = cast<RankedTensorType>(lhs.getType());
+  auto rhsType = cast<RankedTensorType>(rhs.getType());
+  int64_t lhsK = lhsType.getRank() - 1, rhsK = rhsType.getRank() - 2;
+  if (lhsType.isDynamicDim(lhsK) || rhsType.isDynamicDim(rhsK))
+    emitRuntimeCheck(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                              tensor::DimOp::create(b, loc, lhs, lhsK),
+                              tensor::DimOp::create(b, loc, rhs, rhsK)),
+        "MatMul: the inputs' inner dims differ (the first input's last dim "
+        "and the second's second to last)");
+  auto resultType = RankedTensorType::get(resultShape, accType);
+  RunTimeBroadcast batches =
+      broadcastRunTimeExtents(b, loc, resultType, {lhs, rhs}, /*trailing=*/2);
+  lhs = batches.inputs[0];
+  rhs = batches.inputs[1];
   int64_t m = batchRank, n = batchRank + 1, k = batchRank + 2;
   SmallVector<int64_t> batchLoops;
   for (int64_t i = 0; i < batchRank; ++i)
@@ -92,11 +110,14 @@ Value createBroadcastMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
 
   SmallVector<utils::IteratorType> iterators = parallelIterators(numLoops);
   iterators[k] = utils::IteratorType::reduction;
-  // Run-time extents from the operand that indexes each result loop.
-  auto resultType = RankedTensorType::get(resultShape, accType);
-  Value init = createFilledTensor(
-      b, loc, resultShape, dynamicSizesFromInputs(b, loc, resultType, {a, bOp}),
-      cast<TypedAttr>(b.getZeroAttr(accType)));
+  // Run-time extents: the batch dims', then M from the lhs, N from the rhs.
+  SmallVector<Value> sizes(batches.dynamicSizes);
+  if (ShapedType::isDynamic(resultShape[m]))
+    sizes.push_back(tensor::DimOp::create(b, loc, lhs, lhsK - 1));
+  if (ShapedType::isDynamic(resultShape[n]))
+    sizes.push_back(tensor::DimOp::create(b, loc, rhs, rhsK + 1));
+  Value init = createFilledTensor(b, loc, resultShape, sizes,
+                                  cast<TypedAttr>(b.getZeroAttr(accType)));
   auto generic = linalg::GenericOp::create(
       b, loc, init.getType(), ValueRange{a.value, bOp.value}, init,
       ArrayRef<AffineMap>{a.map, bOp.map, outMap}, iterators,

@@ -105,12 +105,12 @@ Value broadcastOnes(OpBuilder &b, Location loc, Value input,
 RunTimeBroadcast
 mlir::kiln::broadcastRunTimeExtents(OpBuilder &b, Location loc,
                                     RankedTensorType resultType,
-                                    ValueRange inputs) {
-  RunTimeBroadcast out{SmallVector<Value>(inputs), {}};
+                                    ValueRange inputs, int64_t trailing) {
+  RunTimeBroadcast out{SmallVector<Value>(inputs), {}, {}};
   int64_t rank = resultType.getRank();
   SmallVector<SmallVector<PendingDim>> pending(inputs.size());
   Value one = indexConst(b, loc, 1);
-  for (int64_t d = 0; d < rank; ++d) {
+  for (int64_t d = 0; d + trailing < rank; ++d) {
     // The result extent: static, or the first input extent that is not 1.
     Value reference;
     if (!resultType.isDynamicDim(d))
@@ -134,6 +134,7 @@ mlir::kiln::broadcastRunTimeExtents(OpBuilder &b, Location loc,
                              .getResult();
     if (!extent)
       extent = one; // every input has extent 1 here
+    out.extents.push_back(extent);
     if (resultType.isDynamicDim(d))
       out.dynamicSizes.push_back(extent);
     // Each run-time extent is the result's or 1; those that may be 1 where

@@ -59,3 +59,24 @@ func.func @static_result(%x: tensor<?x4xf32>, %y: tensor<3x4xf32>) -> tensor<3x4
   %0 = kiln.mul %x, %y : (tensor<?x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
   return %0 : tensor<3x4xf32>
 }
+
+// -----
+
+// A batched matmul's run-time batch dims broadcast the same way (the
+// matrix dims are left out); an inner dim known only at run time is
+// checked against the other side's.
+// CHECK-LABEL: func.func @batched_matmul
+// CHECK:       cf.assert %{{.+}}, "node '?': MatMul: the inputs' inner dims differ (the first input's last dim and the second's second to last)"
+// CHECK-DAG:   %[[B:.+]] = tensor.dim %arg0, %c0 : tensor<?x4x?xf32>
+// CHECK-DAG:   %[[C:.+]] = tensor.dim %arg1, %c0 : tensor<?x?x3xf32>
+// CHECK:       %[[BONE:.+]] = arith.cmpi eq, %[[B]], %c1 : index
+// CHECK:       %[[R:.+]] = arith.select %[[BONE]], %[[C]], %[[B]] : index
+// CHECK:       cf.assert %{{.+}}, "node '?': the inputs do not broadcast: along result dim 0 a run-time extent is neither the others' nor 1"
+// CHECK:       %[[X:.+]] = scf.if
+// CHECK:       %[[Y:.+]] = scf.if
+// CHECK:       %[[E:.+]] = tensor.empty(%[[R]]) : tensor<?x4x3xf32>
+// CHECK:       linalg.generic {{.+}} ins(%[[X]], %[[Y]] : tensor<?x4x?xf32>, tensor<?x?x3xf32>)
+func.func @batched_matmul(%x: tensor<?x4x?xf32>, %y: tensor<?x?x3xf32>) -> tensor<?x4x3xf32> {
+  %0 = kiln.matmul %x, %y : (tensor<?x4x?xf32>, tensor<?x?x3xf32>) -> tensor<?x4x3xf32>
+  return %0 : tensor<?x4x3xf32>
+}
