@@ -19,6 +19,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 using namespace mlir::kiln;
@@ -83,6 +84,21 @@ Value concatRunTime(OpBuilder &b, Location loc, RankedTensorType type,
   for (int64_t d = 0; d < rank; ++d)
     if (type.isDynamicDim(d))
       sizes.push_back(d == axis ? total : m.dim(inputs.front(), d));
+  // Off the axis, the inputs' run-time extents must be the result's.
+  for (int64_t d = 0; d < rank; ++d) {
+    if (d == axis)
+      continue;
+    Value extent = type.isDynamicDim(d) ? m.dim(inputs.front(), d)
+                                        : m.c(type.getDimSize(d));
+    Value same = m.t(true);
+    for (Value input : type.isDynamicDim(d) ? inputs.drop_front() : inputs)
+      if (cast<RankedTensorType>(input.getType()).isDynamicDim(d))
+        same = m.andi(same, m.eq(m.dim(input, d), extent));
+    if (!matchPattern(same, m_One()))
+      emitRuntimeCheck(b, loc, same,
+                       "Concat: the inputs differ in dim " + Twine(d) +
+                           " (only the axis, " + Twine(axis) + ", may differ)");
+  }
   Value result = createEmptyTensor(b, loc, type, sizes);
   Value offset = m.c(0);
   for (Value input : inputs) {

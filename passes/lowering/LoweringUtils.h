@@ -86,7 +86,9 @@ SmallVector<Value> dynamicSizesFromInputs(OpBuilder &b, Location loc,
 /// result's run-time extents, `extents` all of them (static ones as
 /// constants). With `trailing` > 0, the last `trailing` dims of the result
 /// and of each input are left out (a matmul's matrix dims: its batch dims
-/// broadcast) and have no extents here.
+/// broadcast) and have no extents here. `known` gives the result's run-time
+/// extents where the caller has them (one per dim, null where not; or
+/// empty): the inputs then broadcast to those.
 struct RunTimeBroadcast {
   SmallVector<Value> inputs;
   SmallVector<Value> dynamicSizes;
@@ -95,7 +97,8 @@ struct RunTimeBroadcast {
 RunTimeBroadcast broadcastRunTimeExtents(OpBuilder &b, Location loc,
                                          RankedTensorType resultType,
                                          ValueRange inputs,
-                                         int64_t trailing = 0);
+                                         int64_t trailing = 0,
+                                         ValueRange known = {});
 
 using ScalarBuilder =
     function_ref<Value(OpBuilder &, Location, ValueRange /*elements*/)>;

@@ -18,6 +18,7 @@
 #include "dialects/kiln/KilnOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 using namespace mlir;
 using namespace mlir::kiln;
@@ -158,11 +159,23 @@ struct BatchNormLowering : OpConversionPattern<kiln::BatchNormOp> {
       return convertScalar(b, l, v, v.getType(), accType);
     };
 
-    // Per channel: scale / sqrt(var + eps), computed once, not per element.
+    // The per-channel parameters broadcast to the input's channels (checked
+    // when either extent is known only at run time).
     auto channelType = RankedTensorType::get({type.getDimSize(1)}, accType);
+    Value channels =
+        type.isDynamicDim(1)
+            ? tensor::DimOp::create(rewriter, loc, adaptor.getInput(), 1)
+            : Value();
+    RunTimeBroadcast params =
+        broadcastRunTimeExtents(rewriter, loc, channelType,
+                                {adaptor.getScale(), adaptor.getBias(),
+                                 adaptor.getMean(), adaptor.getVariance()},
+                                /*trailing=*/0, ValueRange{channels});
+    Value scale = params.inputs[0], bias = params.inputs[1],
+          mean = params.inputs[2], variance = params.inputs[3];
+    // Per channel: scale / sqrt(var + eps), computed once, not per element.
     Value factor = createElementwiseGeneric(
-        rewriter, loc, channelType,
-        ValueRange{adaptor.getScale(), adaptor.getVariance()},
+        rewriter, loc, channelType, ValueRange{scale, variance},
         [&](OpBuilder &b, Location l, ValueRange args) -> Value {
           Value eps = createScalarConstant(b, l, accType, epsilon);
           Value var = arith::AddFOp::create(b, l, wide(b, l, args[1]), eps);
@@ -174,9 +187,9 @@ struct BatchNormLowering : OpConversionPattern<kiln::BatchNormOp> {
     Value result = createParallelGeneric(
         rewriter, loc, type,
         {whole(rewriter, adaptor.getInput()),
-         {adaptor.getMean(), channel},
+         {mean, channel},
          {factor, channel},
-         {adaptor.getBias(), channel}},
+         {bias, channel}},
         [&](OpBuilder &b, Location l, ValueRange args) {
           Value centered = arith::SubFOp::create(b, l, wide(b, l, args[0]),
                                                  wide(b, l, args[1]));
@@ -263,15 +276,26 @@ struct LayerNormLowering : OpConversionPattern<kiln::LayerNormOp> {
                                        arith::AddFOp::create(b, l, var, eps));
         });
 
+    // Scale and bias broadcast to the input's extents (checked when those
+    // of either are known only at run time).
+    Value bias = adaptor.getBias();
+    SmallVector<Value> params{adaptor.getScale()}, extents;
+    if (bias)
+      params.push_back(bias);
+    for (int64_t d = 0; d < rank; ++d)
+      extents.push_back(type.isDynamicDim(d)
+                            ? tensor::DimOp::create(rewriter, loc, x, d)
+                            : Value());
+    RunTimeBroadcast broadcast = broadcastRunTimeExtents(
+        rewriter, loc, type, params, /*trailing=*/0, extents);
     SmallVector<BroadcastOperand> operands = {
         whole(rewriter, x),
         {mean, outerMap},
         {rstd, outerMap},
-        alignForBroadcast(rewriter, loc, adaptor.getScale(), type.getShape())};
-    Value bias = adaptor.getBias();
+        alignForBroadcast(rewriter, loc, broadcast.inputs[0], type.getShape())};
     if (bias)
-      operands.push_back(
-          alignForBroadcast(rewriter, loc, bias, type.getShape()));
+      operands.push_back(alignForBroadcast(rewriter, loc, broadcast.inputs[1],
+                                           type.getShape()));
     Value result = createParallelGeneric(
         rewriter, loc, type, operands,
         [&](OpBuilder &b, Location l, ValueRange args) {

@@ -102,17 +102,16 @@ Value broadcastOnes(OpBuilder &b, Location loc, Value input,
 }
 } // namespace
 
-RunTimeBroadcast
-mlir::kiln::broadcastRunTimeExtents(OpBuilder &b, Location loc,
-                                    RankedTensorType resultType,
-                                    ValueRange inputs, int64_t trailing) {
+RunTimeBroadcast mlir::kiln::broadcastRunTimeExtents(
+    OpBuilder &b, Location loc, RankedTensorType resultType, ValueRange inputs,
+    int64_t trailing, ValueRange known) {
   RunTimeBroadcast out{SmallVector<Value>(inputs), {}, {}};
   int64_t rank = resultType.getRank();
   SmallVector<SmallVector<PendingDim>> pending(inputs.size());
   Value one = indexConst(b, loc, 1);
   for (int64_t d = 0; d + trailing < rank; ++d) {
     // The result extent: static, or the first input extent that is not 1.
-    Value reference;
+    Value reference = known.empty() ? Value() : known[d];
     if (!resultType.isDynamicDim(d))
       reference = indexConst(b, loc, resultType.getDimSize(d));
     SmallVector<std::tuple<size_t, int64_t, Value>> runTime;

@@ -251,74 +251,12 @@ code, text = run(encoder_so, {"ids": long_ids,
 expect_error("out of range", code, text,
              "input 'ids' dim 1 (seq) is 600, outside the range 1..512 the "
              "model was compiled for")
-# Two different symbols meeting in an elementwise op: equal extents run, a
-# run-time extent of 1 broadcasts, others fail the run by name.
-import onnx
-from onnx import TensorProto, helper
-graph = helper.make_graph(
-    [helper.make_node("Add", ["x", "y"], ["out"], name="add")], "bc",
-    [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["b", "n"]),
-     helper.make_tensor_value_info("y", TensorProto.FLOAT, ["b", "m"])],
-    [helper.make_tensor_value_info("out", TensorProto.FLOAT, None)])
-bc_path = os.path.join(work, "broadcast.onnx")
-onnx.save(helper.make_model(graph,
-                            opset_imports=[helper.make_opsetid("", 17)]),
-          bc_path)
-bc_so = compile_model(bc_path)
-x = rng.standard_normal((2, 5)).astype(np.float32)
-y = rng.standard_normal((2, 5)).astype(np.float32)
-code, text = run(bc_so, {"x": x, "y": y}, x + y, tag="bc_same")
-print(f"run-time extents equal: {'PASS' if code == 0 else 'FAIL'}")
-if code != 0:
-    failures.append(f"run-time extents equal: {text.strip()}")
-# An extent of 1 broadcasts, on either side, as ONNX does.
-for tag, a, c in (("bc_one", x, y[:, :1]), ("bc_one_left", x[:, :1], y),
-                  ("bc_ones", x[:, :1], y[:, :1])):
-    code, text = run(bc_so, {"x": a, "y": c}, a + c, tag=tag)
-    print(f"run-time extent of 1 ({tag}): {'PASS' if code == 0 else 'FAIL'}")
-    if code != 0:
-        failures.append(f"run-time extent of 1 ({tag}): {text.strip()}")
-code, text = run(bc_so, {"x": x, "y": y[:, :3]}, tag="bc_bad")
-expect_error("run-time extents 5 and 3", code, text,
-             "node 'add': the inputs do not broadcast: along result dim 1 a "
-             "run-time extent is neither the others' nor 1")
-
-# A batched MatMul whose batch dims are different symbols: a run-time
-# batch of 1 broadcasts against the other's, as numpy's matmul does; inner
-# dims that differ fail the run.
-graph = helper.make_graph(
-    [helper.make_node("MatMul", ["x", "y"], ["out"], name="mm")], "mm",
-    [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["b", 4, "k"]),
-     helper.make_tensor_value_info("y", TensorProto.FLOAT, ["c", "j", 3])],
-    [helper.make_tensor_value_info("out", TensorProto.FLOAT, None)])
-mm_path = os.path.join(work, "batched_matmul.onnx")
-onnx.save(helper.make_model(graph,
-                            opset_imports=[helper.make_opsetid("", 17)]),
-          mm_path)
-mm_so = compile_model(mm_path)
-for tag, (b, c) in (("mm_same", (3, 3)), ("mm_rhs_one", (2, 1)),
-                    ("mm_lhs_one", (1, 5))):
-    a = rng.standard_normal((b, 4, 8)).astype(np.float32)
-    w = rng.standard_normal((c, 8, 3)).astype(np.float32)
-    code, text = run(mm_so, {"x": a, "y": w}, a @ w, tag=tag)
-    print(f"batched matmul ({tag}): {'PASS' if code == 0 else 'FAIL'}")
-    if code != 0:
-        failures.append(f"batched matmul ({tag}): {text.strip()}")
-code, text = run(mm_so, {"x": rng.standard_normal((2, 4, 8)).astype(np.float32),
-                         "y": rng.standard_normal((2, 7, 3)).astype(np.float32)},
-                 tag="mm_inner")
-expect_error("matmul inner dims", code, text,
-             "node 'mm': MatMul: the inputs' inner dims differ (the first "
-             "input's last dim and the second's second to last)")
-code, text = run(mm_so, {"x": rng.standard_normal((2, 4, 8)).astype(np.float32),
-                         "y": rng.standard_normal((3, 8, 3)).astype(np.float32)},
-                 tag="mm_batch")
-expect_error("matmul batch dims", code, text,
-             "node 'mm': the inputs do not broadcast: along result dim 0 a "
-             "run-time extent is neither the others' nor 1")
 
 # A mean over the sequence (a sentence embedding's pooling) and a layer
 # norm over a run-time extent: the counts they divide by come from the run.
+import onnx  # noqa: E402
+from onnx import TensorProto, helper  # noqa: E402
+
 def save_model(name, nodes, inputs, output_shape, opset=17):
     graph = helper.make_graph(
         nodes, name,

@@ -1,6 +1,7 @@
 //===- ImportNNBuilder.cpp - Composing NN ops from kiln ops ---------------===//
 
 #include "compiler/import/onnx/ImportNNBuilder.h"
+#include "compiler/import/onnx/SymbolicShapes.h"
 
 using namespace mlir;
 using namespace mlir::kiln;
@@ -45,7 +46,33 @@ Value NNBuilder::cast(Value a, Type to) {
 }
 
 Value NNBuilder::reshape(Value v, ArrayRef<int64_t> shape) {
-  return op<ReshapeOp>({v}, {c.named("shape", c.i64s(shape))});
+  if (failed || !v)
+    return failed = true, Value();
+  auto type = c.type(v);
+  if (type.hasStaticShape() && !llvm::any_of(shape, ShapedType::isDynamic))
+    return op<ReshapeOp>({v}, {c.named("shape", c.i64s(shape))});
+  // Run-time dims: the k-th `?` of `shape` is the k-th run-time dim of `v`
+  // (the reshape inserts or drops unit dims around them).
+  SmallVector<int64_t> runTimeDims;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (type.isDynamicDim(d))
+      runTimeDims.push_back(d);
+  if ((int64_t)runTimeDims.size() !=
+      llvm::count_if(shape, ShapedType::isDynamic)) {
+    c.error = "a reshape of run-time dims that is not a Squeeze or "
+              "Unsqueeze needs its shape as a value";
+    return failed = true, Value();
+  }
+  SymInts target;
+  size_t next = 0;
+  for (int64_t d : shape)
+    target.push_back(ShapedType::isDynamic(d)
+                         ? dimOf(c, v, runTimeDims[next++])
+                         : SymInt(c.b.getI64IntegerAttr(d)));
+  auto reshaped = reshapeSymbolic(c, v, target, /*allowZero=*/true);
+  if (mlir::failed(reshaped))
+    return failed = true, Value();
+  return *reshaped;
 }
 
 Value NNBuilder::transpose(Value v, ArrayRef<int64_t> perm) {

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/import/onnx/ImportIndexing.h"
+#include "compiler/import/onnx/ImportNNBuilder.h"
 #include "compiler/import/onnx/NodeContext.h"
 #include "compiler/import/onnx/SymbolicShapes.h"
 
@@ -22,30 +23,14 @@ using namespace mlir::kiln::onnx_import;
 namespace k = mlir::kiln;
 
 namespace {
-/// Reshape to `shape`. With run-time dims (in `v` or `shape`) only reshapes
-/// that insert or drop 1-dims are built here (Squeeze, Unsqueeze): the k-th
-/// `?` of `shape` is the k-th run-time dim of `v`.
+/// Reshape to `shape` (NNBuilder::reshape: with run-time dims, only
+/// reshapes that insert or drop 1-dims, as Squeeze and Unsqueeze do).
 FailureOr<Value> reshape(NodeContext &c, Value v, ArrayRef<int64_t> shape) {
-  auto type = c.type(v);
-  if (type.hasStaticShape() && !llvm::any_of(shape, ShapedType::isDynamic))
-    return c.make<k::ReshapeOp>(v, {c.named("shape", c.i64s(shape))});
-  SmallVector<int64_t> runTimeDims;
-  for (int64_t d = 0; d < type.getRank(); ++d)
-    if (type.isDynamicDim(d))
-      runTimeDims.push_back(d);
-  if ((int64_t)runTimeDims.size() !=
-      llvm::count_if(shape, ShapedType::isDynamic)) {
-    c.error = "a reshape of run-time dims that is not a Squeeze or Unsqueeze "
-              "needs its shape as a value";
+  NNBuilder e(c);
+  Value reshaped = e.reshape(v, shape);
+  if (!reshaped)
     return failure();
-  }
-  SymInts target;
-  size_t next = 0;
-  for (int64_t d : shape)
-    target.push_back(ShapedType::isDynamic(d)
-                         ? dimOf(c, v, runTimeDims[next++])
-                         : SymInt(c.b.getI64IntegerAttr(d)));
-  return reshapeSymbolic(c, v, target, /*allowZero=*/true);
+  return reshaped;
 }
 
 Value i64Constant(NodeContext &c, ArrayRef<int64_t> values) {

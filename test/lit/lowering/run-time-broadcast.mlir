@@ -80,3 +80,17 @@ func.func @batched_matmul(%x: tensor<?x4x?xf32>, %y: tensor<?x?x3xf32>) -> tenso
   %0 = kiln.matmul %x, %y : (tensor<?x4x?xf32>, tensor<?x?x3xf32>) -> tensor<?x4x3xf32>
   return %0 : tensor<?x4x3xf32>
 }
+
+// -----
+
+// Concat does not broadcast: off the axis, every run-time extent is
+// checked against the first input's.
+// CHECK-LABEL: func.func @concat_run_time
+// CHECK:       %[[X:.+]] = tensor.dim %arg0, %c0 : tensor<?x3xf32>
+// CHECK:       %[[Y:.+]] = tensor.dim %arg1, %c0 : tensor<?x4xf32>
+// CHECK:       %[[SAME:.+]] = arith.cmpi eq, %[[Y]], %[[X]] : index
+// CHECK:       cf.assert %[[SAME]], "node '?': Concat: the inputs differ in dim 0 (only the axis, 1, may differ)"
+func.func @concat_run_time(%x: tensor<?x3xf32>, %y: tensor<?x4xf32>) -> tensor<?x7xf32> {
+  %0 = kiln.concat %x, %y {axis = 1 : i64} : (tensor<?x3xf32>, tensor<?x4xf32>) -> tensor<?x7xf32>
+  return %0 : tensor<?x7xf32>
+}
