@@ -26,7 +26,12 @@ std::string shapeString(ArrayRef<int64_t> shape) {
   std::string s;
   llvm::raw_string_ostream os(s);
   os << "[";
-  llvm::interleaveComma(shape, os);
+  llvm::interleaveComma(shape, os, [&](int64_t d) {
+    if (ShapedType::isDynamic(d))
+      os << "?";
+    else
+      os << d;
+  });
   os << "]";
   return s;
 }
@@ -266,10 +271,14 @@ LogicalResult BatchNormOp::inferReturnTypes(MLIRContext *,
   int64_t channels = type.getDimSize(1);
   for (Value param :
        {a.getScale(), a.getBias(), a.getMean(), a.getVariance()}) {
+    // An extent known only at run time on either side is checked then.
     auto p = rankedType(param);
-    if (p.getRank() != 1 || p.getDimSize(0) != channels)
-      return emitOptionalError(l, "per-channel operands must be [", channels,
-                               "], got ", shapeString(p.getShape()));
+    if (p.getRank() != 1 ||
+        (p.getDimSize(0) != channels && !ShapedType::isDynamic(channels) &&
+         !p.isDynamicDim(0)))
+      return emitOptionalError(l, "per-channel operands must be ",
+                               shapeString({channels}), ", got ",
+                               shapeString(p.getShape()));
   }
   out.push_back(type);
   return success();
@@ -288,8 +297,13 @@ LogicalResult LayerNormOp::inferReturnTypes(MLIRContext *,
   for (Value param : {a.getScale(), a.getBias()}) {
     if (!param)
       continue;
+    // A run-time normalized extent takes a static parameter extent (the
+    // lowering checks them when the model runs).
     auto b = broadcastShapes(normalized, rankedType(param).getShape());
-    if (failed(b) || ArrayRef<int64_t>(*b) != normalized)
+    bool fits = succeeded(b) && b->size() == normalized.size();
+    for (size_t i = 0; fits && i < normalized.size(); ++i)
+      fits = (*b)[i] == normalized[i] || ShapedType::isDynamic(normalized[i]);
+    if (!fits)
       return emitOptionalError(
           l, "scale/bias ", shapeString(rankedType(param).getShape()),
           " do not broadcast to ", shapeString(normalized));
@@ -312,7 +326,9 @@ LogicalResult MatMulOp::inferReturnTypes(MLIRContext *,
     return emitOptionalError(l, "operands must have rank >= 2");
   int64_t m = lhs.getShape().end()[-2], k = lhs.getShape().back();
   int64_t k2 = rhs.getShape().end()[-2], n = rhs.getShape().back();
-  if (k != k2)
+  // A run-time contracted extent is checked against the other when the
+  // model runs.
+  if (k != k2 && !ShapedType::isDynamic(k) && !ShapedType::isDynamic(k2))
     return emitOptionalError(
         l, "contracted dims differ: ", shapeString(lhs.getShape()), " @ ",
         shapeString(rhs.getShape()));

@@ -131,8 +131,8 @@ def UnifySymbolDims : Pass<"kiln-unify-symbol-dims", "::mlir::func::FuncOp"> {
     'ids' has 64`). The lowering reads extents from whichever input it
     meets, so checks and run-time broadcasts built from two inputs' extents
     compare different values. This pass rewrites every `tensor.dim` of an
-    argument's symbolic dim to one `tensor.dim` of the first argument with
-    that symbol, made at the function's entry, traces the extents of
+    argument's symbolic dim to read the same dim of the first argument with
+    that symbol (CSE makes them one value), traces the extents of
     intermediate results back to the inputs' (their reified shapes), and
     folds the comparisons between them (canonicalization, CSE, integer
     ranges: an extent is never negative) until nothing changes, so the
@@ -145,10 +145,9 @@ def UnifySymbolDims : Pass<"kiln-unify-symbol-dims", "::mlir::func::FuncOp"> {
     %d1 = tensor.dim %y, %c1 : tensor<?x?xf32>
     %same = arith.cmpi eq, %d1, %d0 : index
     ```
-    After:
+    After (the comparison folded):
     ```mlir
-    %n = tensor.dim %x, %c1 : tensor<?x?xf32>
-    %same = arith.cmpi eq, %n, %n : index
+    %same = arith.constant true
     ```
   }];
   let dependentDialects = ["::mlir::tensor::TensorDialect",

@@ -110,11 +110,16 @@ RunTimeBroadcast mlir::kiln::broadcastRunTimeExtents(
   SmallVector<SmallVector<PendingDim>> pending(inputs.size());
   Value one = indexConst(b, loc, 1);
   for (int64_t d = 0; d + trailing < rank; ++d) {
-    // The result extent: static, or the first input extent that is not 1.
-    Value reference = known.empty() ? Value() : known[d];
+    // The result extent: the result's static one or the caller's (fixed),
+    // else an input's static extent that is not 1, else the first run-time
+    // extent that is not 1.
+    Value fixed;
     if (!resultType.isDynamicDim(d))
-      reference = indexConst(b, loc, resultType.getDimSize(d));
+      fixed = indexConst(b, loc, resultType.getDimSize(d));
+    else if (!known.empty() && known[d])
+      fixed = known[d];
     SmallVector<std::tuple<size_t, int64_t, Value>> runTime;
+    SmallVector<int64_t> statics;
     for (auto [i, input] : llvm::enumerate(inputs)) {
       auto type = dyn_cast<RankedTensorType>(input.getType());
       int64_t at = type ? d - (rank - type.getRank()) : -1;
@@ -122,15 +127,21 @@ RunTimeBroadcast mlir::kiln::broadcastRunTimeExtents(
         continue;
       if (type.isDynamicDim(at))
         runTime.push_back({i, at, tensor::DimOp::create(b, loc, input, at)});
-      else if (!reference && type.getDimSize(at) != 1)
-        reference = indexConst(b, loc, type.getDimSize(at));
+      else if (type.getDimSize(at) != 1 &&
+               !llvm::is_contained(statics, type.getDimSize(at)))
+        statics.push_back(type.getDimSize(at));
     }
-    Value extent = reference;
-    for (auto &[i, at, e] : runTime)
+    Value extent = fixed;
+    if (!extent && !statics.empty())
+      extent = indexConst(b, loc, statics.front());
+    for (auto &[i, at, e] : runTime) {
+      if (fixed || !statics.empty())
+        break;
       extent = !extent ? e
                        : arith::SelectOp::create(
                              b, loc, isEqual(b, loc, extent, one), e, extent)
                              .getResult();
+    }
     if (!extent)
       extent = one; // every input has extent 1 here
     out.extents.push_back(extent);
@@ -141,6 +152,12 @@ RunTimeBroadcast mlir::kiln::broadcastRunTimeExtents(
     Value ok;
     bool resultIsOne =
         !resultType.isDynamicDim(d) && resultType.getDimSize(d) == 1;
+    // A run-time result extent the caller gave must match the static ones.
+    if (fixed && resultType.isDynamicDim(d))
+      for (int64_t size : statics) {
+        Value fits = isEqual(b, loc, fixed, indexConst(b, loc, size));
+        ok = ok ? arith::AndIOp::create(b, loc, ok, fits).getResult() : fits;
+      }
     for (auto &[i, at, e] : runTime) {
       if (e == extent)
         continue;

@@ -3,8 +3,9 @@
 // The runtime checks that inputs sharing a symbol (`kiln.dims` on @main's
 // arguments) agree on its extent before anything runs, so every
 // `tensor.dim` of such an argument's dim may read the symbol's first
-// argument instead. With one SSA value per symbol, the run-time checks and
-// broadcasts the lowering builds between two inputs' extents fold away.
+// argument instead. With one value per symbol (after CSE), the run-time
+// checks and broadcasts the lowering builds between two inputs' extents
+// fold away.
 //
 // Extents of intermediate results are first traced back to the inputs'
 // (the ops' reified result shapes, as resolve-ranked-shaped-type-result-dims
@@ -33,25 +34,34 @@ namespace mlir::kiln {
 using namespace mlir;
 
 namespace {
-/// `tensor.dim %arg, d` of a symbolic dim -> the symbol's one extent.
+/// An argument's dim: (argument number, dim).
+using ArgDim = std::pair<unsigned, int64_t>;
+
+/// `tensor.dim %arg, d` of a symbolic dim -> the same dim of the first
+/// argument with that symbol (CSE then makes them one value).
 struct ReadSymbolExtent : OpRewritePattern<tensor::DimOp> {
-  ReadSymbolExtent(MLIRContext *ctx,
-                   const DenseMap<std::pair<Value, int64_t>, Value> &extents)
-      : OpRewritePattern(ctx, /*benefit=*/2), extents(extents) {}
+  ReadSymbolExtent(MLIRContext *ctx, Block &entry,
+                   const DenseMap<ArgDim, ArgDim> &first)
+      : OpRewritePattern(ctx, /*benefit=*/2), entry(entry), first(first) {}
 
   LogicalResult matchAndRewrite(tensor::DimOp dim,
                                 PatternRewriter &rewriter) const override {
+    auto arg = dyn_cast<BlockArgument>(dim.getSource());
     std::optional<int64_t> d = dim.getConstantIndex();
-    if (!d)
+    if (!arg || arg.getOwner() != &entry || !d)
       return failure();
-    Value extent = extents.lookup({dim.getSource(), *d});
-    if (!extent || extent == dim.getResult())
+    auto it = first.find({arg.getArgNumber(), *d});
+    if (it == first.end() || it->second == it->first)
       return failure();
-    rewriter.replaceOp(dim, extent);
+    Value index = arith::ConstantIndexOp::create(rewriter, dim.getLoc(),
+                                                 it->second.second);
+    rewriter.replaceOpWithNewOp<tensor::DimOp>(
+        dim, entry.getArgument(it->second.first), index);
     return success();
   }
 
-  const DenseMap<std::pair<Value, int64_t>, Value> &extents;
+  Block &entry;
+  const DenseMap<ArgDim, ArgDim> &first;
 };
 
 struct UnifySymbolDimsPass
@@ -62,12 +72,10 @@ struct UnifySymbolDimsPass
     func::FuncOp func = getOperation();
     if (func.isExternal())
       return;
-    // Each symbolic dim of an argument -> one `tensor.dim` of the first
-    // argument with that symbol, made at the entry.
-    Block &entry = func.getBody().front();
-    OpBuilder b = OpBuilder::atBlockBegin(&entry);
-    llvm::StringMap<Value> bySymbol;
-    DenseMap<std::pair<Value, int64_t>, Value> extents;
+    // Each symbolic dim of an argument -> the first argument's dim with
+    // that symbol.
+    llvm::StringMap<ArgDim> bySymbol;
+    DenseMap<ArgDim, ArgDim> first;
     for (unsigned i = 0; i < func.getNumArguments(); ++i) {
       auto dims = func.getArgAttrOfType<ArrayAttr>(i, "kiln.dims");
       for (auto [d, name] :
@@ -75,21 +83,17 @@ struct UnifySymbolDimsPass
         auto symbol = dyn_cast<StringAttr>(name);
         if (!symbol || symbol.getValue().empty())
           continue;
-        Value arg = func.getArgument(i);
-        Value &value = bySymbol[symbol.getValue()];
-        if (!value) {
-          Value index = arith::ConstantIndexOp::create(b, arg.getLoc(), d);
-          value = tensor::DimOp::create(b, arg.getLoc(), arg, index);
-        }
-        extents[{arg, (int64_t)d}] = value;
+        ArgDim here{i, (int64_t)d};
+        first[here] =
+            bySymbol.try_emplace(symbol.getValue(), here).first->second;
       }
     }
-    if (extents.empty())
+    if (first.empty())
       return;
 
     MLIRContext *ctx = &getContext();
     RewritePatternSet set(ctx);
-    set.add<ReadSymbolExtent>(ctx, extents);
+    set.add<ReadSymbolExtent>(ctx, func.getBody().front(), first);
     memref::populateResolveRankedShapedTypeResultDimsPatterns(set);
     for (Dialect *dialect : ctx->getLoadedDialects())
       dialect->getCanonicalizationPatterns(set);
@@ -99,11 +103,13 @@ struct UnifySymbolDimsPass
     OpPassManager ranges(func::FuncOp::getOperationName());
     ranges.addPass(createCSEPass());
     ranges.addPass(arith::createIntRangeOptimizationsPass());
-    // Each round may fold what hid the next layer's extents.
+    // Each round may fold what hid the next layer's extents. A rewrite that
+    // does not settle within a round is left where it got to, as the
+    // canonicalizer does.
     for (int round = 0; round < 8; ++round) {
       bool changed = false;
-      if (failed(applyPatternsGreedily(func, patterns, {}, &changed)) ||
-          failed(runPipeline(ranges, func)))
+      (void)applyPatternsGreedily(func, patterns, {}, &changed);
+      if (failed(runPipeline(ranges, func)))
         return signalPassFailure();
       if (!changed)
         break;

@@ -533,6 +533,31 @@ for line in ["  batch                    0..2147483647",
     if line not in inspect:
         failures.append(f"kiln inspect lacks '{line}':\n{inspect}")
 
+
+# Recurrent nets over a run-time sequence length (static batch): torch's
+# GRU and bidirectional LSTM exported with a dynamic time axis run as one
+# loop over the steps.
+class Recurrent(nn.Module):
+    def __init__(self, kind):
+        super().__init__()
+        self.rnn = (nn.GRU(8, 16, batch_first=True) if kind == "gru" else
+                    nn.LSTM(8, 16, batch_first=True, bidirectional=True))
+        self.head = nn.Linear(self.rnn.hidden_size *
+                              (2 if self.rnn.bidirectional else 1), 4)
+
+    def forward(self, x):
+        y, _ = self.rnn(x)
+        return self.head(y)
+
+
+for kind in ("gru", "lstm"):
+    path = export(f"rnn_{kind}", Recurrent(kind), (torch.randn(2, 5, 8),),
+                  ["x"], {"x": {1: "time"}, "out": {1: "time"}})
+    check_sizes(f"rnn_{kind}", path, compile_model(path),
+                lambda t: {"x": rng.standard_normal((2, t, 8),
+                                                    dtype=np.float32)},
+                [(1,), (7,), (60,)])
+
 if failures:
     print("\n".join(["FAILED:"] + failures))
     sys.exit(1)

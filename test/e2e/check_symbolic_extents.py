@@ -6,7 +6,8 @@ Small models whose inputs carry different symbols where ONNX needs their
 extents to agree or broadcast: Add (a run-time extent of 1 broadcasts on
 either side), a batched MatMul (batch dims broadcast, inner dims checked),
 Concat (the dims off the axis), LayerNormalization, BatchNormalization
-and InstanceNormalization (scale and bias against the input's dims). Each
+and InstanceNormalization (scale and bias, inputs or initializers, against
+the input's dims). Each
 compiles once with kiln and runs with agreeing extents against numpy or
 onnxruntime, and with disagreeing ones for its exact message.
 
@@ -20,7 +21,7 @@ try:
     import numpy as np
     import onnx
     import onnxruntime as ort
-    from onnx import TensorProto, helper
+    from onnx import TensorProto, helper, numpy_helper
 except ImportError as e:
     print(f"skipped: {e}")
     sys.exit(77)
@@ -35,13 +36,15 @@ def f32(*shape):
     return rng.standard_normal(shape).astype(np.float32)
 
 
-def build(name, node, inputs):
-    """A one-node model over float inputs [(name, dims)]; its artifact."""
+def build(name, node, inputs, constants=None):
+    """A one-node model over float inputs [(name, dims)] and initializers
+    {name: array}, compiled; its path."""
     graph = helper.make_graph(
         [node], name,
         [helper.make_tensor_value_info(n, TensorProto.FLOAT, dims)
          for n, dims in inputs],
-        [helper.make_tensor_value_info("out", TensorProto.FLOAT, None)])
+        [helper.make_tensor_value_info("out", TensorProto.FLOAT, None)],
+        [numpy_helper.from_array(v, n) for n, v in (constants or {}).items()])
     path = os.path.join(work, name + ".onnx")
     onnx.save(helper.make_model(
         graph, opset_imports=[helper.make_opsetid("", 17)]), path)
@@ -152,6 +155,27 @@ expect_pass("instance_norm_same", inorm, {"x": f32(2, 4, 5), "s": f32(4),
 expect_error("instance_norm_channels", inorm,
              {"x": f32(2, 4, 5), "s": f32(3), "bias": f32(3)},
              "node 'in': " + NO_BROADCAST.format(1))
+
+# Parameters of a static extent (initializers) over run-time channels or
+# a run-time normalized dim: the extents must agree when the model runs.
+ln_const = build(
+    "layer_norm_const", helper.make_node(
+        "LayerNormalization", ["x", "s", "bias"], ["out"], name="ln",
+        axis=-1),
+    [("x", ["b", "n"])], {"s": f32(6), "bias": f32(6)})
+expect_pass("layer_norm_const_same", ln_const, {"x": f32(3, 6)})
+expect_error("layer_norm_const_other", ln_const, {"x": f32(3, 4)},
+             "node 'ln': " + NO_BROADCAST.format(1))
+bn_const = build(
+    "batch_norm_const", helper.make_node(
+        "BatchNormalization", ["x", "s", "bias", "mean", "var"], ["out"],
+        name="bn"),
+    [("x", ["b", "c", 5])],
+    {"s": f32(4), "bias": f32(4), "mean": f32(4),
+     "var": np.abs(f32(4)) + 0.1})
+expect_pass("batch_norm_const_same", bn_const, {"x": f32(2, 4, 5)})
+expect_error("batch_norm_const_one", bn_const, {"x": f32(2, 1, 5)},
+             "node 'bn': " + NO_BROADCAST.format(0))
 
 if failures:
     print("FAILED:\n" + "\n".join(failures))

@@ -8,7 +8,8 @@ exported with dynamic batch, height and width is compiled ONCE with kiln
 nodes over run-time extents, one per mode and coordinate transformation,
 given scales or sizes, and single ConvTranspose nodes (strides, pads,
 dilations, output_padding, groups), Pad in every mode, a style-transfer
-style net of reflection pads, and LRN (run-time channels too). Each result is compared with onnxruntime's. What still needs static extents says so.
+style net of reflection pads, DepthToSpace (both modes) and SpaceToDepth,
+and LRN (run-time channels too). Each result is compared with onnxruntime's. What still needs static extents says so.
 
     check_symbolic_fcn.py KILN WORK_DIR
 """
@@ -310,6 +311,26 @@ class StyleNet(nn.Module):
 style = export_hw("style", StyleNet(), torch.randn(1, 3, 32, 32))
 check_sizes("style", style, lambda b, h, w: image(b, 3, h, w),
             [(1, 32, 32), (2, 10, 14), (1, 48, 20)])
+
+# A super-resolution net's pixel shuffle (DepthToSpace, both modes) and its
+# inverse (SpaceToDepth) over a run-time batch, height and width; an extent
+# that does not divide by the block fails SpaceToDepth's run.
+for name, op, mode, channels in [("d2s_dcr", "DepthToSpace", "DCR", 8),
+                                 ("d2s_crd", "DepthToSpace", "CRD", 8),
+                                 ("s2d", "SpaceToDepth", None, 3)]:
+    attrs = {"blocksize": 2, **({"mode": mode} if mode else {})}
+    path = save_model(name, [helper.make_node(op, ["x"], ["out"], name=name,
+                                              **attrs)],
+                      [("x", ["b", channels, "h", "w"])])
+    check_sizes(name, path,
+                lambda b, h, w, c=channels: image(b, c, h, w),
+                [(1, 4, 6), (2, 8, 2), (1, 2, 10)])
+    if op == "SpaceToDepth":
+        expect_error("s2d_odd", ["run", path[:-5] + ".so", "--random-inputs",
+                                 "--dim", "b=1", "--dim", "h=5",
+                                 "--dim", "w=4"],
+                     "Reshape: the shape's element count differs from the "
+                     "input's", code=1)
 
 # LRN (GoogLeNet's and AlexNet's) over a run-time batch, height and width:
 # the channel window runs as a pool over a [N, 1, C, H, W] view.

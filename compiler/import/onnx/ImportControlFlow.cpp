@@ -20,7 +20,10 @@
 //
 // Unrolled bodies run once per iteration in the artifact, so unrolling is
 // capped at kMaxIterations, and at NodeContext::kUnrollBudget body nodes
-// imported in all: past it, Loops and Scans run as loops in the artifact.
+// imported in all (the budget bounds the whole import's time, so it is
+// shared): past it, Loops and Scans run as loops in the artifact, unless
+// the run-time form refuses the body, which is then unrolled within the
+// importer's cap of NodeContext::kMaxUnrolledNodes.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/import/onnx/ImportControlFlow.h"
@@ -75,6 +78,18 @@ bool unrollFits(NodeContext &c, const onnx::GraphProto &body, int64_t copies) {
   return copies <= 0 ||
          (n <= NodeContext::kUnrollBudget / copies &&
           c.unrolledNodes() + n * copies <= NodeContext::kUnrollBudget);
+}
+
+/// After the run-time loop refused a body the unrolled form takes (a
+/// carried value whose rank changes), forgets that refusal so the caller
+/// unrolls instead, within the importer's own cap; false when the failure
+/// was not a refusal.
+bool forgetFailure(NodeContext &c) {
+  if (!c.errorIsUnsupported)
+    return false;
+  c.error.clear();
+  c.errorIsUnsupported = false;
+  return true;
 }
 
 /// `v` with a unit dim inserted at `axis` (static shapes).
@@ -199,10 +214,15 @@ Results importScan(NodeContext &c) {
   }
   if (!batched) {
     int64_t steps = c.type(scans[0]).getDimSize(axes[0]);
-    if (runTime || steps < 1 || steps > kMaxIterations ||
-        !unrollFits(c, *body, steps))
+    if (runTime || steps < 1 || steps > kMaxIterations)
       return importRunTimeScan(c, *body, states, scans, axes, directions,
                                outAxes, outDirections);
+    if (!unrollFits(c, *body, steps)) {
+      auto looped = importRunTimeScan(c, *body, states, scans, axes, directions,
+                                      outAxes, outDirections);
+      if (succeeded(looped) || !forgetFailure(c))
+        return looped;
+    }
     return runScan(c, *body, states, scans, axes, directions, outAxes,
                    outDirections);
   }
@@ -284,8 +304,14 @@ Results importLoop(NodeContext &c) {
   // negative trip count runs none) while scan outputs need their row
   // type: one run-time loop.
   if (!steps || *steps > kMaxIterations || *steps < 0 ||
-      (*steps == 0 && scanOutputs > 0) || !unrollFits(c, *body, *steps))
+      (*steps == 0 && scanOutputs > 0))
     return importRunTimeLoop(c, *body, carried, scanOutputs, tripCount, cond);
+  if (!unrollFits(c, *body, *steps)) {
+    auto looped =
+        importRunTimeLoop(c, *body, carried, scanOutputs, tripCount, cond);
+    if (succeeded(looped) || !forgetFailure(c))
+      return looped;
+  }
 
   SmallVector<Value> values;
   for (size_t i = 0; i < carried; ++i)

@@ -29,6 +29,20 @@ Results importRunTimeScan(NodeContext &c, const onnx::GraphProto &body,
                           llvm::ArrayRef<int64_t> outAxes,
                           llvm::ArrayRef<int64_t> outDirections);
 
+/// Iteration `index` (an i64) of a run-time recurrence over its carried
+/// values: the next carried values, then one row per stacked output.
+using RecurrenceStep = std::function<FailureOr<llvm::SmallVector<Value>>(
+    Value index, mlir::ValueRange carried)>;
+
+/// A recurrence of `steps` (an i64 value) iterations as one scf.while,
+/// for ops that step through a run-time extent themselves (RNN, GRU, LSTM
+/// over a run-time sequence): the final carried values, then each stacked
+/// output [steps, row...] (the row of iteration i at steps - 1 - i when
+/// `reversed`). Stacks of static rows are allocated up front.
+Results importRunTimeRecurrence(NodeContext &c, Value steps,
+                                llvm::ArrayRef<Value> inits, int64_t stacked,
+                                bool reversed, RecurrenceStep step);
+
 // Shared by both (ImportControlFlowTypes.cpp).
 /// The type both `a` and `b` fit: dims that differ become run-time ones.
 /// Null when the ranks or element types differ.

@@ -20,6 +20,8 @@
 
 #include "onnx/onnx.pb.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
 #include <cmath>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -415,46 +417,84 @@ Results importResize(NodeContext &c) {
   return one(makeResize(c, s));
 }
 
+/// `v` reshaped to `shape`, whose entries may be known only at run time.
+FailureOr<Value> reshapeToSym(NodeContext &c, Value v, ArrayRef<SymInt> shape) {
+  SmallVector<int64_t> ints;
+  for (SymInt d : shape)
+    if (auto known = constantOf(d))
+      ints.push_back(*known);
+  if (ints.size() == shape.size() && c.type(v).hasStaticShape())
+    return reshapeTo(c, v, ints);
+  return reshapeSymbolic(c, v, shape, /*allowZero=*/true);
+}
+
+FailureOr<Value> transposeTo(NodeContext &c, Value v, ArrayRef<int64_t> perm) {
+  return c.make<k::TransposeOp>(v, {c.named("perm", c.i64s(perm))});
+}
+
 /// DepthToSpace: [N, C, H, W] viewed as blocks of the channel dim, moved
 /// next to H and W. DCR takes the block from the outer channel bits, CRD
-/// from the inner ones.
+/// from the inner ones. N, H and W may be known only at run time.
 Results importDepthToSpace(NodeContext &c) {
   auto type = c.type(c.input(0));
   int64_t b = c.attrInt("blocksize", 0);
-  if (type.getRank() != 4 || b < 1 || type.getDimSize(1) % (b * b))
-    return c.fail("needs a 4-D input whose channels divide by blocksize^2");
-  int64_t n = type.getDimSize(0), ch = type.getDimSize(1) / (b * b),
-          h = type.getDimSize(2), w = type.getDimSize(3);
+  if (type.getRank() != 4 || b < 1 || type.isDynamicDim(1) ||
+      type.getDimSize(1) % (b * b))
+    return c.fail("needs a 4-D input whose channels (static) divide by "
+                  "blocksize^2");
+  Value x = c.input(0);
+  SymInt n = dimOf(c, x, 0), h = dimOf(c, x, 2), w = dimOf(c, x, 3),
+         ch = c.b.getI64IntegerAttr(type.getDimSize(1) / (b * b)),
+         block = c.b.getI64IntegerAttr(b);
   bool crd = c.attrString("mode", "DCR") == "CRD";
-  SmallVector<int64_t> blocks = crd ? SmallVector<int64_t>{n, ch, b, b, h, w}
-                                    : SmallVector<int64_t>{n, b, b, ch, h, w};
+  SmallVector<SymInt> blocks =
+      crd ? SmallVector<SymInt>{n, ch, block, block, h, w}
+          : SmallVector<SymInt>{n, block, block, ch, h, w};
   SmallVector<int64_t> perm = crd ? SmallVector<int64_t>{0, 1, 4, 2, 5, 3}
                                   : SmallVector<int64_t>{0, 3, 4, 1, 5, 2};
-  auto split = reshapeTo(c, c.input(0), blocks);
+  auto split = reshapeToSym(c, x, blocks);
   if (failed(split))
     return failure();
-  auto moved = c.make<k::TransposeOp>(*split, {c.named("perm", c.i64s(perm))});
+  auto moved = transposeTo(c, *split, perm);
   if (failed(moved))
     return failure();
-  return one(reshapeTo(c, *moved, {n, ch, h * b, w * b}));
+  return one(reshapeToSym(c, *moved,
+                          {n, ch, mulSym(c, h, block), mulSym(c, w, block)}));
 }
 
+/// `v` / `d` (d > 0; v, an extent, is not negative).
+SymInt divideExtent(NodeContext &c, SymInt v, int64_t d) {
+  if (auto known = constantOf(v))
+    return c.b.getI64IntegerAttr(*known / d);
+  return arith::DivSIOp::create(
+             c.b, c.loc, cast<Value>(v),
+             arith::ConstantOp::create(c.b, c.loc, c.b.getI64IntegerAttr(d)))
+      .getResult();
+}
+
+/// SpaceToDepth: the inverse. Over a run-time H or W, an extent that does
+/// not divide by blocksize fails the run in the split's element count.
 Results importSpaceToDepth(NodeContext &c) {
   auto type = c.type(c.input(0));
   int64_t b = c.attrInt("blocksize", 0);
-  if (type.getRank() != 4 || b < 1 || type.getDimSize(2) % b ||
-      type.getDimSize(3) % b)
+  auto divides = [&](int64_t d) {
+    return type.isDynamicDim(d) || type.getDimSize(d) % b == 0;
+  };
+  if (type.getRank() != 4 || b < 1 || !divides(2) || !divides(3))
     return c.fail("needs a 4-D input whose H and W divide by blocksize");
-  int64_t n = type.getDimSize(0), ch = type.getDimSize(1),
-          h = type.getDimSize(2) / b, w = type.getDimSize(3) / b;
-  auto split = reshapeTo(c, c.input(0), {n, ch, h, b, w, b});
+  Value x = c.input(0);
+  SymInt n = dimOf(c, x, 0), ch = dimOf(c, x, 1),
+         h = divideExtent(c, dimOf(c, x, 2), b),
+         wb = divideExtent(c, dimOf(c, x, 3), b),
+         block = c.b.getI64IntegerAttr(b);
+  auto split = reshapeToSym(c, x, {n, ch, h, block, wb, block});
   if (failed(split))
     return failure();
-  auto moved = c.make<k::TransposeOp>(
-      *split, {c.named("perm", c.i64s({0, 3, 5, 1, 2, 4}))});
+  auto moved = transposeTo(c, *split, {0, 3, 5, 1, 2, 4});
   if (failed(moved))
     return failure();
-  return one(reshapeTo(c, *moved, {n, ch * b * b, h, w}));
+  return one(reshapeToSym(
+      c, *moved, {n, mulSym(c, ch, c.b.getI64IntegerAttr(b * b)), h, wb}));
 }
 
 /// GridSample: opset 16 names the modes bilinear/bicubic and allows only 4-D

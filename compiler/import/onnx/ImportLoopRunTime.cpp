@@ -25,10 +25,12 @@
 //
 // A carried value whose extents change from one iteration to the next is
 // carried with those dims as run-time extents: the body is imported again
-// with them. Scan outputs grow by one row per iteration (a concat, so
-// long loops copy quadratically). A row with run-time extents replaces the
-// empty start on the first iteration; with no iteration its run-time
-// extents read 0.
+// with them. A scan output of static rows, when the trip count is known as
+// the loop starts (a Scan, a Loop with a trip count and no condition), is
+// allocated for it and written row by row (an insert_slice). Others grow by one
+// row per iteration (a concat, so long loops copy quadratically): a row with
+// run-time extents replaces the empty start on the first iteration; with no
+// iteration its run-time extents read 0.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/import/onnx/ImportControlFlow.h"
@@ -50,10 +52,16 @@ namespace k = mlir::kiln;
 namespace {
 /// What one run-time loop computes (see the file comment).
 struct LoopSpec {
-  const onnx::GraphProto &body;
+  /// The body graph, imported with `inputs`; or null, and `step` builds
+  /// each iteration's outputs itself.
+  const onnx::GraphProto *body = nullptr;
   Value trips, go;
   /// Body output 0 is the next condition (a Loop with a condition input).
   bool condFromBody = false;
+  /// `trips` is the iteration count, known when the loop starts (a Scan's
+  /// length, a Loop's trip count without a condition): stacks of static
+  /// rows are allocated for it up front.
+  bool sized = false;
   /// Index of the first carried value among the body outputs.
   size_t firstCarried = 0;
   SmallVector<Value> inits;
@@ -63,6 +71,8 @@ struct LoopSpec {
   /// The body's inputs for iteration `index` (i64) and carried values.
   std::function<FailureOr<SmallVector<Value>>(Value index, ValueRange carried)>
       inputs;
+  /// Without a body graph: the outputs of iteration `index` (i64).
+  RecurrenceStep step;
 };
 
 /// The empty start of a stack of `row`s, typed [?, row...]: [0, row...]
@@ -111,12 +121,47 @@ Value push(NodeContext &c, NNBuilder &e, Value stack, Value row, Value index,
   return pick.getResult(0);
 }
 
+/// Whether a stack of `row`s is allocated for the trip count up front and
+/// written row by row (static rows of types the lowering keeps as they
+/// are), rather than grown by concatenation.
+bool preallocates(const LoopSpec &spec, RankedTensorType row) {
+  Type element = row.getElementType();
+  auto integer = dyn_cast<IntegerType>(element);
+  return spec.sized && row.hasStaticShape() &&
+         (isa<FloatType>(element) || (integer && integer.isSignless()));
+}
+
+/// The i64 `v` as an index.
+Value asIndex(OpBuilder &b, Location loc, Value v) {
+  return arith::IndexCastOp::create(b, loc, b.getIndexType(), v);
+}
+
+/// `stack` [M, row...] with `row` written at `at` (an i64).
+Value writeRow(NNBuilder &e, OpBuilder &b, Location loc, Value stack, Value row,
+               Value at) {
+  auto rowType = cast<RankedTensorType>(row.getType());
+  SmallVector<int64_t> one{1};
+  llvm::append_range(one, rowType.getShape());
+  Value unsqueezed = e.reshape(row, one);
+  if (!unsqueezed)
+    return Value();
+  SmallVector<OpFoldResult> offsets(one.size(), b.getIndexAttr(0)), sizes,
+      strides(one.size(), b.getIndexAttr(1));
+  offsets[0] = asIndex(b, loc, at);
+  for (int64_t d : one)
+    sizes.push_back(b.getIndexAttr(d));
+  return tensor::InsertSliceOp::create(b, loc, unsqueezed, stack, offsets,
+                                       sizes, strides);
+}
+
 /// One attempt at building the loop for `carried` types. `yielded` gets the
 /// types the body gives; when one does not fit its carried type the loop is
-/// erased again and the result is null.
+/// erased again and the result is null. `preallocated` gets, per scan
+/// output, whether its stack was allocated up front.
 FailureOr<scf::WhileOp> buildLoop(NodeContext &c, const LoopSpec &spec,
                                   ArrayRef<RankedTensorType> carried,
-                                  SmallVector<RankedTensorType> &yielded) {
+                                  SmallVector<RankedTensorType> &yielded,
+                                  SmallVector<bool> &preallocated) {
   OpBuilder &b = c.b;
   Location loc = c.loc;
   Type i64 = b.getI64Type(), i1 = b.getI1Type();
@@ -145,10 +190,14 @@ FailureOr<scf::WhileOp> buildLoop(NodeContext &c, const LoopSpec &spec,
   NNBuilder e(c);
   b.setInsertionPointToStart(after);
   Value index = after->getArgument(0);
-  FailureOr<SmallVector<Value>> bodyInputs =
-      spec.inputs(index, after->getArguments().slice(1, n));
-  auto out = failed(bodyInputs) ? FailureOr<SmallVector<Value>>(failure())
-                                : c.importSubgraph(spec.body, *bodyInputs);
+  ValueRange carriedArgs = after->getArguments().slice(1, n);
+  FailureOr<SmallVector<Value>> out = failure();
+  if (!spec.body) {
+    out = spec.step(index, carriedArgs);
+  } else if (auto bodyInputs = spec.inputs(index, carriedArgs);
+             succeeded(bodyInputs)) {
+    out = c.importSubgraph(*spec.body, *bodyInputs);
+  }
   if (failed(out)) {
     erase();
     return failure();
@@ -170,13 +219,29 @@ FailureOr<scf::WhileOp> buildLoop(NodeContext &c, const LoopSpec &spec,
       return scf::WhileOp(); // the caller widens `carried`, tries again
     }
 
-  // The scan outputs: an empty stack to start, one row per iteration.
+  // The scan outputs: a stack of the trip count's rows, written one per
+  // iteration, or an empty stack grown by one row per iteration.
   ArrayRef<Value> rows = next.drop_front(n);
+  preallocated.clear();
   if (spec.scanOutputs) {
     b.setInsertionPoint(loop);
     SmallVector<Value> newInits(inits);
-    for (Value row : rows)
-      newInits.push_back(emptyStack(e, b, loc, c.type(row)));
+    for (Value row : rows) {
+      RankedTensorType rowType = c.type(row);
+      preallocated.push_back(preallocates(spec, rowType));
+      if (!preallocated.back()) {
+        newInits.push_back(emptyStack(e, b, loc, rowType));
+        continue;
+      }
+      SmallVector<int64_t> shape{ShapedType::kDynamic};
+      llvm::append_range(shape, rowType.getShape());
+      Value count = arith::MaxSIOp::create(
+          b, loc, spec.trips,
+          arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(0)));
+      newInits.push_back(
+          tensor::EmptyOp::create(b, loc, shape, rowType.getElementType(),
+                                  ValueRange{asIndex(b, loc, count)}));
+    }
     SmallVector<Type> newTypes(types);
     for (Value init : ArrayRef(newInits).drop_front(types.size() + 1))
       newTypes.push_back(init.getType());
@@ -206,9 +271,24 @@ FailureOr<scf::WhileOp> buildLoop(NodeContext &c, const LoopSpec &spec,
   yields.push_back(more);
   for (size_t i = 0; i < n; ++i)
     yields.push_back(widen(b, loc, next[i], carried[i]));
-  for (auto [k, row] : llvm::enumerate(rows))
-    yields.push_back(push(c, e, after->getArgument(1 + n + k), row, index,
-                          spec.newestFirst[k]));
+  for (auto [k, row] : llvm::enumerate(rows)) {
+    Value stack = after->getArgument(1 + n + k);
+    if (!preallocated[k]) {
+      yields.push_back(push(c, e, stack, row, index, spec.newestFirst[k]));
+      continue;
+    }
+    Value at = index;
+    if (spec.newestFirst[k])
+      at = arith::SubIOp::create(
+          b, loc,
+          arith::SubIOp::create(
+              b, loc, spec.trips,
+              arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(1))),
+          index);
+    yields.push_back(writeRow(e, b, loc, stack, row, at));
+  }
+  if (llvm::is_contained(yields, Value()))
+    e.failed = true;
   if (e.failed) {
     erase();
     return failure();
@@ -232,6 +312,7 @@ FailureOr<scf::WhileOp> buildLoop(NodeContext &c, const LoopSpec &spec,
 /// the final carried values then the stacks.
 Results runLoop(NodeContext &c, const LoopSpec &spec) {
   SmallVector<RankedTensorType> types, yielded;
+  SmallVector<bool> preallocated;
   int64_t dims = 0;
   for (Value v : spec.inits) {
     types.push_back(c.type(v));
@@ -239,7 +320,7 @@ Results runLoop(NodeContext &c, const LoopSpec &spec) {
   }
   // Each retry turns at least one more dim into a run-time one.
   for (int64_t attempt = 0;; ++attempt) {
-    auto loop = buildLoop(c, spec, types, yielded);
+    auto loop = buildLoop(c, spec, types, yielded, preallocated);
     if (failed(loop))
       return failure();
     bool fits = true;
@@ -277,7 +358,7 @@ Results mlir::kiln::onnx_import::importRunTimeLoop(
   OpBuilder &b = c.b;
   Location loc = c.loc;
   Type i64 = b.getI64Type(), i1 = b.getI1Type();
-  LoopSpec spec{body};
+  LoopSpec spec{&body};
   spec.trips =
       tripCount
           ? Value(tensor::ExtractOp::create(b, loc, tripCount, ValueRange{}))
@@ -285,6 +366,8 @@ Results mlir::kiln::onnx_import::importRunTimeLoop(
   spec.go = cond ? Value(tensor::ExtractOp::create(b, loc, cond, ValueRange{}))
                  : arith::ConstantOp::create(b, loc, b.getBoolAttr(true));
   spec.condFromBody = bool(cond);
+  // With a condition the trip count only bounds the loop (often INT64_MAX).
+  spec.sized = tripCount && !cond;
   spec.firstCarried = 1;
   for (size_t i = 0; i < carried; ++i)
     spec.inits.push_back(c.input(2 + i));
@@ -310,9 +393,10 @@ Results mlir::kiln::onnx_import::importRunTimeScan(
   Location loc = c.loc;
   NNBuilder e(c);
   Type i64 = b.getI64Type();
-  LoopSpec spec{body};
+  LoopSpec spec{&body};
   spec.trips = i64Value(b, loc, dimOf(c, scans[0], axes[0]));
   spec.go = arith::ConstantOp::create(b, loc, b.getBoolAttr(true));
+  spec.sized = true;
   // Every scan input is as long as the first.
   std::optional<int64_t> steps = constantOf(dimOf(c, scans[0], axes[0]));
   for (size_t j = 1; j < scans.size(); ++j) {
@@ -385,4 +469,18 @@ Results mlir::kiln::onnx_import::importRunTimeScan(
     stack = e.transpose(stack, perm);
   }
   return e.done(*results);
+}
+
+Results mlir::kiln::onnx_import::importRunTimeRecurrence(
+    NodeContext &c, Value steps, ArrayRef<Value> inits, int64_t stacked,
+    bool reversed, RecurrenceStep step) {
+  LoopSpec spec;
+  spec.trips = steps;
+  spec.go = arith::ConstantOp::create(c.b, c.loc, c.b.getBoolAttr(true));
+  spec.sized = true;
+  spec.inits.assign(inits.begin(), inits.end());
+  spec.scanOutputs = stacked;
+  spec.newestFirst.assign(stacked, reversed);
+  spec.step = std::move(step);
+  return runLoop(c, spec);
 }

@@ -29,6 +29,17 @@ SmallVector<int64_t> channelShape(int64_t channels, int64_t rank) {
   return shape;
 }
 
+/// A per-channel parameter `v` ([C]) shaped to broadcast against NC... of
+/// `rank`. It keeps its own extent, so one that differs from run-time
+/// channels fails the run in the broadcast.
+Value toChannels(NNBuilder &e, Value v, int64_t rank) {
+  if (!v)
+    return v;
+  if (e.rank(v) != 1) // the reshape reports it
+    return e.reshape(v, channelShape(1, rank));
+  return e.reshape(v, channelShape(e.shape(v)[0], rank));
+}
+
 /// Training mode: normalize with the batch's own statistics and return the
 /// updated running statistics.
 Results importBatchNormTraining(NodeContext &c) {
@@ -39,8 +50,7 @@ Results importBatchNormTraining(NodeContext &c) {
   int64_t rank = e.rank(x), channels = e.shape(x)[1];
   SmallVector<int64_t> axes = dimRange(0, rank);
   axes.erase(axes.begin() + 1);
-  SmallVector<int64_t> perChannel = channelShape(channels, rank);
-  auto toChannel = [&](Value v) { return e.reshape(v, perChannel); };
+  auto toChannel = [&](Value v) { return toChannels(e, v, rank); };
 
   Value mean = e.reduceMean(x, axes, true);
   Value centered = e.sub(x, mean);
@@ -127,14 +137,14 @@ Results importInstanceNorm(NodeContext &c) {
   NNBuilder e(c);
   int64_t rank = e.rank(x);
   SmallVector<int64_t> axes = dimRange(2, rank);
-  SmallVector<int64_t> perChannel = channelShape(e.shape(x)[1], rank);
+  auto toChannel = [&](Value v) { return toChannels(e, v, rank); };
   Value mean = e.reduceMean(x, axes, true);
   Value centered = e.sub(x, mean);
   Value var = e.reduceMean(e.mul(centered, centered), axes, true);
   Value eps = e.k(x, c.attrFloat("epsilon", 1e-5));
   Value normalized = e.div(centered, e.sqrt(e.add(var, eps)));
-  Value scaled = e.mul(normalized, e.reshape(c.input(1), perChannel));
-  return e.done({e.add(scaled, e.reshape(c.input(2), perChannel))});
+  Value scaled = e.mul(normalized, toChannel(c.input(1)));
+  return e.done({e.add(scaled, toChannel(c.input(2)))});
 }
 
 /// MeanVarianceNormalization, as its function body: (X - E[X]) /

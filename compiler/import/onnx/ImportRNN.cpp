@@ -1,17 +1,23 @@
 //===- ImportRNN.cpp - RNN, GRU and LSTM unrolled over time ---------------===//
 //
-// Sequence lengths are static, so each recurrence is unrolled into kiln ops:
+// Over a static sequence length each recurrence is unrolled into kiln ops:
 // the input projection of all time steps is one matmul per direction, and
 // each step adds the recurrent matmul and the gate math of the ONNX spec.
+// Over a run-time length the steps are one loop (importRunTimeRecurrence)
+// whose iteration gathers its step of the projection.
 // Constant sequence_lens shorter than the sequence (forward direction) are
 // masks: past its length a batch entry keeps its state and outputs zeros.
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/import/onnx/ImportControlFlow.h"
 #include "compiler/import/onnx/ImportNNBuilder.h"
+#include "compiler/import/onnx/SymbolicShapes.h"
 
 #include "onnx/onnx.pb.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/ADT/StringSet.h"
 
 #include <fmt/format.h>
@@ -177,6 +183,72 @@ public:
     return s;
   }
 
+  /// The same over a sequence length known only at run time (a static
+  /// batch): one loop whose iteration gathers its step of the projection.
+  /// The final state, and Y as [S, 1, B, H].
+  FailureOr<std::pair<State, Value>> loop(const DirectionWeights &w, Value x,
+                                          int64_t direction, bool reverse) {
+    int64_t h = r.hidden, gh = r.gates * h;
+    ArrayRef<Activation> acts = ArrayRef<Activation>(r.activations)
+                                    .slice(direction * functionsPerCell(r.cell),
+                                           functionsPerCell(r.cell));
+    SymInt seq = dimOf(c, x, 0), batch = c.b.getI64IntegerAttr(r.batch);
+    auto i64 = [&](int64_t v) { return c.b.getI64IntegerAttr(v); };
+    auto xFlat = reshapeSymbolic(c, x, {mulSym(c, seq, batch), i64(e.shape(x)[2])},
+                                 /*allowZero=*/true);
+    if (failed(xFlat))
+      return failure();
+    Value projected = e.matmul(*xFlat, w.inputT);
+    if (w.bias)
+      projected = e.add(projected, w.bias);
+    if (e.failed)
+      return failure();
+    auto steps = reshapeSymbolic(c, projected, {seq, batch, i64(gh)},
+                                 /*allowZero=*/true);
+    if (failed(steps))
+      return failure();
+    Value count = cast<Value>(seq);
+    SmallVector<Value> inits{w.h0};
+    if (w.c0)
+      inits.push_back(w.c0);
+    OpBuilder &b = c.b;
+    Location loc = c.loc;
+    auto results = importRunTimeRecurrence(
+        c, count, inits, /*stacked=*/1, reverse,
+        [&](Value index, ValueRange carried) -> FailureOr<SmallVector<Value>> {
+          Value t = index;
+          if (reverse)
+            t = arith::SubIOp::create(
+                b, loc,
+                arith::SubIOp::create(
+                    b, loc, count,
+                    arith::ConstantOp::create(b, loc, i64(1))),
+                index);
+          Value at = tensor::FromElementsOp::create(
+              b, loc, RankedTensorType::get({}, b.getI64Type()), ValueRange{t});
+          auto xt = c.make<GatherOp>({*steps, at}, {c.named("axis", i64(0))});
+          if (failed(xt))
+            return failure();
+          State s{carried[0], carried.size() > 1 ? carried[1] : Value()};
+          State next = cell(w, acts, *xt, s);
+          if (e.failed)
+            return failure();
+          SmallVector<Value> out{next.h};
+          if (next.c)
+            out.push_back(next.c);
+          out.push_back(next.h);
+          return out;
+        });
+    if (failed(results))
+      return failure();
+    State last{(*results)[0], w.c0 ? (*results)[1] : Value()};
+    auto y = reshapeSymbolic(c, results->back(),
+                             {seq, i64(1), batch, i64(h)}, /*allowZero=*/true);
+    if (failed(y))
+      return failure();
+    return std::make_pair(last, *y);
+  }
+
 private:
   NNBuilder &e;
   NodeContext &c;
@@ -298,6 +370,14 @@ Results importRecurrent(NodeContext &c, Cell cell) {
   r.seq = e.shape(x)[0];
   r.batch = e.shape(x)[1];
   int64_t inputSize = e.shape(x)[2];
+  // A sequence length known only at run time is a loop over the steps
+  // (ImportLoopRunTime.cpp), for a static batch.
+  bool runTime = ShapedType::isDynamic(r.seq);
+  if (runTime && ShapedType::isDynamic(r.batch))
+    return c.unsupported(fmt::format(
+        "{} over a sequence length and a batch both known only at run time "
+        "(give the batch with --input-shape)",
+        c.opType()));
   ArrayRef<int64_t> wShape = e.shape(c.input(1));
   if (r.hidden == 0 && wShape.size() == 3)
     r.hidden = wShape[1] / r.gates;
@@ -313,6 +393,9 @@ Results importRecurrent(NodeContext &c, Cell cell) {
     auto lens = c.constantInts(4);
     bool allFull =
         lens && llvm::all_of(*lens, [&](int64_t l) { return l == r.seq; });
+    if (!allFull && runTime)
+      return c.unsupported("sequence_lens over a sequence length known only "
+                           "at run time");
     if (!allFull) {
       // A reverse pass would start at each entry's own last step.
       if (r.dirs == 2 || r.reverseOnly)
@@ -363,7 +446,16 @@ Results importRecurrent(NodeContext &c, Cell cell) {
     if (cell == Cell::LSTM)
       w.c0 = initialState(6, d);
     bool reverse = r.reverseOnly || d == 1;
-    State last = unroller.run(w, x, d, reverse, ys[d]);
+    State last;
+    if (runTime) {
+      auto looped = unroller.loop(w, x, d, reverse);
+      if (failed(looped))
+        return failure();
+      last = looped->first;
+      ys[d] = {looped->second};
+    } else {
+      last = unroller.run(w, x, d, reverse, ys[d]);
+    }
     lastH.push_back(e.reshape(last.h, {1, r.batch, h}));
     if (cell == Cell::LSTM)
       lastC.push_back(e.reshape(last.c, {1, r.batch, h}));

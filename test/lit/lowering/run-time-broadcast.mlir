@@ -94,3 +94,17 @@ func.func @concat_run_time(%x: tensor<?x3xf32>, %y: tensor<?x4xf32>) -> tensor<?
   %0 = kiln.concat %x, %y {axis = 1 : i64} : (tensor<?x3xf32>, tensor<?x4xf32>) -> tensor<?x7xf32>
   return %0 : tensor<?x7xf32>
 }
+
+// -----
+
+// BatchNormalization over run-time channels with parameters of a static
+// extent: the channel count must be that extent (the parameters do not
+// broadcast to it, and a count of 1 does not take their 4 either).
+// CHECK-LABEL: func.func @batch_norm_static_params
+// CHECK:       %[[C:.+]] = tensor.dim %arg0, %c1 : tensor<?x?x5xf32>
+// CHECK:       %[[FOUR:.+]] = arith.cmpi eq, %[[C]], %c4 : index
+// CHECK:       cf.assert %[[FOUR]], "node '?': the inputs do not broadcast: along result dim 0 a run-time extent is neither the others' nor 1"
+func.func @batch_norm_static_params(%x: tensor<?x?x5xf32>, %s: tensor<4xf32>) -> tensor<?x?x5xf32> {
+  %0 = kiln.batch_norm %x, %s, %s, %s, %s : (tensor<?x?x5xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<?x?x5xf32>
+  return %0 : tensor<?x?x5xf32>
+}
