@@ -323,7 +323,9 @@ Value peelScale(Value v, double &scale, SmallVectorImpl<Operation *> &ops,
 }
 
 /// Whether the score matmul's operands and the values agree on batch dims
-/// (attention never broadcasts them) and the shapes chain.
+/// (attention never broadcasts them) and the shapes chain: the head dims
+/// too, exactly (MatMul's types let a run-time one meet a static one, which
+/// only the matmul's own lowering checks).
 bool shapesChain(Value q, Value kT, Value v, RankedTensorType scores) {
   auto qt = tensorType(q), kt = tensorType(kT), vt = tensorType(v);
   int64_t rank = scores.getRank();
@@ -334,6 +336,7 @@ bool shapesChain(Value q, Value kT, Value v, RankedTensorType scores) {
          kt.getShape().drop_back(2) == batch &&
          vt.getShape().drop_back(2) == batch &&
          vt.getShape().end()[-2] == kt.getShape().back() &&
+         qt.getShape().back() == kt.getShape().end()[-2] &&
          isa<FloatType>(qt.getElementType());
 }
 

@@ -11,6 +11,7 @@
 // f16/bf16 statistics are computed in f32.
 //
 //===----------------------------------------------------------------------===//
+#include "passes/lowering/DynamicShapeUtils.h"
 #include "passes/lowering/LoweringUtils.h"
 #include "passes/lowering/NormalizationRows.h"
 #include "passes/lowering/Patterns.h"
@@ -173,6 +174,20 @@ struct BatchNormLowering : OpConversionPattern<kiln::BatchNormOp> {
                                 /*trailing=*/0, ValueRange{channels});
     Value scale = params.inputs[0], bias = params.inputs[1],
           mean = params.inputs[2], variance = params.inputs[3];
+    // The parameters are read per channel: a static extent of 1 (which the
+    // broadcast above takes as broadcastable) must be the channel count.
+    auto oneEntry = [](Value v) {
+      auto t = cast<RankedTensorType>(v.getType());
+      return !t.isDynamicDim(0) && t.getDimSize(0) == 1;
+    };
+    if (channels &&
+        llvm::any_of(ValueRange{scale, bias, mean, variance}, oneEntry))
+      emitRuntimeCheck(rewriter, loc,
+                       arith::CmpIOp::create(
+                           rewriter, loc, arith::CmpIPredicate::eq, channels,
+                           arith::ConstantIndexOp::create(rewriter, loc, 1)),
+                       "BatchNormalization: the parameters have 1 entry and "
+                       "the input more channels");
     // Per channel: scale / sqrt(var + eps), computed once, not per element.
     Value factor = createElementwiseGeneric(
         rewriter, loc, channelType, ValueRange{scale, variance},

@@ -7,7 +7,8 @@ extents to agree or broadcast: Add (a run-time extent of 1 broadcasts on
 either side), a batched MatMul (batch dims broadcast, inner dims checked),
 Concat (the dims off the axis), LayerNormalization, BatchNormalization
 and InstanceNormalization (scale and bias, inputs or initializers, against
-the input's dims). Each
+the input's dims), and an attention whose head dims only agree at run
+time (not fused; the score MatMul checks them). Each
 compiles once with kiln and runs with agreeing extents against numpy or
 onnxruntime, and with disagreeing ones for its exact message.
 
@@ -176,6 +177,38 @@ bn_const = build(
 expect_pass("batch_norm_const_same", bn_const, {"x": f32(2, 4, 5)})
 expect_error("batch_norm_const_one", bn_const, {"x": f32(2, 1, 5)},
              "node 'bn': " + NO_BROADCAST.format(0))
+
+expect_error("batch_norm_const_one_entry", build(
+    "batch_norm_one", helper.make_node(
+        "BatchNormalization", ["x", "s", "bias", "mean", "var"], ["out"],
+        name="bn1"),
+    [("x", ["b", "c", 5])],
+    {"s": f32(1), "bias": f32(1), "mean": f32(1),
+     "var": np.abs(f32(1)) + 0.1}), {"x": f32(2, 3, 5)},
+    "node 'bn1': BatchNormalization: the parameters have 1 entry and the "
+    "input more channels")
+
+# Attention whose query head dim is known only at run time while the keys'
+# is static (8): not fused (the head dims must match exactly), and the
+# score matmul checks its inner dims when the model runs.
+graph = helper.make_graph(
+    [helper.make_node("Transpose", ["k"], ["kt"], perm=[0, 1, 3, 2]),
+     helper.make_node("MatMul", ["q", "kt"], ["s"], name="scores"),
+     helper.make_node("Softmax", ["s"], ["p"], axis=-1),
+     helper.make_node("MatMul", ["p", "v"], ["out"], name="context")],
+    "attention_head",
+    [helper.make_tensor_value_info("q", TensorProto.FLOAT, [1, 2, "t", "d"]),
+     helper.make_tensor_value_info("k", TensorProto.FLOAT, [1, 2, "t", 8]),
+     helper.make_tensor_value_info("v", TensorProto.FLOAT, [1, 2, "t", 8])],
+    [helper.make_tensor_value_info("out", TensorProto.FLOAT, None)])
+att = os.path.join(work, "attention_head.onnx")
+onnx.save(helper.make_model(graph,
+                            opset_imports=[helper.make_opsetid("", 17)]), att)
+subprocess.run([kiln, "compile", att, "-o", att[:-5] + ".so"], check=True)
+kv = {"k": f32(1, 2, 6, 8), "v": f32(1, 2, 6, 8)}
+expect_pass("attention_head_same", att, {"q": f32(1, 2, 6, 8), **kv})
+expect_error("attention_head_other", att, {"q": f32(1, 2, 6, 5), **kv},
+             "node 'scores': MatMul: the inputs' inner dims differ")
 
 if failures:
     print("FAILED:\n" + "\n".join(failures))
