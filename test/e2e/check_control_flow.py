@@ -239,7 +239,8 @@ path = save("loop_if",
 check(path, {"acc0": f32(4), "x": f32(4)}, "loop_if")
 
 # Loops that run in the artifact: a run-time trip count with no declared
-# scan output shape (0, 1, 5 and 37 iterations).
+# scan output shape (0, 1, 5, 37 and 20000 iterations: the stack of static
+# rows is allocated for the trip count and written row by row).
 body = h.make_graph(
     [h.make_node("Identity", ["cond_in"], ["cond_out"]),
      h.make_node("Add", ["a_in", "x"], ["a_out"]),
@@ -254,7 +255,7 @@ path = save("loop_runtime",
             [vi("n", T.INT64, []), vi("a0", T.FLOAT, [2]),
              vi("x", T.FLOAT, [2])],
             [vi("a", T.FLOAT, [2]), vi("scans", T.FLOAT, ["iters", 2])])
-for n in (0, 1, 5, 37):
+for n in (0, 1, 5, 37, 20000):
     check(path, {"n": np.array(n, np.int64), "a0": f32(2), "x": f32(2)},
           f"loop_runtime_{n}")
 
