@@ -557,6 +557,14 @@ for kind in ("gru", "lstm"):
                 lambda t: {"x": rng.standard_normal((2, t, 8),
                                                     dtype=np.float32)},
                 [(1,), (7,), (60,)])
+# A run-time batch is refused by name (the steps' tiles are [batch, hidden]).
+path = export("rnn_batch", Recurrent("gru"), (torch.randn(2, 5, 8),), ["x"],
+              {"x": {0: "b", 1: "time"}, "out": {0: "b", 1: "time"}})
+done = subprocess.run([kiln, "compile", path, "-o", path[:-5] + ".so"],
+                      capture_output=True, text=True)
+expect_error("rnn run-time batch", done.returncode, done.stderr,
+             "GRU over a batch or input size known only at run time (give "
+             "them with --input-shape)")
 
 if failures:
     print("\n".join(["FAILED:"] + failures))

@@ -194,8 +194,9 @@ public:
                                            functionsPerCell(r.cell));
     SymInt seq = dimOf(c, x, 0), batch = c.b.getI64IntegerAttr(r.batch);
     auto i64 = [&](int64_t v) { return c.b.getI64IntegerAttr(v); };
-    auto xFlat = reshapeSymbolic(c, x, {mulSym(c, seq, batch), i64(e.shape(x)[2])},
-                                 /*allowZero=*/true);
+    auto xFlat =
+        reshapeSymbolic(c, x, {mulSym(c, seq, batch), i64(e.shape(x)[2])},
+                        /*allowZero=*/true);
     if (failed(xFlat))
       return failure();
     Value projected = e.matmul(*xFlat, w.inputT);
@@ -221,8 +222,7 @@ public:
             t = arith::SubIOp::create(
                 b, loc,
                 arith::SubIOp::create(
-                    b, loc, count,
-                    arith::ConstantOp::create(b, loc, i64(1))),
+                    b, loc, count, arith::ConstantOp::create(b, loc, i64(1))),
                 index);
           Value at = tensor::FromElementsOp::create(
               b, loc, RankedTensorType::get({}, b.getI64Type()), ValueRange{t});
@@ -242,8 +242,8 @@ public:
     if (failed(results))
       return failure();
     State last{(*results)[0], w.c0 ? (*results)[1] : Value()};
-    auto y = reshapeSymbolic(c, results->back(),
-                             {seq, i64(1), batch, i64(h)}, /*allowZero=*/true);
+    auto y = reshapeSymbolic(c, results->back(), {seq, i64(1), batch, i64(h)},
+                             /*allowZero=*/true);
     if (failed(y))
       return failure();
     return std::make_pair(last, *y);
@@ -373,10 +373,10 @@ Results importRecurrent(NodeContext &c, Cell cell) {
   // A sequence length known only at run time is a loop over the steps
   // (ImportLoopRunTime.cpp), for a static batch.
   bool runTime = ShapedType::isDynamic(r.seq);
-  if (runTime && ShapedType::isDynamic(r.batch))
+  if (ShapedType::isDynamic(r.batch) || ShapedType::isDynamic(inputSize))
     return c.unsupported(fmt::format(
-        "{} over a sequence length and a batch both known only at run time "
-        "(give the batch with --input-shape)",
+        "{} over a batch or input size known only at run time (give them "
+        "with --input-shape)",
         c.opType()));
   ArrayRef<int64_t> wShape = e.shape(c.input(1));
   if (r.hidden == 0 && wShape.size() == 3)
