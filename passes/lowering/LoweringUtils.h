@@ -83,16 +83,14 @@ SmallVector<Value> dynamicSizesFromInputs(OpBuilder &b, Location loc,
 /// run time and may be 1 where the result's is larger is read through a
 /// broadcast made when it is (an scf.if; RunTimeBroadcast.cpp), with a
 /// check that each such extent is the result's or 1. `dynamicSizes` are the
-/// result's run-time extents, `extents` all of them (static ones as
-/// constants). With `trailing` > 0, the last `trailing` dims of the result
-/// and of each input are left out (a matmul's matrix dims: its batch dims
-/// broadcast) and have no extents here. `known` gives the result's run-time
+/// result's run-time extents. With `trailing` > 0, the last `trailing` dims of
+/// the result and of each input are left out (a matmul's matrix dims: its batch
+/// dims broadcast) and have no sizes here. `known` gives the result's run-time
 /// extents where the caller has them (one per dim, null where not; or
 /// empty): the inputs then broadcast to those.
 struct RunTimeBroadcast {
   SmallVector<Value> inputs;
   SmallVector<Value> dynamicSizes;
-  SmallVector<Value> extents;
 };
 RunTimeBroadcast broadcastRunTimeExtents(OpBuilder &b, Location loc,
                                          RankedTensorType resultType,

@@ -105,7 +105,7 @@ Value broadcastOnes(OpBuilder &b, Location loc, Value input,
 RunTimeBroadcast mlir::kiln::broadcastRunTimeExtents(
     OpBuilder &b, Location loc, RankedTensorType resultType, ValueRange inputs,
     int64_t trailing, ValueRange known) {
-  RunTimeBroadcast out{SmallVector<Value>(inputs), {}, {}};
+  RunTimeBroadcast out{SmallVector<Value>(inputs), {}};
   int64_t rank = resultType.getRank();
   SmallVector<SmallVector<PendingDim>> pending(inputs.size());
   Value one = indexConst(b, loc, 1);
@@ -144,7 +144,6 @@ RunTimeBroadcast mlir::kiln::broadcastRunTimeExtents(
     }
     if (!extent)
       extent = one; // every input has extent 1 here
-    out.extents.push_back(extent);
     if (resultType.isDynamicDim(d))
       out.dynamicSizes.push_back(extent);
     // Each run-time extent is the result's or 1; those that may be 1 where
