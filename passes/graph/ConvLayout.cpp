@@ -31,21 +31,30 @@ using namespace mlir::kiln;
 
 namespace {
 
-/// Whether a window op's channels and spatial extents are static (a
-/// run-time height or width stays NCHW: the NHWC kernels are static).
-bool staticWindow(Operation *op) {
+/// Whether a window op's dims `first` to `last` are static.
+bool staticDims(Operation *op, int64_t first, int64_t last) {
   for (Type type : {op->getOperand(0).getType(), op->getResult(0).getType()}) {
     auto ranked = cast<RankedTensorType>(type);
-    for (int64_t d = 1; d < ranked.getRank(); ++d)
+    for (int64_t d = first; d <= last && d < ranked.getRank(); ++d)
       if (ranked.isDynamicDim(d))
         return false;
   }
   return true;
 }
 
-/// A 2-D convolution or pool still in NCHW form.
+/// An integer convolution over a run-time height or width: its NHWC kernel
+/// is static (and it has no NCHW one either: refused when lowered).
+bool runTimeInt8Image(Operation *op) {
+  auto conv = dyn_cast<ConvOp>(op);
+  return conv && conv.getInputZeroPoint() && !staticDims(op, 2, 3);
+}
+
+/// A 2-D convolution or pool still in NCHW form. Its channels must be
+/// static; a run-time batch, height or width is lowered in NHWC too (im2col
+/// matmuls, the channel-vectorized depthwise loops).
 bool isNchw2D(Operation *op) {
-  if (isa<ConvOp, MaxPoolOp, AvgPoolOp>(op) && !staticWindow(op))
+  if (isa<ConvOp, MaxPoolOp, AvgPoolOp>(op) &&
+      (!staticDims(op, 1, 1) || runTimeInt8Image(op)))
     return false;
   if (auto conv = dyn_cast<ConvOp>(op))
     return !conv.getChannelsLast() && conv.getType().getRank() == 4;
@@ -67,16 +76,17 @@ bool isCandidateConv(Operation *op) {
               .isF32());
 }
 
-/// A dim's extent for the cost model: a run-time one (a symbolic batch)
-/// counts as 1, on both sides of the comparison, so the choice is the one
-/// made per image.
+/// A dim's extent for the cost model: a run-time one (a symbolic batch,
+/// height or width) counts as 1, on both sides of the comparison, so the
+/// choice is the one made per image (per pixel).
 int64_t costExtent(int64_t d) { return ShapedType::isDynamic(d) ? 1 : d; }
 
 int64_t convFlops(ConvOp conv) {
   auto w = cast<RankedTensorType>(conv.getWeight().getType()).getShape();
   auto out = conv.getType().getShape();
   // out = [N, F, OH, OW], w = [F, C/group, KH, KW].
-  return 2 * costExtent(out[0]) * out[1] * out[2] * out[3] * w[1] * w[2] * w[3];
+  return 2 * costExtent(out[0]) * out[1] * costExtent(out[2]) *
+         costExtent(out[3]) * w[1] * w[2] * w[3];
 }
 
 int64_t bytes(Value v) {

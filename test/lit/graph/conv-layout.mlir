@@ -95,13 +95,15 @@ func.func @conv1d(%x: tensor<1x4x16xf32>, %w: tensor<8x4x3xf32>) -> tensor<1x8x1
 
 // -----
 
-// A run-time height or width keeps NCHW even when NHWC is asked for (the
-// NHWC kernels take static images); a symbolic batch alone does not.
+// A run-time batch, height or width goes NHWC too (im2col matmuls and the
+// channel-vectorized depthwise loops); run-time channels keep NCHW.
 // NHWC-LABEL: func.func @run_time_hw
-// NHWC-NOT: channels_last
-// NHWC: return
+// NHWC: kiln.conv {{.*}}channels_last{{.*}} -> tensor<1x?x?x8xf32>
 // NHWC-LABEL: func.func @run_time_batch
 // NHWC: kiln.conv {{.*}}channels_last{{.*}} -> tensor<?x6x6x8xf32>
+// NHWC-LABEL: func.func @run_time_channels
+// NHWC-NOT: channels_last
+// NHWC: return
 func.func @run_time_hw(%x: tensor<1x4x?x?xf32>, %w: tensor<8x4x3x3xf32>) -> tensor<1x8x?x?xf32> {
   %0 = kiln.conv %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x4x?x?xf32>, tensor<8x4x3x3xf32>) -> tensor<1x8x?x?xf32>
   return %0 : tensor<1x8x?x?xf32>
@@ -109,4 +111,8 @@ func.func @run_time_hw(%x: tensor<1x4x?x?xf32>, %w: tensor<8x4x3x3xf32>) -> tens
 func.func @run_time_batch(%x: tensor<?x4x8x8xf32>, %w: tensor<8x4x3x3xf32>) -> tensor<?x8x6x6xf32> {
   %0 = kiln.conv %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<?x4x8x8xf32>, tensor<8x4x3x3xf32>) -> tensor<?x8x6x6xf32>
   return %0 : tensor<?x8x6x6xf32>
+}
+func.func @run_time_channels(%x: tensor<1x?x8x8xf32>, %w: tensor<8x?x3x3xf32>) -> tensor<1x8x6x6xf32> {
+  %0 = kiln.conv %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x?x8x8xf32>, tensor<8x?x3x3xf32>) -> tensor<1x8x6x6xf32>
+  return %0 : tensor<1x8x6x6xf32>
 }

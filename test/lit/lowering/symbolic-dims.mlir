@@ -265,3 +265,43 @@ func.func @conv_run_time_image(%x: tensor<1x3x?x?xf32>) -> tensor<1x2x?x?xf32> {
   %y = kiln.conv %x, %w, %b {dilations = array<i64: 1, 2>, group = 1 : i64, pads = array<i64: 1, 0, 1, 0>, strides = array<i64: 2, 1>} : (tensor<1x3x?x?xf32>, tensor<2x3x2x2xf32>, tensor<2xf32>) -> tensor<1x2x?x?xf32>
   return %y : tensor<1x2x?x?xf32>
 }
+
+// -----
+
+// The channels_last form: the window copied as [N, OH, OW, KH, KW, C], the
+// filter [KH, KW, C, F] already the matmul's [KH*KW*C, F] (its bytes
+// unchanged), and the product expanded to the NHWC result, no transpose.
+// CHECK: #[[NHWC:.+]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1 * 2 + d3, d2 + d4 * 2, d5)>
+// CHECK-LABEL: func.func @conv_nhwc_run_time_image
+// CHECK-DAG: %[[WT:.+]] = arith.constant dense_resource<im2col_filter{{.*}}> : tensor<12x2xf32>
+// CHECK: %[[PAD:.+]] = tensor.pad
+// CHECK: %[[COLS:.+]] = linalg.generic {indexing_maps = [#[[NHWC]],
+// CHECK-SAME: ins(%[[PAD]] : tensor<1x?x?x3xf32>) outs(%{{.+}} : tensor<1x?x?x2x2x3xf32>)
+// CHECK: %[[ROWS:.+]] = tensor.collapse_shape %[[COLS]] {{\[}}[0, 1, 2], [3, 4, 5]] : tensor<1x?x?x2x2x3xf32> into tensor<?x12xf32>
+// CHECK: %[[MM:.+]] = linalg.matmul ins(%[[ROWS]], %[[WT]] : tensor<?x12xf32>, tensor<12x2xf32>)
+// CHECK: %[[Y:.+]] = tensor.expand_shape %[[MM]] {{\[}}[0, 1, 2], [3]] {{.*}} : tensor<?x2xf32> into tensor<1x?x?x2xf32>
+// CHECK-NOT: linalg.transpose
+// CHECK-NOT: linalg.conv_2d
+// CHECK: return %[[Y]]
+func.func @conv_nhwc_run_time_image(%x: tensor<1x?x?x3xf32>) -> tensor<1x?x?x2xf32> {
+  %w = kiln.constant dense<1.5> : tensor<2x2x3x2xf32>
+  %b = kiln.constant dense<[0.5, -0.5]> : tensor<2xf32>
+  %y = kiln.conv %x, %w, %b {channels_last, dilations = array<i64: 1, 2>, group = 1 : i64, pads = array<i64: 1, 0, 1, 0>, strides = array<i64: 2, 1>} : (tensor<1x?x?x3xf32>, tensor<2x2x3x2xf32>, tensor<2xf32>) -> tensor<1x?x?x2xf32>
+  return %y : tensor<1x?x?x2xf32>
+}
+
+// -----
+
+// A 1x1 stride-1 channels_last convolution reads the image itself as the
+// matmul's rows.
+// CHECK-LABEL: func.func @pointwise_nhwc_run_time_image
+// CHECK-SAME: (%[[X:.+]]: tensor<?x?x?x3xf32>)
+// CHECK: %[[ROWS:.+]] = tensor.collapse_shape %[[X]] {{\[}}[0, 1, 2], [3]] : tensor<?x?x?x3xf32> into tensor<?x3xf32>
+// CHECK: linalg.matmul ins(%[[ROWS]], %{{.+}} : tensor<?x3xf32>, tensor<3x4xf32>)
+// CHECK-NOT: linalg.generic
+// CHECK: return
+func.func @pointwise_nhwc_run_time_image(%x: tensor<?x?x?x3xf32>) -> tensor<?x?x?x4xf32> {
+  %w = kiln.constant dense<0.25> : tensor<1x1x3x4xf32>
+  %y = kiln.conv %x, %w {channels_last, dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<?x?x?x3xf32>, tensor<1x1x3x4xf32>) -> tensor<?x?x?x4xf32>
+  return %y : tensor<?x?x?x4xf32>
+}
