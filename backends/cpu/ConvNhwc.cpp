@@ -28,9 +28,11 @@
 //           vector.transfer_write %c_r
 //
 // Rows past the last pixel repeat the last valid row (as in MicroKernel.cpp);
-// columns past F are masked. A fill or bias init seeds the first K block
-// (NhwcInit.cpp); a fused epilogue is applied to the rows on the last K
-// block before their store (EpilogueTiles.cpp).
+// columns past F are masked. The batch, height and width may be run-time
+// extents (an image of any size): the pixel tasks are then cut at run time
+// (MC from the pixel count), the packed filter is the same. A fill or bias init
+// seeds the first K block (NhwcInit.cpp); a fused epilogue is applied to the
+// rows on the last K block before their store (EpilogueTiles.cpp).
 //
 //===----------------------------------------------------------------------===//
 #include "backends/cpu/NhwcCodegen.h"
@@ -64,9 +66,10 @@ struct NhwcSplit {
 /// kMinTasks the filter panels are split first (every task still reads each
 /// weight once per pixel tile), then the pixels. Panel groups divide the panel
 /// count, so they are equal too.
+constexpr int64_t kMinTasks = 8;
+
 NhwcSplit splitNhwcWork(int64_t m, int64_t panels, int64_t batch,
                         const ContractionTileSizes &tiles) {
-  constexpr int64_t kMinTasks = 8;
   // A k step of an h-row tile issues h broadcasts, 2 B loads and 2h FMAs,
   // and rows past the last pixel repeat it: cost ~ rows computed x (h+2)/h.
   auto cost = [&](int64_t h) {
@@ -143,6 +146,12 @@ Value packFilter(OpBuilder &b, Location loc, arith::ConstantOp filter,
       cast<TypedAttr>(bytesToConstant(type, "packed_filter", packed)));
 }
 
+/// The pixel count the work is split for when it is known only at run
+/// time (56 x 56: register tiles of full height, panel groups as for a
+/// large image; the pixel tasks are then cut from the real count).
+constexpr int64_t kNominalPixels = 56 * 56;
+
+/// Extents of the convolution; batch, h, w, oh and ow may be dynamic.
 struct ConvShape {
   int64_t batch, h, w, c, kh, kw, f, oh, ow;
   int64_t sh, sw, dh, dw;
@@ -164,16 +173,23 @@ LogicalResult tileDirect(RewriterBase &rewriter, Operation *conv, Value input,
                          const Epilogue *epilogue);
 } // namespace
 
+bool mlir::kiln::isDirectNhwcConvolution(linalg::Conv2DNhwcHwcfOp conv) {
+  if (!conv.hasPureTensorSemantics() ||
+      !conv.getInputs()[1].getDefiningOp<arith::ConstantOp>())
+    return false;
+  if (!hasStaticChannelF32Operands(conv))
+    return false;
+  return cast<RankedTensorType>(conv.getInputs()[1].getType()).hasStaticShape();
+}
+
 LogicalResult mlir::kiln::tileNhwcConvolution(RewriterBase &rewriter,
                                               linalg::Conv2DNhwcHwcfOp conv,
                                               const ContractionTileSizes &tiles,
                                               const Epilogue *epilogue) {
-  if (!conv.hasPureTensorSemantics() || !hasStaticF32Operands(conv))
+  if (!isDirectNhwcConvolution(conv))
     return failure();
   Value input = conv.getInputs()[0], init = conv.getOutputs()[0];
   auto filter = conv.getInputs()[1].getDefiningOp<arith::ConstantOp>();
-  if (!filter)
-    return failure();
   SmallVector<int64_t> strides(conv.getStrides().getValues<int64_t>());
   SmallVector<int64_t> dilations(conv.getDilations().getValues<int64_t>());
   return tileDirect(rewriter, conv, input, filter, init,
@@ -300,10 +316,14 @@ LogicalResult tileDirect(RewriterBase &rewriter, Operation *conv, Value input,
   // a run of C.
   bool rowRuns = s.dw == 1;
   int64_t run = rowRuns ? s.kw * s.c : s.c;
-  int64_t m = s.oh * s.ow, taps = rowRuns ? s.kh : s.kh * s.kw;
+  int64_t taps = rowRuns ? s.kh : s.kh * s.kw;
   int64_t panels = llvm::divideCeil(s.f, nr);
-  NhwcSplit work = splitNhwcWork(m, panels, s.batch, tiles);
-  int64_t mr = work.mr, mc = work.mc, pc = work.pc;
+  bool staticPixels =
+      !ShapedType::isDynamic(s.oh) && !ShapedType::isDynamic(s.ow);
+  int64_t batchCost = ShapedType::isDynamic(s.batch) ? 1 : s.batch;
+  NhwcSplit work = splitNhwcWork(staticPixels ? s.oh * s.ow : kNominalPixels,
+                                 panels, batchCost, tiles);
+  int64_t mr = work.mr, pc = work.pc;
   // K blocks of about KC: several whole runs, or one run split in `split`
   // chunks (KC = 1024, a 3x3 filter over 512 channels: runs of 1536 in 2
   // chunks).
@@ -322,22 +342,47 @@ LogicalResult tileDirect(RewriterBase &rewriter, Operation *conv, Value input,
       SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
   // A fill or bias init: the first K block starts from its values instead.
   std::optional<SeededInit> seeded = seededInit(init);
-  Value flatInit = tensor::CollapseShapeOp::create(
-      rewriter, loc, seeded ? seeded->dest : init, pixels);
+  Value dest = seeded ? seeded->dest : init;
+  Value flatInit = tensor::CollapseShapeOp::create(rewriter, loc, dest, pixels);
 
+  // The batch and the output's height and width, run-time ones read from
+  // the destination; pixel tasks of mc pixels.
+  IndexMath top{rewriter, loc};
+  auto extent = [&](int64_t d) {
+    return tensor::getMixedSize(rewriter, loc, dest, d);
+  };
+  OpFoldResult batches = extent(0), outH = extent(1), outW = extent(2);
+  Value ow = getValueOrCreateConstantIndexOp(rewriter, loc, outW);
+  Value m, mc = top.cst(work.mc);
+  OpFoldResult mTasks;
+  if (staticPixels) {
+    m = top.cst(s.oh * s.ow);
+    mTasks = rewriter.getIndexAttr(llvm::divideCeil(s.oh * s.ow, work.mc));
+  } else {
+    // About kMinTasks tasks (one image), whole register tiles, at most the
+    // nominal image's MC pixels each.
+    m = arith::MulIOp::create(
+        rewriter, loc, getValueOrCreateConstantIndexOp(rewriter, loc, outH),
+        ow);
+    int64_t want = std::max<int64_t>(
+        1, llvm::divideCeil(kMinTasks, llvm::divideCeil(panels, pc)));
+    Value perTask = arith::CeilDivUIOp::create(rewriter, loc, m, top.cst(want));
+    Value tiled = top.mul(
+        arith::CeilDivUIOp::create(rewriter, loc, perTask, top.cst(mr)), mr);
+    mc = arith::MaxUIOp::create(rewriter, loc, top.min(tiled, mc), top.cst(mr));
+    mTasks = arith::CeilDivUIOp::create(rewriter, loc, m, mc).getResult();
+  }
   SmallVector<OpFoldResult> bounds = {
-      rewriter.getIndexAttr(s.batch),
-      rewriter.getIndexAttr(llvm::divideCeil(m, mc)),
-      rewriter.getIndexAttr(llvm::divideCeil(panels, pc))};
+      batches, mTasks, rewriter.getIndexAttr(llvm::divideCeil(panels, pc))};
   auto forall = scf::ForallOp::create(rewriter, loc, bounds,
                                       ValueRange{flatInit}, std::nullopt);
   rewriter.setInsertionPoint(forall.getTerminator());
   IndexMath im{rewriter, loc};
   Value batch = forall.getInductionVar(0);
-  Value m0 = im.mul(forall.getInductionVar(1), mc);
+  Value m0 =
+      arith::MulIOp::create(rewriter, loc, forall.getInductionVar(1), mc);
   Value p0 = im.mul(forall.getInductionVar(2), pc);
-  Value mSize =
-      im.min(im.cst(mc), arith::SubIOp::create(rewriter, loc, im.cst(m), m0));
+  Value mSize = im.min(mc, arith::SubIOp::create(rewriter, loc, m, m0));
   Value pSize = im.min(
       im.cst(pc), arith::SubIOp::create(rewriter, loc, im.cst(panels), p0));
   Value col0 = im.mul(p0, nr);
@@ -385,8 +430,10 @@ LogicalResult tileDirect(RewriterBase &rewriter, Operation *conv, Value input,
                 Value row = im.min(im.add(r0, im.cst(r)), lastRow);
                 Value pixel = im.add(m0, row);
                 rows.push_back(row);
-                ys.push_back(im.mul(im.div(pixel, s.ow), s.sh));
-                xs.push_back(im.mul(im.rem(pixel, s.ow), s.sw * s.c));
+                ys.push_back(
+                    im.mul(arith::DivUIOp::create(b, loc, pixel, ow), s.sh));
+                xs.push_back(im.mul(arith::RemUIOp::create(b, loc, pixel, ow),
+                                    s.sw * s.c));
               }
               auto panelLoop = scf::ForOp::create(
                   b, loc, c0, pSize, c1, rowAcc,
@@ -505,8 +552,9 @@ LogicalResult tileDirect(RewriterBase &rewriter, Operation *conv, Value input,
                       SmallVector<Value> values;
                       for (auto [row, acc] : llvm::zip_equal(rows, results)) {
                         Value pixel = im.add(m0, row);
-                        Value coords[] = {batch, im.div(pixel, s.ow),
-                                          im.rem(pixel, s.ow), channel};
+                        Value coords[] = {
+                            batch, arith::DivUIOp::create(b, loc, pixel, ow),
+                            arith::RemUIOp::create(b, loc, pixel, ow), channel};
                         values.push_back(
                             applyEpilogue(b, loc, *epilogue, acc, coords, nr));
                       }
@@ -538,8 +586,9 @@ LogicalResult tileDirect(RewriterBase &rewriter, Operation *conv, Value input,
   tensor::ParallelInsertSliceOp::create(rewriter, loc, blocks.getResult(0),
                                         shared, offsets, sizes, unit);
   rewriter.setInsertionPointAfter(forall);
-  Value result = tensor::ExpandShapeOp::create(rewriter, loc, outType,
-                                               forall.getResult(0), pixels);
+  Value result = tensor::ExpandShapeOp::create(
+      rewriter, loc, outType, forall.getResult(0), pixels,
+      ArrayRef<OpFoldResult>{batches, outH, outW, rewriter.getIndexAttr(s.f)});
   rewriter.replaceOp(conv, result);
   if (seeded)
     seeded->eraseIfUnused(rewriter, init);

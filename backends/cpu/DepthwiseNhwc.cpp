@@ -15,13 +15,14 @@
 //         vector.transfer_write %acc_j
 //
 // Pixels past the row's end repeat the last one (stores of the same values);
-// channels past C are masked. A zero tensor.pad producer is not read: the
-// kernel reads its source, skips filter rows that fall into the top/bottom
-// padding, and blocks whose taps reach into the left/right padding take a
-// path with clamped reads replaced by zeros (the pad would cost a copy of
-// the input, as much memory traffic as the convolution itself). A fill or
-// bias init seeds the accumulators (NhwcInit.cpp); a fused epilogue is
-// applied to them before the store (EpilogueTiles.cpp).
+// channels past C are masked. The batch, height and width may be run-time
+// extents (an image of any size; the filter and channels are static). A zero
+// tensor.pad producer is not read: the kernel reads its source, skips filter
+// rows that fall into the top/bottom padding, and blocks whose taps reach into
+// the left/right padding take a path with clamped reads replaced by zeros (the
+// pad would cost a copy of the input, as much memory traffic as the convolution
+// itself). A fill or bias init seeds the accumulators (NhwcInit.cpp); a fused
+// epilogue is applied to them before the store (EpilogueTiles.cpp).
 //
 //===----------------------------------------------------------------------===//
 #include "backends/cpu/NhwcCodegen.h"
@@ -48,7 +49,7 @@ std::optional<ZeroPad> zeroPadOf(Value input) {
   ArrayRef<int64_t> low = pad.getStaticLow(), high = pad.getStaticHigh();
   if (llvm::any_of(low, ShapedType::isDynamic) ||
       llvm::any_of(high, ShapedType::isDynamic) || low[0] || low[3] ||
-      high[0] || high[3] || !pad.getSourceType().hasStaticShape())
+      high[0] || high[3])
     return std::nullopt;
   Value value = pad.getConstantPaddingValue();
   if (!value || !matchPattern(value, m_AnyZeroFloat()))
@@ -57,10 +58,19 @@ std::optional<ZeroPad> zeroPadOf(Value input) {
 }
 } // namespace
 
+bool mlir::kiln::isVectorizableDepthwise(
+    linalg::DepthwiseConv2DNhwcHwcOp conv) {
+  if (!conv.hasPureTensorSemantics())
+    return false;
+  if (!hasStaticChannelF32Operands(conv))
+    return false;
+  return cast<RankedTensorType>(conv.getInputs()[1].getType()).hasStaticShape();
+}
+
 LogicalResult mlir::kiln::tileDepthwiseNhwc(
     RewriterBase &rewriter, linalg::DepthwiseConv2DNhwcHwcOp conv,
     int64_t lanes, int64_t pixels, const Epilogue *epilogue) {
-  if (!conv.hasPureTensorSemantics() || !hasStaticF32Operands(conv))
+  if (!isVectorizableDepthwise(conv))
     return failure();
   Value input = conv.getInputs()[0], filter = conv.getInputs()[1];
   Value init = conv.getOutputs()[0];
@@ -68,27 +78,35 @@ LogicalResult mlir::kiln::tileDepthwiseNhwc(
   std::optional<ZeroPad> pad = zeroPadOf(input);
   if (pad)
     input = pad->source;
-  ArrayRef<int64_t> in = cast<RankedTensorType>(input.getType()).getShape();
   ArrayRef<int64_t> fs = cast<RankedTensorType>(filter.getType()).getShape();
   auto outType = cast<RankedTensorType>(init.getType());
-  ArrayRef<int64_t> out = outType.getShape();
   SmallVector<int64_t> strides(conv.getStrides().getValues<int64_t>());
   SmallVector<int64_t> dilations(conv.getDilations().getValues<int64_t>());
   int64_t kh = fs[0], kw = fs[1], channels = fs[2];
-  int64_t oh = out[1], ow = out[2];
-  pixels = std::min(pixels, ow);
+  if (!outType.isDynamicDim(2))
+    pixels = std::min(pixels, outType.getDimSize(2));
   bool fullLanes = channels % lanes == 0;
 
   Location loc = conv.getLoc();
   rewriter.setInsertionPoint(conv);
-  Type f32 = rewriter.getF32Type();
-  auto vecType = VectorType::get({lanes}, f32);
-  SmallVector<OpFoldResult> bounds = {rewriter.getIndexAttr(out[0]),
-                                      rewriter.getIndexAttr(oh)};
   // A fill or bias init: the accumulators start from its values instead.
   std::optional<SeededInit> seeded = seededInit(init);
-  auto forall = scf::ForallOp::create(rewriter, loc, bounds,
-                                      ValueRange{seeded ? seeded->dest : init},
+  Value dest = seeded ? seeded->dest : init;
+  // Batch, height and width may be known only at run time.
+  auto extent = [&](Value v, int64_t d) {
+    return tensor::getMixedSize(rewriter, loc, v, d);
+  };
+  OpFoldResult batches = extent(dest, 0), oh = extent(dest, 1),
+               ow = extent(dest, 2);
+  Value inHeight =
+      getValueOrCreateConstantIndexOp(rewriter, loc, extent(input, 1));
+  Value inWidth =
+      getValueOrCreateConstantIndexOp(rewriter, loc, extent(input, 2));
+  Value width = getValueOrCreateConstantIndexOp(rewriter, loc, ow);
+  Type f32 = rewriter.getF32Type();
+  auto vecType = VectorType::get({lanes}, f32);
+  SmallVector<OpFoldResult> bounds = {batches, oh};
+  auto forall = scf::ForallOp::create(rewriter, loc, bounds, ValueRange{dest},
                                       std::nullopt);
   rewriter.setInsertionPoint(forall.getTerminator());
   IndexMath im{rewriter, loc};
@@ -96,11 +114,11 @@ LogicalResult mlir::kiln::tileDepthwiseNhwc(
   Value shared = forall.getRegionIterArgs()[0];
   SmallVector<OpFoldResult> offsets = {batch, oy, rewriter.getIndexAttr(0),
                                        rewriter.getIndexAttr(0)};
-  SmallVector<OpFoldResult> sizes = {
-      rewriter.getIndexAttr(1), rewriter.getIndexAttr(1),
-      rewriter.getIndexAttr(ow), rewriter.getIndexAttr(channels)};
+  SmallVector<OpFoldResult> sizes = {rewriter.getIndexAttr(1),
+                                     rewriter.getIndexAttr(1), ow,
+                                     rewriter.getIndexAttr(channels)};
   SmallVector<OpFoldResult> unit(4, rewriter.getIndexAttr(1));
-  auto rowType = RankedTensorType::get({ow, channels}, f32);
+  auto rowType = RankedTensorType::get({outType.getDimSize(2), channels}, f32);
   Value row = tensor::ExtractSliceOp::create(rewriter, loc, rowType, shared,
                                              offsets, sizes, unit);
   Value c0 = im.cst(0), c1 = im.cst(1);
@@ -111,14 +129,13 @@ LogicalResult mlir::kiln::tileDepthwiseNhwc(
   // First input row of the output row (negative inside the top padding).
   Value iy0 =
       arith::SubIOp::create(rewriter, loc, im.mul(oy, strides[0]), im.cst(top));
-  Value lastPixel = im.cst(ow - 1);
-  auto inRange = [](OpBuilder &b, Location loc, Value v, int64_t size) {
+  Value lastPixel = arith::SubIOp::create(rewriter, loc, width, c1);
+  auto inRange = [](OpBuilder &b, Location loc, Value v, Value size) {
     IndexMath im{b, loc};
     return arith::AndIOp::create(
         b, loc,
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, v, im.cst(0)),
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, v,
-                              im.cst(size)));
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, v, size));
   };
 
   // The taps of one register block; `checked`: columns may fall into the
@@ -146,10 +163,10 @@ LogicalResult mlir::kiln::tileDepthwiseNhwc(
                     Value ix = im.add(im.mul(x, strides[1]), dx);
                     Value valid;
                     if (checked) {
-                      valid = inRange(b, loc, ix, in[2]);
+                      valid = inRange(b, loc, ix, inWidth);
                       ix = arith::MinSIOp::create(
                           b, loc, arith::MaxSIOp::create(b, loc, ix, im.cst(0)),
-                          im.cst(in[2] - 1));
+                          arith::SubIOp::create(b, loc, inWidth, im.cst(1)));
                     }
                     Value v = vector::TransferReadOp::create(
                         b, loc, vecType, input, ValueRange{batch, iy, ix, ch},
@@ -168,7 +185,7 @@ LogicalResult mlir::kiln::tileDepthwiseNhwc(
           }
           // Filter rows in the top or bottom padding add nothing.
           auto rowTaps =
-              scf::IfOp::create(b, loc, inRange(b, loc, iy, in[1]), kwTaps,
+              scf::IfOp::create(b, loc, inRange(b, loc, iy, inHeight), kwTaps,
                                 [&](OpBuilder &b, Location loc) {
                                   scf::YieldOp::create(b, loc, acc);
                                 });
@@ -182,7 +199,7 @@ LogicalResult mlir::kiln::tileDepthwiseNhwc(
       [&](OpBuilder &b, Location loc, Value ch, ValueRange chAcc) {
         IndexMath im{b, loc};
         auto pixelLoop = scf::ForOp::create(
-            b, loc, c0, im.cst(ow), im.cst(pixels), chAcc,
+            b, loc, c0, width, im.cst(pixels), chAcc,
             [&](OpBuilder &b, Location loc, Value x0, ValueRange pxAcc) {
               IndexMath im{b, loc};
               SmallVector<Value> xs, accs;
@@ -208,9 +225,9 @@ LogicalResult mlir::kiln::tileDepthwiseNhwc(
                     b, loc, im.mul(xs.front(), strides[1]), im.cst(left));
                 Value last = im.add(im.mul(xs.back(), strides[1]),
                                     im.cst((kw - 1) * dilations[1] - left));
-                Value interior =
-                    arith::AndIOp::create(b, loc, inRange(b, loc, first, in[2]),
-                                          inRange(b, loc, last, in[2]));
+                Value interior = arith::AndIOp::create(
+                    b, loc, inRange(b, loc, first, inWidth),
+                    inRange(b, loc, last, inWidth));
                 auto taps = scf::IfOp::create(
                     b, loc, interior,
                     [&](OpBuilder &b, Location loc) {

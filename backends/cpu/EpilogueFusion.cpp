@@ -167,8 +167,8 @@ FailureOr<Epilogue> mlir::kiln::matchEpilogue(RewriterBase &rewriter,
     return failure();
   }
   auto accType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
-  if (!accType || !accType.hasStaticShape()) {
-    why = "its result is not a static tensor";
+  if (!accType) {
+    why = "its result is not a ranked tensor";
     return failure();
   }
   GroupState s;
@@ -187,6 +187,13 @@ FailureOr<Epilogue> mlir::kiln::matchEpilogue(RewriterBase &rewriter,
       return failure();
     }
     Operation *user = *v.getUsers().begin();
+    // Run-time extents (an NHWC image of any size) are read as they are:
+    // the groups' linear indices need static sizes.
+    if (!accType.hasStaticShape() && !isa<linalg::GenericOp>(user)) {
+      why = "its result has run-time extents and is reshaped by " +
+            user->getName().getStringRef().str();
+      return failure();
+    }
     LogicalResult step = success();
     if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(user))
       step = applyCollapse(s, collapse);
@@ -266,9 +273,9 @@ FailureOr<Epilogue> mlir::kiln::matchEpilogue(RewriterBase &rewriter,
     Value x = input->get();
     auto xType = dyn_cast<RankedTensorType>(x.getType());
     AffineMap map = consumer.getMatchingIndexingMap(input);
-    if (!xType || !xType.hasStaticShape() || !map.isProjectedPermutation()) {
+    if (!xType || !map.isProjectedPermutation()) {
       why = "operand " + std::to_string(input->getOperandNumber()) +
-            " is not a static tensor read through a broadcast map";
+            " is not a tensor read through a broadcast map";
       return failure();
     }
     if (!dominance.properlyDominates(x, op)) {

@@ -70,10 +70,11 @@ Value vectorBody(OpBuilder &b, Location loc, linalg::GenericOp consumer,
 Value mlir::kiln::applyEpilogue(OpBuilder &b, Location loc,
                                 const Epilogue &epilogue, Value acc,
                                 ArrayRef<Value> coords, int64_t lanes) {
-  // The linear index of a group at `coords`.
+  // The linear index of a group at `coords` (the extent of a group's first
+  // dim, which may be a run-time one, is not needed).
   auto linear = [&](const Epilogue::Group &group) {
-    Value index = arith::ConstantIndexOp::create(b, loc, 0);
-    for (unsigned d : group.accDims) {
+    Value index = coords[group.accDims.front()];
+    for (unsigned d : ArrayRef<unsigned>(group.accDims).drop_front()) {
       Value size =
           arith::ConstantIndexOp::create(b, loc, epilogue.fullShape[d]);
       index = arith::AddIOp::create(

@@ -85,8 +85,13 @@ struct IndexMath {
 /// True when the kernels below take `op` (the checks they start with).
 bool isTileableNhwcConvolution(Operation *op);
 
-/// Rewrites a static f32 conv_2d_nhwc_hwcf with a constant filter into the
-/// direct-convolution loop nest. Fails (op untouched) on anything else.
+/// Whether tileNhwcConvolution takes `conv`: f32 tensors, a constant filter,
+/// static channels (the batch, height and width may be run-time extents).
+bool isDirectNhwcConvolution(linalg::Conv2DNhwcHwcfOp conv);
+
+/// Rewrites an f32 conv_2d_nhwc_hwcf with a constant filter into the
+/// direct-convolution loop nest. Fails (op untouched) on anything
+/// isDirectNhwcConvolution refuses.
 /// With `epilogue` (matched on the conv, lanes along the filters), the last
 /// K block stores the consumer's values.
 LogicalResult tileNhwcConvolution(RewriterBase &rewriter,
@@ -128,10 +133,14 @@ LogicalResult tileInt8NhwcConvolution(RewriterBase &rewriter,
                                       const ContractionTileSizes &tiles,
                                       const Epilogue *epilogue = nullptr);
 
-/// Rewrites a static f32 depthwise_conv_2d_nhwc_hwc into rows of `lanes`-wide
+/// Whether tileDepthwiseNhwc takes `conv`: f32 tensors, a static filter and
+/// channel count (the batch, height and width may be run-time extents).
+bool isVectorizableDepthwise(linalg::DepthwiseConv2DNhwcHwcOp conv);
+
+/// Rewrites an f32 depthwise_conv_2d_nhwc_hwc into rows of `lanes`-wide
 /// channel vectors, `pixels` output pixels per register block. Fails (op
-/// untouched) on anything else. With `epilogue` (lanes along the channels),
-/// the stores hold the consumer's values.
+/// untouched) on anything isVectorizableDepthwise refuses. With `epilogue`
+/// (lanes along the channels), the stores hold the consumer's values.
 LogicalResult tileDepthwiseNhwc(RewriterBase &rewriter,
                                 linalg::DepthwiseConv2DNhwcHwcOp conv,
                                 int64_t lanes, int64_t pixels,

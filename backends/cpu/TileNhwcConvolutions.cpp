@@ -1,10 +1,12 @@
 //===- TileNhwcConvolutions.cpp - NHWC convolutions as vector loops -------===//
 //
-// The pass driver: every static f32 conv_2d_nhwc_hwcf with a constant filter
-// becomes a direct convolution in register tiles (ConvNhwc.cpp), and so does
+// The pass driver: every f32 conv_2d_nhwc_hwcf with a constant filter and
+// static channels (over an image of any size) becomes a direct convolution
+// in register tiles (ConvNhwc.cpp), and so does
 // the int8 convolution generic of kiln.conv {input_zero_point} where the CPU
-// has AVX512-VNNI (`int8-dot`); every static f32 depthwise_conv_2d_nhwc_hwc
-// a channel-vectorized loop nest (DepthwiseNhwc.cpp); with `winograd`, 3x3
+// has AVX512-VNNI (`int8-dot`); every f32 depthwise_conv_2d_nhwc_hwc of
+// static channels (over an image of any size) a channel-vectorized loop
+// nest (DepthwiseNhwc.cpp); with `winograd`, 3x3
 // stride-1 ones by Winograd's F(m x m, 3 x 3) (WinogradNhwc.cpp). Anything
 // else is left to the generic lowering.
 //
@@ -28,15 +30,13 @@ using namespace mlir;
 using namespace mlir::kiln;
 
 bool mlir::kiln::isTileableNhwcConvolution(Operation *op) {
-  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
   if (isInt8NhwcConvolution(op))
     return true;
-  if (!linalgOp || !linalgOp.hasPureTensorSemantics() ||
-      !hasStaticF32Operands(op))
-    return false;
+  if (auto depthwise = dyn_cast<linalg::DepthwiseConv2DNhwcHwcOp>(op))
+    return isVectorizableDepthwise(depthwise);
   if (auto conv = dyn_cast<linalg::Conv2DNhwcHwcfOp>(op))
-    return bool(conv.getInputs()[1].getDefiningOp<arith::ConstantOp>());
-  return isa<linalg::DepthwiseConv2DNhwcHwcOp>(op);
+    return isDirectNhwcConvolution(conv);
+  return false;
 }
 
 namespace {

@@ -128,6 +128,9 @@ struct Chain {
   int64_t flops = 0, conversionBytes = 0, convs = 0;
   /// Integer convolutions (input_zero_point): their fast kernel is NHWC.
   int64_t int8Convs = 0;
+  /// Convolutions over a run-time height or width: in NCHW each is an
+  /// im2col matmul between two transposes, or a scalar loop nest.
+  int64_t runTimeImageConvs = 0;
 };
 
 struct ConvLayoutPass : mlir::kiln::impl::ConvLayoutBase<ConvLayoutPass> {
@@ -202,6 +205,8 @@ struct ConvLayoutPass : mlir::kiln::impl::ConvLayoutBase<ConvLayoutPass> {
           ++chain.convs;
           if (conv.getInputZeroPoint())
             ++chain.int8Convs;
+          if (!staticDims(conv, 2, 3))
+            ++chain.runTimeImageConvs;
         }
         // The data operand of convs and pools; every operand of the others.
         unsigned numData =
@@ -227,8 +232,11 @@ struct ConvLayoutPass : mlir::kiln::impl::ConvLayoutBase<ConvLayoutPass> {
 
   bool choose(const Chain &chain) {
     // The int8 convolutions have an NHWC kernel only (NCHW ones run as
-    // scalar loops), so their chains go NHWC whatever the conversions cost.
-    bool nhwc = chain.int8Convs > 0 ||
+    // scalar loops), and so do f32 ones over a run-time image (NCHW: an
+    // im2col between two transposes per convolution, or a scalar loop nest
+    // for a depthwise one), so their chains go NHWC whatever the
+    // conversions cost.
+    bool nhwc = chain.int8Convs > 0 || chain.runTimeImageConvs > 0 ||
                 chain.flops >= flopsPerByte * chain.conversionBytes;
     KILN_LOG("layout", Info)
         << "chain of " << chain.convs << " conv(s) from '"
@@ -236,9 +244,10 @@ struct ConvLayoutPass : mlir::kiln::impl::ConvLayoutBase<ConvLayoutPass> {
         << onnxNodeName(chain.ops.back()->getLoc()) << "': " << chain.flops
         << " conv FLOPs, " << chain.conversionBytes
         << " bytes of conversions -> " << (nhwc ? "NHWC" : "NCHW")
-        << (chain.int8Convs ? " (int8 convolutions)"
-            : nhwc          ? ""
-                            : " (FLOPs below flops-per-byte x bytes)")
+        << (chain.int8Convs           ? " (int8 convolutions)"
+            : chain.runTimeImageConvs ? " (convolutions over run-time images)"
+            : nhwc                    ? ""
+                                      : " (FLOPs below flops-per-byte x bytes)")
         << "\n";
     if (nhwc)
       for (Operation *op : chain.ops)

@@ -134,11 +134,15 @@ def ConvLayout : Pass<"kiln-conv-layout", "ModuleOp"> {
     of the convolution time from channels-last kernels: tiny chains (one
     small conv) and chains of non-f32 convolutions stay NCHW. A chain with
     an int8 convolution (`kiln.conv` with `input_zero_point`) always goes
-    NHWC: the CPU's VNNI kernel for it is NHWC only.
+    NHWC: the CPU's VNNI kernel for it is NHWC only. So does a chain with an
+    f32 convolution over a run-time height or width: the channels-last
+    kernels take images of any size, while in NCHW such a convolution is an
+    im2col matmul between two transposes (a depthwise one a scalar loop
+    nest); in the cost figures a run-time extent counts as 1.
     `layout=nhwc` converts every 2-D convolution and pool, `layout=nchw`
-    none. A convolution or pool over a run-time height or width is never
-    converted (the channels-last kernels take static images; a symbolic
-    batch is fine). Every decision is logged under KILN_LOGS=layout with the ONNX node
+    none. Only static channels are converted; an int8 convolution over a
+    run-time height or width is not (its kernel takes static images).
+    Every decision is logged under KILN_LOGS=layout with the ONNX node
     names.
 
     Conversions: each chosen conv and pool gets `channels_last`, a

@@ -427,24 +427,18 @@ struct ConvLowering : OpConversionPattern<kiln::ConvOp> {
     // Over a run-time image the named conv would be a scalar loop nest: an
     // im2col and a matmul whose run-time rows get the tiled kernel.
     ElementsAttr constantWeight;
-    int64_t heightDim = channelsLast ? 1 : 2;
-    if (group == 1 && spatial == 2 && accType.isF32() && elementType.isF32() &&
-        (inType.isDynamicDim(heightDim) ||
-         inType.isDynamicDim(heightDim + 1)) &&
+    if (!channelsLast && group == 1 && spatial == 2 && accType.isF32() &&
+        elementType.isF32() &&
+        (inType.isDynamicDim(2) || inType.isDynamicDim(3)) &&
         matchPattern(op.getWeight(), m_Constant(&constantWeight))) {
       Value bias = adaptor.getBias()
                        ? convertTensor(rewriter, loc, adaptor.getBias(),
                                        getElementType(op.getBias()), accType)
                        : Value();
-      auto type = RankedTensorType::get(resultShape, accType);
       FailureOr<Value> result =
-          channelsLast
-              ? createIm2colConvNhwc(rewriter, loc, input, constantWeight, bias,
-                                     type, batch, op.getStrides(),
-                                     op.getDilations())
-              : createIm2colConv(rewriter, loc, input, constantWeight, bias,
-                                 type, batch, op.getStrides(),
-                                 op.getDilations());
+          createIm2colConv(rewriter, loc, input, constantWeight, bias,
+                           RankedTensorType::get(resultShape, accType), batch,
+                           op.getStrides(), op.getDilations());
       if (succeeded(result)) {
         rewriter.replaceOp(op, *result);
         return success();

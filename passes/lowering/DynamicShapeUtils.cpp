@@ -90,8 +90,9 @@ SmallVector<Value> mlir::kiln::windowResultSizes(
     }
     int64_t span = dilations[i] * (kernel[i] - 1) + 1;
     Value padded = im.add(im.dim(input, d), im.c(pads[i] + pads[spatial + i]));
+    // The dim as the ONNX node numbers it (NCHW), whatever the layout.
     emitRuntimeCheck(b, loc, im.sge(padded, im.c(span)),
-                     "spatial dim " + Twine(d) +
+                     "spatial dim " + Twine(i + 2) +
                          " of the input is smaller than the window (" +
                          Twine(span) + " with the padding)");
     // A stride-1 window padded by span - 1 keeps the extent: the input's

@@ -193,15 +193,6 @@ FailureOr<Value> createIm2colConv(OpBuilder &b, Location loc, Value input,
                                   ArrayRef<int64_t> strides,
                                   ArrayRef<int64_t> dilations);
 
-/// The channels_last form of createIm2colConv: `input` [N, H, W, C] padded,
-/// `weight` [KH, KW, C, F], `resultType` [N, OH, OW, F].
-FailureOr<Value> createIm2colConvNhwc(OpBuilder &b, Location loc, Value input,
-                                      ElementsAttr weight, Value bias,
-                                      RankedTensorType resultType,
-                                      ValueRange resultSizes,
-                                      ArrayRef<int64_t> strides,
-                                      ArrayRef<int64_t> dilations);
-
 } // namespace mlir::kiln
 
 #endif // KILN_PASSES_LOWERING_LOWERINGUTILS_H

@@ -13,6 +13,7 @@ and LRN (run-time channels too). Each result is compared with onnxruntime's. Wha
 
     check_symbolic_fcn.py KILN WORK_DIR
 """
+import json
 import os
 import subprocess
 import sys
@@ -269,6 +270,58 @@ class UNet(nn.Module):
 unet = export_hw("unet", UNet(), torch.randn(1, 3, 32, 48))
 check_sizes("unet", unet, lambda b, h, w: image(b, 3, h, w),
             [(1, 32, 48), (2, 8, 12), (1, 4, 4), (1, 64, 36)])
+
+# Inverted residual blocks (MobileNetV2's) over a run-time batch, height
+# and width: kiln-conv-layout moves the chain to NHWC, where the direct
+# convolution kernel and the channel-vectorized depthwise loops take images
+# of any size (tasks cut at run time, ReLU6 and the residual add fused into
+# their stores). A stride-2 stem and depthwise, a dilated depthwise, 20
+# channels (a masked vector tail), and sizes down to one output pixel.
+class InvertedResiduals(nn.Module):
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(6)
+
+        def block(cin, mid, cout, stride, dilation=1):
+            return nn.Sequential(
+                nn.Conv2d(cin, mid, 1), nn.BatchNorm2d(mid), nn.ReLU6(),
+                nn.Conv2d(mid, mid, 3, stride, padding=dilation,
+                          dilation=dilation, groups=mid),
+                nn.BatchNorm2d(mid), nn.ReLU6(), nn.Conv2d(mid, cout, 1),
+                nn.BatchNorm2d(cout))
+        self.stem = nn.Sequential(nn.Conv2d(3, 16, 3, 2, 1), nn.ReLU6())
+        self.b1 = block(16, 48, 16, 1)
+        self.b2 = block(16, 64, 20, 2)
+        self.b3 = block(20, 80, 20, 1, dilation=2)
+        self.head = nn.Conv2d(20, 5, 1)
+        for m in self.modules():
+            if isinstance(m, nn.BatchNorm2d):
+                m.running_mean.uniform_(-0.5, 0.5)
+                m.running_var.uniform_(0.5, 1.5)
+
+    def forward(self, x):
+        x = self.stem(x)
+        x = x + self.b1(x)
+        x = self.b2(x)
+        return self.head(x + self.b3(x))
+
+
+mbv2 = export_hw("inverted_residuals", InvertedResiduals(),
+                 torch.randn(1, 3, 32, 32))
+check_sizes("inverted_residuals", mbv2, lambda b, h, w: image(b, 3, h, w),
+            [(1, 32, 32), (2, 17, 45), (1, 3, 4), (3, 64, 40)])
+# Every convolution in the NHWC kernels, none left a scalar loop nest.
+report = os.path.join(work, "inverted_residuals.json")
+if compile_model(mbv2, f"--report={report}"):
+    with open(report) as f:
+        kernels = [k["kernel"].split(":", 1)[1].split(" ")[0]
+                   for k in json.load(f)["kernels"]]
+    counts = {name: kernels.count(name) for name in
+              ("conv_2d_nhwc_hwcf", "depthwise_conv_2d_nhwc_hwc")}
+    print(f"inverted_residuals kernels: {counts}")
+    if counts != {"conv_2d_nhwc_hwcf": 8, "depthwise_conv_2d_nhwc_hwc": 3}:
+        failures.append(f"inverted_residuals: expected 8 direct and 3 "
+                        f"depthwise NHWC kernels, got {kernels}")
 
 # Pads over a run-time height and width, every mode (reflection padding
 # is what style-transfer and super-resolution nets put before each conv),

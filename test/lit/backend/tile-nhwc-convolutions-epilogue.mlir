@@ -171,3 +171,34 @@ func.func @reduction_consumer(%x: tensor<1x10x10x20xf32>, %w: tensor<3x3x20xf32>
   } -> tensor<1x20xf32>
   return %s : tensor<1x20xf32>
 }
+
+// -----
+
+// Over a run-time image the consumer is read as it is (no reshapes between
+// it and the convolution): the residual, of run-time extents too, is read
+// at the row's pixel and the channel offset, the result written once.
+// CHECK-LABEL: func.func @dynamic_conv_residual
+// CHECK: scf.forall
+// CHECK: %[[RES:.+]] = vector.transfer_read %arg1[{{.+}}], %{{.+}} {in_bounds = [true]} : tensor<?x?x?x32xf32>, vector<32xf32>
+// CHECK: %[[SUM:.+]] = arith.addf %{{.+}}, %[[RES]] : vector<32xf32>
+// CHECK: arith.maximumf %[[SUM]], %{{.+}} : vector<32xf32>
+// CHECK-NOT: linalg.generic
+// CHECK: return
+// NOFUSE-LABEL: func.func @dynamic_conv_residual
+// NOFUSE: linalg.generic
+#idd = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @dynamic_conv_residual(%x: tensor<?x?x?x128xf32>, %res: tensor<?x?x?x32xf32>, %init: tensor<?x?x?x32xf32>) -> tensor<?x?x?x32xf32> {
+  %w = arith.constant dense<0.25> : tensor<3x3x128x32xf32>
+  %zero = arith.constant 0.0 : f32
+  %f = linalg.fill ins(%zero : f32) outs(%init : tensor<?x?x?x32xf32>) -> tensor<?x?x?x32xf32>
+  %y = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<?x?x?x128xf32>, tensor<3x3x128x32xf32>) outs(%f : tensor<?x?x?x32xf32>) -> tensor<?x?x?x32xf32>
+  %z = linalg.generic {indexing_maps = [#idd, #idd, #idd], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%y, %res : tensor<?x?x?x32xf32>, tensor<?x?x?x32xf32>) outs(%init : tensor<?x?x?x32xf32>) {
+  ^bb0(%a: f32, %r: f32, %o: f32):
+    %s = arith.addf %a, %r : f32
+    %m = arith.maximumf %s, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<?x?x?x32xf32>
+  return %z : tensor<?x?x?x32xf32>
+}

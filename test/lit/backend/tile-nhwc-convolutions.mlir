@@ -183,17 +183,65 @@ func.func @not_f32(%x: tensor<1x10x10x16xf16>, %c: tensor<1x8x8x8xf16>) -> tenso
 
 // -----
 
+// Run-time batch, height and width: the same packed filter and loop nests,
+// the extents read from the destination. The pixel tasks are cut at run
+// time: about 8 tasks over the 1 panel (ceil(m / 8) pixels rounded up to
+// the 8-row register tile, at most the nominal 56x56 image's MC), the pixel
+// of a row found by dividing by the run-time output width. The depthwise
+// rows loop to the run-time width, the last pixel one before it.
 // CHECK-LABEL: func.func @dynamic
-// CHECK-NOT: scf.forall
-// CHECK: linalg.conv_2d_nhwc_hwcf
-// CHECK: linalg.depthwise_conv_2d_nhwc_hwc
-func.func @dynamic(%x: tensor<?x10x10x16xf32>, %c: tensor<?x8x8x8xf32>, %dc: tensor<?x8x8x16xf32>, %dw: tensor<3x3x16xf32>) -> (tensor<?x8x8x8xf32>, tensor<?x8x8x16xf32>) {
+// CHECK-SAME: (%[[X:.+]]: tensor<?x?x?x16xf32>, %[[C:.+]]: tensor<?x?x?x8xf32>, %[[DC:.+]]: tensor<?x?x?x16xf32>
+// CHECK: arith.constant dense_resource<packed_filter> : tensor<1x144x32xf32>
+// CHECK: %[[FLAT:.+]] = tensor.collapse_shape %[[C]] {{\[}}[0], [1, 2], [3]] : tensor<?x?x?x8xf32> into tensor<?x?x8xf32>
+// CHECK: %[[N:.+]] = tensor.dim %[[C]], %c0
+// CHECK: %[[OH:.+]] = tensor.dim %[[C]], %c1
+// CHECK: %[[OW:.+]] = tensor.dim %[[C]], %c2
+// CHECK: %[[CAPMC:.+]] = arith.constant 112 : index
+// CHECK: %[[M:.+]] = arith.muli %[[OH]], %[[OW]]
+// CHECK: %[[WANT:.+]] = arith.constant 8 : index
+// CHECK: %[[PER:.+]] = arith.ceildivui %[[M]], %[[WANT]]
+// CHECK: %[[MR:.+]] = arith.constant 8 : index
+// CHECK: %[[TILES:.+]] = arith.ceildivui %[[PER]], %[[MR]]
+// CHECK: %[[ROUND:.+]] = arith.muli %[[TILES]],
+// CHECK: %[[CAP:.+]] = arith.minui %[[ROUND]], %[[CAPMC]]
+// CHECK: %[[MC:.+]] = arith.maxui %[[CAP]],
+// CHECK: %[[TASKS:.+]] = arith.ceildivui %[[M]], %[[MC]]
+// CHECK: scf.forall ({{.+}}) in (%[[N]], %[[TASKS]], 1) shared_outs({{.+}} = %[[FLAT]])
+// CHECK: arith.divui %{{.+}}, %[[OW]]
+// CHECK: arith.remui %{{.+}}, %[[OW]]
+// CHECK-COUNT-8: vector.fma
+// CHECK: tensor.expand_shape %{{.+}} {{\[}}[0], [1, 2], [3]] output_shape [%[[N]], %[[OH]], %[[OW]], 8] : tensor<?x?x8xf32> into tensor<?x?x?x8xf32>
+// CHECK: %[[DN:.+]] = tensor.dim %[[DC]], %{{.+}}
+// CHECK: %[[DH:.+]] = tensor.dim %[[DC]], %{{.+}}
+// CHECK: %[[DW:.+]] = tensor.dim %[[DC]], %{{.+}}
+// CHECK: scf.forall ({{.+}}) in (%[[DN]], %[[DH]]) shared_outs({{.+}} = %[[DC]])
+// CHECK: tensor.extract_slice {{.+}} [1, 1, %[[DW]], 16] [1, 1, 1, 1] : tensor<?x?x?x16xf32> to tensor<?x16xf32>
+// CHECK: %[[LAST:.+]] = arith.subi %[[DW]], %{{.+}}
+// CHECK: scf.for %{{.+}} = %{{.+}} to %[[DW]] step
+// CHECK: arith.minui %{{.+}}, %[[LAST]]
+// CHECK: vector.fma
+// CHECK-NOT: linalg.conv_2d_nhwc_hwcf
+// CHECK-NOT: linalg.depthwise_conv_2d_nhwc_hwc
+func.func @dynamic(%x: tensor<?x?x?x16xf32>, %c: tensor<?x?x?x8xf32>, %dc: tensor<?x?x?x16xf32>, %dw: tensor<3x3x16xf32>) -> (tensor<?x?x?x8xf32>, tensor<?x?x?x16xf32>) {
   %w = arith.constant dense<1.0> : tensor<3x3x16x8xf32>
   %y = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
-      ins(%x, %w : tensor<?x10x10x16xf32>, tensor<3x3x16x8xf32>) outs(%c : tensor<?x8x8x8xf32>) -> tensor<?x8x8x8xf32>
+      ins(%x, %w : tensor<?x?x?x16xf32>, tensor<3x3x16x8xf32>) outs(%c : tensor<?x?x?x8xf32>) -> tensor<?x?x?x8xf32>
   %d = linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
-      ins(%x, %dw : tensor<?x10x10x16xf32>, tensor<3x3x16xf32>) outs(%dc : tensor<?x8x8x16xf32>) -> tensor<?x8x8x16xf32>
-  return %y, %d : tensor<?x8x8x8xf32>, tensor<?x8x8x16xf32>
+      ins(%x, %dw : tensor<?x?x?x16xf32>, tensor<3x3x16xf32>) outs(%dc : tensor<?x?x?x16xf32>) -> tensor<?x?x?x16xf32>
+  return %y, %d : tensor<?x?x?x8xf32>, tensor<?x?x?x16xf32>
+}
+
+// -----
+
+// Run-time channels: no packed filter or channel vectors; left to the
+// generic lowering.
+// CHECK-LABEL: func.func @run_time_channels
+// CHECK-NOT: scf.forall
+// CHECK: linalg.depthwise_conv_2d_nhwc_hwc
+func.func @run_time_channels(%x: tensor<1x10x10x?xf32>, %dc: tensor<1x8x8x?xf32>, %dw: tensor<3x3x?xf32>) -> tensor<1x8x8x?xf32> {
+  %d = linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %dw : tensor<1x10x10x?xf32>, tensor<3x3x?xf32>) outs(%dc : tensor<1x8x8x?xf32>) -> tensor<1x8x8x?xf32>
+  return %d : tensor<1x8x8x?xf32>
 }
 
 // -----

@@ -104,6 +104,11 @@ func.func @conv1d(%x: tensor<1x4x16xf32>, %w: tensor<8x4x3xf32>) -> tensor<1x8x1
 // NHWC-LABEL: func.func @run_time_channels
 // NHWC-NOT: channels_last
 // NHWC: return
+// In auto mode a chain with a convolution over a run-time image goes NHWC
+// however small (a run-time extent counts as 1 in the figures).
+// CHECK-LABEL: func.func @run_time_hw
+// CHECK: kiln.conv {{.*}}channels_last{{.*}} -> tensor<1x?x?x8xf32>
+// LOG: [kiln:layout] chain of 1 conv(s) from '{{.*}}' to '{{.*}}': 576 conv FLOPs, 96 bytes of conversions -> NHWC (convolutions over run-time images)
 func.func @run_time_hw(%x: tensor<1x4x?x?xf32>, %w: tensor<8x4x3x3xf32>) -> tensor<1x8x?x?xf32> {
   %0 = kiln.conv %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x4x?x?xf32>, tensor<8x4x3x3xf32>) -> tensor<1x8x?x?xf32>
   return %0 : tensor<1x8x?x?xf32>
