@@ -176,6 +176,8 @@ struct BatchNormLowering : OpConversionPattern<kiln::BatchNormOp> {
           mean = params.inputs[2], variance = params.inputs[3];
     // The parameters are read per channel: a static extent of 1 (which the
     // broadcast above takes as broadcastable) must be the channel count.
+    // ONNX gives them shape (C), so one entry against more channels is an
+    // error, not a broadcast (onnxruntime rejects it too).
     auto oneEntry = [](Value v) {
       auto t = cast<RankedTensorType>(v.getType());
       return !t.isDynamicDim(0) && t.getDimSize(0) == 1;
