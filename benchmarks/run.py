@@ -81,11 +81,15 @@ SYMBOLIC = {
     "sym_bert4_s128": ("BERT-style encoder, 4 layers, symbolic batch and "
                        "seq, at 1x128", "bert4", [1, 128, 768],
                        {"batch": 1, "seq": 128}),
-    # Run-time height and width: im2col convolutions (no Winograd, no
-    # direct NHWC kernels), so not held to the 10% target of the others.
+    # Run-time height and width: the direct NHWC kernels with tasks cut at
+    # run time, no Winograd, so not held to the 10% target of the others.
     "sym_resnet18_hw224": ("ResNet-18, symbolic batch, height and width, at "
                            "1x224x224", "resnet18_hw", [1, 3, 224, 224],
                            {"batch": 1, "height": 224, "width": 224}),
+    "sym_mobilenet_v2_hw224": ("MobileNetV2, symbolic batch, height and "
+                               "width, at 1x224x224", "mobilenet_v2_hw",
+                               [1, 3, 224, 224],
+                               {"batch": 1, "height": 224, "width": 224}),
 }
 
 
@@ -106,12 +110,13 @@ def export_symbolic(model_name, path):
     import torch.nn as nn
     torch.manual_seed(0)
     out_axes = None
-    if model_name in ("resnet18", "resnet18_hw"):
+    if model_name in ("resnet18", "resnet18_hw", "mobilenet_v2_hw"):
         import torchvision
-        model = torchvision.models.resnet18(weights=None)
+        model = getattr(torchvision.models,
+                        model_name.removesuffix("_hw"))(weights=None)
         realistic_weights(model)
         example, axes = torch.randn(1, 3, 224, 224), {0: "batch"}
-        if model_name == "resnet18_hw":
+        if model_name.endswith("_hw"):
             axes = {0: "batch", 2: "height", 3: "width"}
         out_axes = {0: "batch"}
     else:
@@ -769,11 +774,15 @@ def symbolic_table(rows):
         if "failure" in r:
             lines.append(f"| {r['desc']} | failed: {r['failure']} | | | | |")
             continue
-        verdict = "met" if r["ratio"] <= 1.10 else "missed"
+        # Issue 20's 10% target is for run-time batch and sequence; the
+        # run-time image rows (no Winograd there) are reported without one.
+        target = "none (run-time image)"
+        if "_hw" not in r["name"]:
+            target = "≤ 1.10×: " + ("met" if r["ratio"] <= 1.10 else "missed")
         lines.append(
             f"| {r['desc']} | {r['static_ms']:.2f} | {r['symbolic_ms']:.2f} | "
             f"{r['ratio']:.2f} ({r['ratio_lo']:.2f}-{r['ratio_hi']:.2f}) | "
-            f"≤ 1.10×: {verdict} | {r['error']:.1e} |")
+            f"{target} | {r['error']:.1e} |")
     return lines
 
 
