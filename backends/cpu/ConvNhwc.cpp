@@ -372,16 +372,31 @@ LogicalResult tileDirect(RewriterBase &rewriter, Operation *conv, Value input,
     mc = arith::MaxUIOp::create(rewriter, loc, top.min(tiled, mc), top.cst(mr));
     mTasks = arith::CeilDivUIOp::create(rewriter, loc, m, mc).getResult();
   }
-  SmallVector<OpFoldResult> bounds = {
-      batches, mTasks, rewriter.getIndexAttr(llvm::divideCeil(panels, pc))};
+  int64_t groups = llvm::divideCeil(panels, pc);
+  // Over a run-time image the pixel tasks and panel groups are one forall
+  // dim (task = pixel task * groups + group): the thread pool splits the
+  // leading dims of a run-time size, and a third dim would run serially in
+  // each of them.
+  SmallVector<OpFoldResult> bounds = {batches, mTasks,
+                                      rewriter.getIndexAttr(groups)};
+  if (!staticPixels)
+    bounds = {batches,
+              top.mul(getValueOrCreateConstantIndexOp(rewriter, loc, mTasks),
+                      groups)};
   auto forall = scf::ForallOp::create(rewriter, loc, bounds,
                                       ValueRange{flatInit}, std::nullopt);
   rewriter.setInsertionPoint(forall.getTerminator());
   IndexMath im{rewriter, loc};
   Value batch = forall.getInductionVar(0);
-  Value m0 =
-      arith::MulIOp::create(rewriter, loc, forall.getInductionVar(1), mc);
-  Value p0 = im.mul(forall.getInductionVar(2), pc);
+  Value mIndex = forall.getInductionVar(1), group;
+  if (staticPixels) {
+    group = forall.getInductionVar(2);
+  } else {
+    group = im.rem(mIndex, groups);
+    mIndex = im.div(mIndex, groups);
+  }
+  Value m0 = arith::MulIOp::create(rewriter, loc, mIndex, mc);
+  Value p0 = im.mul(group, pc);
   Value mSize = im.min(mc, arith::SubIOp::create(rewriter, loc, m, m0));
   Value pSize = im.min(
       im.cst(pc), arith::SubIOp::create(rewriter, loc, im.cst(panels), p0));

@@ -183,12 +183,16 @@ LogicalResult mlir::kiln::tileDepthwiseNhwc(
             kwTaps(b, loc);
             return;
           }
-          // Filter rows in the top or bottom padding add nothing.
-          auto rowTaps =
-              scf::IfOp::create(b, loc, inRange(b, loc, iy, inHeight), kwTaps,
-                                [&](OpBuilder &b, Location loc) {
-                                  scf::YieldOp::create(b, loc, acc);
-                                });
+          // Filter rows in the top or bottom padding add nothing (nor do
+          // any in an image of no columns, which has nothing to read).
+          Value someRow = arith::AndIOp::create(
+              b, loc, inRange(b, loc, iy, inHeight),
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, inWidth,
+                                    im.cst(0)));
+          auto rowTaps = scf::IfOp::create(b, loc, someRow, kwTaps,
+                                           [&](OpBuilder &b, Location loc) {
+                                             scf::YieldOp::create(b, loc, acc);
+                                           });
           scf::YieldOp::create(b, loc, rowTaps.getResults());
         });
     return SmallVector<Value>(khLoop.getResults());

@@ -50,8 +50,8 @@ bool runTimeInt8Image(Operation *op) {
 }
 
 /// A 2-D convolution or pool still in NCHW form. Its channels must be
-/// static; a run-time batch, height or width is lowered in NHWC too (im2col
-/// matmuls, the channel-vectorized depthwise loops).
+/// static; a run-time batch, height or width is lowered in NHWC too (the
+/// direct convolution and channel-vectorized depthwise kernels).
 bool isNchw2D(Operation *op) {
   if (isa<ConvOp, MaxPoolOp, AvgPoolOp>(op) &&
       (!staticDims(op, 1, 1) || runTimeInt8Image(op)))

@@ -534,9 +534,10 @@ for line in ["  batch                    0..2147483647",
         failures.append(f"kiln inspect lacks '{line}':\n{inspect}")
 
 
-# Recurrent nets over a run-time sequence length (static batch): torch's
-# GRU and bidirectional LSTM exported with a dynamic time axis run as one
-# loop over the steps.
+# Recurrent nets over a run-time sequence length and batch: torch's GRU
+# and bidirectional LSTM exported with a dynamic time axis (and batch) run
+# as one loop over the steps, the state [batch, hidden] of run-time rows
+# (zeros expanded to the run-time batch when no initial state is given).
 class Recurrent(nn.Module):
     def __init__(self, kind):
         super().__init__()
@@ -557,14 +558,50 @@ for kind in ("gru", "lstm"):
                 lambda t: {"x": rng.standard_normal((2, t, 8),
                                                     dtype=np.float32)},
                 [(1,), (7,), (60,)])
-# A run-time batch is refused by name (the steps' tiles are [batch, hidden]).
-path = export("rnn_batch", Recurrent("gru"), (torch.randn(2, 5, 8),), ["x"],
-              {"x": {0: "b", 1: "time"}, "out": {0: "b", 1: "time"}})
+    path = export(f"rnn_{kind}_batch", Recurrent(kind),
+                  (torch.randn(2, 5, 8),), ["x"],
+                  {"x": {0: "b", 1: "time"}, "out": {0: "b", 1: "time"}})
+    check_sizes(f"rnn_{kind}_batch", path, compile_model(path),
+                lambda b, t: {"x": rng.standard_normal((b, t, 8),
+                                                       dtype=np.float32)},
+                [(1, 1), (3, 7), (5, 30)])
+# A run-time batch over a static sequence takes the same loop.
+path = export("rnn_batch_only", Recurrent("gru"), (torch.randn(2, 5, 8),),
+              ["x"], {"x": {0: "b"}, "out": {0: "b"}})
+check_sizes("rnn_batch_only", path, compile_model(path),
+            lambda b: {"x": rng.standard_normal((b, 5, 8), dtype=np.float32)},
+            [(1,), (4,)])
+
+
+# An initial state given as an input, of the run-time batch.
+class WithState(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.rnn = nn.GRU(8, 16)
+
+    def forward(self, x, h0):
+        y, h = self.rnn(x, h0)
+        return y.sum(0) + h[0]
+
+
+path = export("rnn_state", WithState(), (torch.randn(5, 2, 8),
+                                         torch.randn(1, 2, 16)), ["x", "h0"],
+              {"x": {0: "time", 1: "b"}, "h0": {1: "b"}, "out": {0: "b"}})
+check_sizes("rnn_state", path, compile_model(path),
+            lambda t, b: {"x": rng.standard_normal((t, b, 8),
+                                                   dtype=np.float32),
+                          "h0": rng.standard_normal((1, b, 16),
+                                                    dtype=np.float32)},
+            [(4, 3), (1, 1)])
+# A run-time input size is refused by name (W fixes it).
+path = export("rnn_features", Recurrent("gru"), (torch.randn(2, 5, 8),),
+              ["x"], {"x": {0: "b", 1: "time", 2: "features"},
+                      "out": {0: "b", 1: "time"}})
 done = subprocess.run([kiln, "compile", path, "-o", path[:-5] + ".so"],
                       capture_output=True, text=True)
-expect_error("rnn run-time batch", done.returncode, done.stderr,
-             "GRU over a batch or input size known only at run time (give "
-             "them with --input-shape)")
+expect_error("rnn run-time input size", done.returncode, done.stderr,
+             "GRU over an input size known only at run time (give it with "
+             "--input-shape)")
 
 if failures:
     print("\n".join(["FAILED:"] + failures))

@@ -183,16 +183,16 @@ public:
     return s;
   }
 
-  /// The same over a sequence length known only at run time (a static
-  /// batch): one loop whose iteration gathers its step of the projection.
-  /// The final state, and Y as [S, 1, B, H].
+  /// The same over a sequence length or batch known only at run time: one
+  /// loop whose iteration gathers its step of the projection. The final
+  /// state, and Y as [S, 1, B, H].
   FailureOr<std::pair<State, Value>> loop(const DirectionWeights &w, Value x,
                                           int64_t direction, bool reverse) {
     int64_t h = r.hidden, gh = r.gates * h;
     ArrayRef<Activation> acts = ArrayRef<Activation>(r.activations)
                                     .slice(direction * functionsPerCell(r.cell),
                                            functionsPerCell(r.cell));
-    SymInt seq = dimOf(c, x, 0), batch = c.b.getI64IntegerAttr(r.batch);
+    SymInt seq = dimOf(c, x, 0), batch = dimOf(c, x, 1);
     auto i64 = [&](int64_t v) { return c.b.getI64IntegerAttr(v); };
     auto xFlat =
         reshapeSymbolic(c, x, {mulSym(c, seq, batch), i64(e.shape(x)[2])},
@@ -208,12 +208,16 @@ public:
                                  /*allowZero=*/true);
     if (failed(steps))
       return failure();
-    Value count = cast<Value>(seq);
+    OpBuilder &b = c.b;
+    Location loc = c.loc;
+    Value count = isa<Value>(seq)
+                      ? cast<Value>(seq)
+                      : arith::ConstantOp::create(
+                            b, loc, cast<IntegerAttr>(cast<Attribute>(seq)))
+                            .getResult();
     SmallVector<Value> inits{w.h0};
     if (w.c0)
       inits.push_back(w.c0);
-    OpBuilder &b = c.b;
-    Location loc = c.loc;
     auto results = importRunTimeRecurrence(
         c, count, inits, /*stacked=*/1, reverse,
         [&](Value index, ValueRange carried) -> FailureOr<SmallVector<Value>> {
@@ -370,14 +374,14 @@ Results importRecurrent(NodeContext &c, Cell cell) {
   r.seq = e.shape(x)[0];
   r.batch = e.shape(x)[1];
   int64_t inputSize = e.shape(x)[2];
-  // A sequence length known only at run time is a loop over the steps
-  // (ImportLoopRunTime.cpp), for a static batch.
-  bool runTime = ShapedType::isDynamic(r.seq);
-  if (ShapedType::isDynamic(r.batch) || ShapedType::isDynamic(inputSize))
-    return c.unsupported(fmt::format(
-        "{} over a batch or input size known only at run time (give them "
-        "with --input-shape)",
-        c.opType()));
+  // A sequence length or batch known only at run time is a loop over the
+  // steps (ImportLoopRunTime.cpp).
+  bool runTime = ShapedType::isDynamic(r.seq) || ShapedType::isDynamic(r.batch);
+  if (ShapedType::isDynamic(inputSize))
+    return c.unsupported(
+        fmt::format("{} over an input size known only at run time (give it "
+                    "with --input-shape)",
+                    c.opType()));
   ArrayRef<int64_t> wShape = e.shape(c.input(1));
   if (r.hidden == 0 && wShape.size() == 3)
     r.hidden = wShape[1] / r.gates;
@@ -394,8 +398,8 @@ Results importRecurrent(NodeContext &c, Cell cell) {
     bool allFull =
         lens && llvm::all_of(*lens, [&](int64_t l) { return l == r.seq; });
     if (!allFull && runTime)
-      return c.unsupported("sequence_lens over a sequence length known only "
-                           "at run time");
+      return c.unsupported("sequence_lens over a sequence length or batch "
+                           "known only at run time");
     if (!allFull) {
       // A reverse pass would start at each entry's own last step.
       if (r.dirs == 2 || r.reverseOnly)
@@ -409,7 +413,16 @@ Results importRecurrent(NodeContext &c, Cell cell) {
   }
 
   // Initial states are [dirs, B, H] ([B, dirs, H] batch-first).
-  auto initialState = [&](size_t i, int64_t d) {
+  auto initialState = [&](size_t i, int64_t d) -> Value {
+    if (!c.hasInput(i) && ShapedType::isDynamic(r.batch)) {
+      // Zeros [B, H] for a run-time B.
+      FailureOr<Value> zeros =
+          expandSymbolic(c, e.splat({1, h}, e.elementType(x), 0),
+                         {dimOf(c, x, 1), c.b.getI64IntegerAttr(h)});
+      if (failed(zeros))
+        return e.failed = true, Value();
+      return *zeros;
+    }
     if (!c.hasInput(i))
       return e.splat({r.batch, h}, e.elementType(x), 0);
     Value v = c.input(i);

@@ -186,8 +186,10 @@ func.func @not_f32(%x: tensor<1x10x10x16xf16>, %c: tensor<1x8x8x8xf16>) -> tenso
 // Run-time batch, height and width: the same packed filter and loop nests,
 // the extents read from the destination. The pixel tasks are cut at run
 // time: about 8 tasks over the 1 panel (ceil(m / 8) pixels rounded up to
-// the 8-row register tile, at most the nominal 56x56 image's MC), the pixel
-// of a row found by dividing by the run-time output width. The depthwise
+// the 8-row register tile, at most the nominal 56x56 image's MC), one
+// forall dim with the panel groups (task = pixel task * groups + group, so
+// the pool splits it), the pixel of a row found by dividing by the
+// run-time output width. The depthwise
 // rows loop to the run-time width, the last pixel one before it.
 // CHECK-LABEL: func.func @dynamic
 // CHECK-SAME: (%[[X:.+]]: tensor<?x?x?x16xf32>, %[[C:.+]]: tensor<?x?x?x8xf32>, %[[DC:.+]]: tensor<?x?x?x16xf32>
@@ -206,7 +208,10 @@ func.func @not_f32(%x: tensor<1x10x10x16xf16>, %c: tensor<1x8x8x8xf16>) -> tenso
 // CHECK: %[[CAP:.+]] = arith.minui %[[ROUND]], %[[CAPMC]]
 // CHECK: %[[MC:.+]] = arith.maxui %[[CAP]],
 // CHECK: %[[TASKS:.+]] = arith.ceildivui %[[M]], %[[MC]]
-// CHECK: scf.forall ({{.+}}) in (%[[N]], %[[TASKS]], 1) shared_outs({{.+}} = %[[FLAT]])
+// CHECK: %[[ALL:.+]] = arith.muli %[[TASKS]], %{{.+}}
+// CHECK: scf.forall (%{{.+}}, %[[IV:.+]]) in (%[[N]], %[[ALL]]) shared_outs({{.+}} = %[[FLAT]])
+// CHECK: arith.remui %[[IV]], %{{.+}}
+// CHECK: arith.divui %[[IV]], %{{.+}}
 // CHECK: arith.divui %{{.+}}, %[[OW]]
 // CHECK: arith.remui %{{.+}}, %[[OW]]
 // CHECK-COUNT-8: vector.fma
