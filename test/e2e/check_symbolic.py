@@ -17,6 +17,7 @@ outside the --dim range.
 """
 import math
 import os
+import re
 import subprocess
 import sys
 
@@ -565,6 +566,19 @@ for kind in ("gru", "lstm"):
                 lambda b, t: {"x": rng.standard_normal((b, t, 8),
                                                        dtype=np.float32)},
                 [(1, 1), (3, 7), (5, 30)])
+# Y's stack over a run-time batch is allocated for the steps up front and
+# written a row per step, not grown by a concat per step.
+graph = subprocess.run([kiln, "compile", path, "-o", path[:-5] + ".so",
+                        "--logs=fused_graph"], capture_output=True,
+                       text=True).stderr
+# (a concat along axis 0 would be a stack growing; the directions' Ys are
+# concatenated along axis 1 after the loops.)
+if graph.count("tensor.insert_slice") < 2 or re.search(
+        r"kiln\.concat [^\n]*axis = 0", graph):
+    failures.append("rnn_lstm_batch: Y is not written into a stack "
+                    "allocated up front:\n" + graph[-2000:])
+else:
+    print("rnn_lstm_batch stack allocated up front: PASS")
 # A run-time batch over a static sequence takes the same loop.
 path = export("rnn_batch_only", Recurrent("gru"), (torch.randn(2, 5, 8),),
               ["x"], {"x": {0: "b"}, "out": {0: "b"}})

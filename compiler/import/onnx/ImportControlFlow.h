@@ -39,9 +39,13 @@ using RecurrenceStep = std::function<FailureOr<llvm::SmallVector<Value>>(
 /// over a run-time sequence): the final carried values, then each stacked
 /// output [steps, row...] (the row of iteration i at steps - 1 - i when
 /// `reversed`). Stacks of static rows are allocated up front.
+/// `rowExtents`: the stacked rows' run-time extents (i64, in order) when
+/// they are known before the loop, so that their stacks are allocated for
+/// the steps up front too.
 Results importRunTimeRecurrence(NodeContext &c, Value steps,
                                 llvm::ArrayRef<Value> inits, int64_t stacked,
-                                bool reversed, RecurrenceStep step);
+                                bool reversed, RecurrenceStep step,
+                                llvm::ArrayRef<Value> rowExtents = {});
 
 // Shared by both (ImportControlFlowTypes.cpp).
 /// The type both `a` and `b` fit: dims that differ become run-time ones.

@@ -68,6 +68,10 @@ struct LoopSpec {
   int64_t scanOutputs = 0;
   /// Per scan output: stack the newest row first.
   SmallVector<bool> newestFirst;
+  /// The run-time extents (i64) of the scan outputs' rows, in order, known
+  /// before the loop (a recurrence's batch): rows with that many run-time
+  /// extents are allocated up front too.
+  SmallVector<Value> rowExtents;
   /// The body's inputs for iteration `index` (i64) and carried values.
   std::function<FailureOr<SmallVector<Value>>(Value index, ValueRange carried)>
       inputs;
@@ -122,12 +126,15 @@ Value push(NodeContext &c, NNBuilder &e, Value stack, Value row, Value index,
 }
 
 /// Whether a stack of `row`s is allocated for the trip count up front and
-/// written row by row (static rows of types the lowering keeps as they
-/// are), rather than grown by concatenation.
+/// written row by row (static rows, or rows whose run-time extents are
+/// `spec.rowExtents`, of types the lowering keeps as they are), rather
+/// than grown by concatenation.
 bool preallocates(const LoopSpec &spec, RankedTensorType row) {
   Type element = row.getElementType();
   auto integer = dyn_cast<IntegerType>(element);
-  return spec.sized && row.hasStaticShape() &&
+  return spec.sized &&
+         (row.hasStaticShape() ||
+          (int64_t)spec.rowExtents.size() == row.getNumDynamicDims()) &&
          (isa<FloatType>(element) || (integer && integer.isSignless()));
 }
 
@@ -148,8 +155,12 @@ Value writeRow(NNBuilder &e, OpBuilder &b, Location loc, Value stack, Value row,
   SmallVector<OpFoldResult> offsets(one.size(), b.getIndexAttr(0)), sizes,
       strides(one.size(), b.getIndexAttr(1));
   offsets[0] = asIndex(b, loc, at);
-  for (int64_t d : one)
-    sizes.push_back(b.getIndexAttr(d));
+  for (auto [i, d] : llvm::enumerate(one))
+    sizes.push_back(
+        ShapedType::isDynamic(d)
+            ? OpFoldResult(tensor::DimOp::create(b, loc, row, int64_t(i) - 1)
+                               .getResult())
+            : OpFoldResult(b.getIndexAttr(d)));
   return tensor::InsertSliceOp::create(b, loc, unsqueezed, stack, offsets,
                                        sizes, strides);
 }
@@ -238,9 +249,12 @@ FailureOr<scf::WhileOp> buildLoop(NodeContext &c, const LoopSpec &spec,
       Value count = arith::MaxSIOp::create(
           b, loc, spec.trips,
           arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(0)));
-      newInits.push_back(
-          tensor::EmptyOp::create(b, loc, shape, rowType.getElementType(),
-                                  ValueRange{asIndex(b, loc, count)}));
+      SmallVector<Value> extents{asIndex(b, loc, count)};
+      if (!rowType.hasStaticShape())
+        for (Value extent : spec.rowExtents)
+          extents.push_back(asIndex(b, loc, extent));
+      newInits.push_back(tensor::EmptyOp::create(
+          b, loc, shape, rowType.getElementType(), extents));
     }
     SmallVector<Type> newTypes(types);
     for (Value init : ArrayRef(newInits).drop_front(types.size() + 1))
@@ -473,7 +487,7 @@ Results mlir::kiln::onnx_import::importRunTimeScan(
 
 Results mlir::kiln::onnx_import::importRunTimeRecurrence(
     NodeContext &c, Value steps, ArrayRef<Value> inits, int64_t stacked,
-    bool reversed, RecurrenceStep step) {
+    bool reversed, RecurrenceStep step, ArrayRef<Value> rowExtents) {
   LoopSpec spec;
   spec.trips = steps;
   spec.go = arith::ConstantOp::create(c.b, c.loc, c.b.getBoolAttr(true));
@@ -482,5 +496,6 @@ Results mlir::kiln::onnx_import::importRunTimeRecurrence(
   spec.scanOutputs = stacked;
   spec.newestFirst.assign(stacked, reversed);
   spec.step = std::move(step);
+  spec.rowExtents.assign(rowExtents.begin(), rowExtents.end());
   return runLoop(c, spec);
 }

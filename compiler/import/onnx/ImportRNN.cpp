@@ -242,7 +242,10 @@ public:
             out.push_back(next.c);
           out.push_back(next.h);
           return out;
-        });
+        },
+        // Y's rows [B, H]: a run-time batch is known before the loop.
+        isa<Value>(batch) ? SmallVector<Value>{cast<Value>(batch)}
+                          : SmallVector<Value>{});
     if (failed(results))
       return failure();
     State last{(*results)[0], w.c0 ? (*results)[1] : Value()};
