@@ -2,7 +2,8 @@
 //
 // Generated code creates no threads: the runtime lends its pool through
 // kiln_runtime_callbacks::parallel_for(pool, n, body, ctx). This pass turns
-// each big top-level scf.parallel of the entry function into
+// each big scf.parallel of the entry function (top level, or in its
+// sequential loops, branches and scf.while steps) into
 //   * @__kiln_parallel_body_K(begin, end, <entry args>): runs iterations
 //     [begin, end) of the loop's leading dimensions;
 //   * a call to the declaration @__kiln_parallel_for_K(n, runtime,
@@ -15,9 +16,10 @@
 //
 // Captured values reach the body as entry arguments, rebuilt constants,
 // globals and views, scalars in one-element stack slots, or, for buffers of
-// run-time size (a symbolic batch or sequence), as their base buffer (a
-// rank-0 memref, one pointer) with the offset, sizes and strides as
-// scalars, viewed again with memref.reinterpret_cast inside the body:
+// run-time size (a symbolic batch or sequence) and buffers an enclosing
+// loop carries (an scf.while's state), as their base buffer (a rank-0
+// memref, one pointer) with the offset, sizes and strides as scalars,
+// viewed again with memref.reinterpret_cast inside the body:
 //
 //   %base, %off, %sizes:4, %strides:4 = memref.extract_strided_metadata %buf
 //   ... body: %buf' = memref.reinterpret_cast %base_arg to offset: [0],
@@ -120,6 +122,13 @@ ParallelLoopOutliner::collectRebuild(Value value,
       return success(value != runtime);
     if (isScalar)
       scalars.insert(value);
+    // A buffer carried by an enclosing loop (an scf.while's state): passed
+    // like a run-time sized one, by its metadata.
+    if (auto type = dyn_cast<MemRefType>(value.getType());
+        type && type.getRank() > 0) {
+      capturedBuffers.insert(value);
+      return success();
+    }
     return success(isScalar);
   }
   Operation *def = value.getDefiningOp();
@@ -409,14 +418,16 @@ struct OutlineParallelLoopsPass
     ParallelLoopOutliner outliner(entry, entry.getArgument(argIndex), minWork,
                                   minChunks);
     // Top-level loops, and loops inside sequential loops and branches
-    // (the static slices of a symbolic batch, kiln-slice-run-time-rows).
+    // (the static slices of a symbolic batch, kiln-slice-run-time-rows; the
+    // steps of a run-time Loop, Scan or recurrence, an scf.while).
     SmallVector<scf::ParallelOp> loops;
     entry.walk<WalkOrder::PreOrder>([&](Operation *op) {
       if (auto loop = dyn_cast<scf::ParallelOp>(op)) {
         loops.push_back(loop);
         return WalkResult::skip();
       }
-      if (op != entry.getOperation() && !isa<scf::ForOp, scf::IfOp>(op) &&
+      if (op != entry.getOperation() &&
+          !isa<scf::ForOp, scf::IfOp, scf::WhileOp>(op) &&
           op->getNumRegions() > 0)
         return WalkResult::skip();
       return WalkResult::advance();

@@ -597,7 +597,9 @@ def OutlineParallelLoops : Pass<"kiln-outline-parallel-loops", "ModuleOp"> {
     Adds the trailing argument `%runtime: memref<0xi8> {kiln.runtime}` (the
     `kiln_runtime_callbacks` pointer, passed by the artifact's entry) to the
     entry function. Each `scf.parallel` at the top level or inside
-    sequential loops and branches (not inside another parallel loop), with
+    sequential loops (`scf.for`, the steps of an `scf.while`: a run-time
+    Loop, Scan or recurrence) and branches (not inside another parallel
+    loop), with
     constant lower bounds and steps and at least `min-work` estimated
     operations, is outlined: its leading dimensions
     (just enough for `min-chunks` items) are linearized into `[0, n)`, and
@@ -610,8 +612,11 @@ def OutlineParallelLoops : Pass<"kiln-outline-parallel-loops", "ModuleOp"> {
     arguments or constants, globals and views of them, which are recreated
     in the body, or integer scalars (an enclosing loop's induction
     variable, the trip count of a run-time upper bound), which the entry
-    stores in one-element stack buffers passed as extra pointer arguments;
-    other loops are left alone.
+    stores in one-element stack buffers passed as extra pointer arguments,
+    or buffers computed in the entry or carried by an enclosing loop (the
+    state of an `scf.while`), passed as their base pointer with their
+    run-time offset, sizes and strides as such scalars; other loops are
+    left alone.
 
     Before:
     ```mlir

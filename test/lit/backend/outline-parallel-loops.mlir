@@ -127,3 +127,43 @@ func.func @main(%in: memref<?x512xf32>) {
   "test.use"(%buf) : (memref<?x512xf32>) -> ()
   return
 }
+
+// -----
+
+// A loop in the steps of an scf.while (a run-time recurrence) is outlined
+// too; the state buffer the while carries reaches the body by its base
+// pointer, like a buffer of run-time size.
+// CHECK-LABEL: func.func private @__kiln_parallel_body_0(
+// CHECK-SAME:    %[[BASE:[a-z0-9]+]]: memref<f32>, %[[NEXT:[a-z0-9]+]]: memref<f32>)
+// CHECK:         %[[STATE:.+]] = memref.reinterpret_cast %[[BASE]] to offset: [0], sizes: [64, 512], strides: [512, 1] : memref<f32> to memref<64x512xf32>
+// CHECK:         memref.load %[[STATE]]
+// CHECK-LABEL: func.func @main(
+// CHECK:         scf.while
+// CHECK:         } do {
+// CHECK:         ^bb0(%{{.+}}: index, %[[CARRIED:.+]]: memref<64x512xf32>):
+// CHECK:         %[[B:.+]], %{{.+}}, %{{.+}}:2, %{{.+}}:2 = memref.extract_strided_metadata %[[CARRIED]]
+// CHECK:         call @__kiln_parallel_for_0({{.*}}, %[[B]], %{{.+}})
+// CHECK-NOT:     scf.parallel
+func.func @main(%state: memref<64x512xf32>, %steps: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c512 = arith.constant 512 : index
+  %r:2 = scf.while (%i = %c0, %s = %state) : (index, memref<64x512xf32>) -> (index, memref<64x512xf32>) {
+    %go = arith.cmpi slt, %i, %steps : index
+    scf.condition(%go) %i, %s : index, memref<64x512xf32>
+  } do {
+  ^bb0(%i: index, %s: memref<64x512xf32>):
+    %next = memref.alloc() : memref<64x512xf32>
+    scf.parallel (%a, %b) = (%c0, %c0) to (%c64, %c512) step (%c1, %c1) {
+      %v = memref.load %s[%a, %b] : memref<64x512xf32>
+      %d = arith.addf %v, %v : f32
+      memref.store %d, %next[%a, %b] : memref<64x512xf32>
+      scf.reduce
+    }
+    %j = arith.addi %i, %c1 : index
+    scf.yield %j, %next : index, memref<64x512xf32>
+  }
+  "test.use"(%r#1) : (memref<64x512xf32>) -> ()
+  return
+}
