@@ -78,6 +78,8 @@ SYMBOLIC = {
                         [1, 3, 224, 224], {"batch": 1}),
     "sym_resnet18_b8": ("ResNet-18, symbolic batch, at batch 8", "resnet18",
                         [8, 3, 224, 224], {"batch": 8}),
+    "sym_mobilenet_v2_b1": ("MobileNetV2, symbolic batch, at batch 1",
+                            "mobilenet_v2", [1, 3, 224, 224], {"batch": 1}),
     "sym_bert4_s128": ("BERT-style encoder, 4 layers, symbolic batch and "
                        "seq, at 1x128", "bert4", [1, 128, 768],
                        {"batch": 1, "seq": 128}),
@@ -110,7 +112,8 @@ def export_symbolic(model_name, path):
     import torch.nn as nn
     torch.manual_seed(0)
     out_axes = None
-    if model_name in ("resnet18", "resnet18_hw", "mobilenet_v2_hw"):
+    if model_name in ("resnet18", "resnet18_hw", "mobilenet_v2",
+                      "mobilenet_v2_hw"):
         import torchvision
         model = getattr(torchvision.models,
                         model_name.removesuffix("_hw"))(weights=None)

@@ -19,8 +19,10 @@ def SliceRunTimeRows : Pass<"kiln-slice-run-time-rows", "func::FuncOp"> {
     pooling with a run-time batch, a matmul with a run-time row count, and
     nothing else dynamic; the register-tiled kernels only take static
     shapes. This pass runs such an op in an `scf.for` over static slices of
-    that dim: convolutions and poolings one image at a time, matmuls in
-    blocks of 64 rows and then of 8, the last one zero-padded to 8 rows.
+    that dim: poolings and 3x3 stride-1 convolutions (which Winograd may
+    take) one image at a time, matmuls in blocks of 64 rows and then of 8,
+    the last one zero-padded to 8 rows. Other NHWC convolutions and
+    depthwise ones stay whole: their kernels take a run-time batch.
     Each slice is inserted into the op's init. The tilers then see static
     ops; the loop itself is sequential, the kernels in it parallel.
 

@@ -6,7 +6,9 @@
 // run-time row count, and only those. This pass runs the op on static
 // slices of that dim inside an scf.for, so the tilers see static ops:
 //
-//   - NHWC convolutions and poolings, one image at a time ([1, H, W, C]);
+//   - NHWC poolings and 3x3 stride-1 convolutions (Winograd's), one image
+//     at a time ([1, H, W, C]); the direct and depthwise kernels take the
+//     other convolutions with their run-time batch;
 //   - matmuls [M, K] x [K, N], in whole blocks of kRowBlocks rows (largest
 //     first: a large block reads each weight panel once for more rows),
 //     then blocks of kTailBlock rows, the last one zero-padded to
@@ -375,6 +377,17 @@ void sinkRowExpansion(linalg::MatmulOp matmul) {
   expand->erase();
 }
 
+/// A 3x3, stride-1, undilated convolution: one Winograd may take.
+bool winogradShaped(linalg::Conv2DNhwcHwcfOp conv) {
+  auto filter = cast<ShapedType>(conv.getInputs()[1].getType());
+  auto ones = [](DenseIntElementsAttr attr) {
+    return llvm::all_of(attr.getValues<int64_t>(),
+                        [](int64_t v) { return v == 1; });
+  };
+  return filter.getDimSize(0) == 3 && filter.getDimSize(1) == 3 &&
+         ones(conv.getStrides()) && ones(conv.getDilations());
+}
+
 struct SliceRunTimeRowsPass
     : public kiln::impl::SliceRunTimeRowsBase<SliceRunTimeRowsPass> {
   void runOnOperation() override {
@@ -394,6 +407,15 @@ struct SliceRunTimeRowsPass
       if (!op.hasPureTensorSemantics() || op->getNumResults() != 1 ||
           !onlyLeadingDimDynamic(op.getDpsInputs()[0].getType()) ||
           !onlyLeadingDimDynamic(op->getResult(0).getType()))
+        return;
+      // The direct and depthwise kernels take a run-time batch themselves
+      // (their forall runs over the images): only a convolution Winograd
+      // may take (3x3, stride 1, undilated; its kernel is static) goes
+      // image by image.
+      if (isa<linalg::DepthwiseConv2DNhwcHwcOp>(op))
+        return;
+      if (auto conv = dyn_cast<linalg::Conv2DNhwcHwcfOp>(op.getOperation());
+          conv && !winogradShaped(conv))
         return;
       // A named range: drop_begin of the temporary would outlive it.
       auto inputs = op.getDpsInputs();

@@ -94,3 +94,27 @@ func.func @shared_fill(%a: tensor<?x32xf32>, %w: tensor<32x256xf32>,
   %s = linalg.matmul ins(%a, %v : tensor<?x32xf32>, tensor<32x256xf32>) outs(%acc : tensor<?x256xf32>) -> tensor<?x256xf32>
   return %r, %s : tensor<?x256xf32>, tensor<?x256xf32>
 }
+
+// -----
+
+// Over a run-time batch a 3x3 stride-1 convolution runs image by image
+// (static [1, H, W, C] slices, which Winograd may take); a 1x1 one and a
+// depthwise one stay whole: their kernels take a run-time batch.
+// CHECK-LABEL: func.func @convolutions
+// CHECK: scf.for
+// CHECK: linalg.conv_2d_nhwc_hwcf {{.*}} ins(%{{.+}}, %{{.+}} : tensor<1x10x10x16xf32>, tensor<3x3x16x16xf32>)
+// CHECK: linalg.conv_2d_nhwc_hwcf {{.*}} ins(%{{.+}}, %{{.+}} : tensor<?x8x8x16xf32>, tensor<1x1x16x16xf32>)
+// CHECK: linalg.depthwise_conv_2d_nhwc_hwc {{.*}} ins(%{{.+}}, %{{.+}} : tensor<?x10x10x16xf32>, tensor<3x3x16xf32>)
+func.func @convolutions(%x: tensor<?x10x10x16xf32>, %e: tensor<?x8x8x16xf32>, %dw: tensor<3x3x16xf32>) -> (tensor<?x8x8x16xf32>, tensor<?x8x8x16xf32>) {
+  %w3 = arith.constant dense<0.5> : tensor<3x3x16x16xf32>
+  %w1 = arith.constant dense<0.25> : tensor<1x1x16x16xf32>
+  %zero = arith.constant 0.0 : f32
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<?x8x8x16xf32>) -> tensor<?x8x8x16xf32>
+  %a = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w3 : tensor<?x10x10x16xf32>, tensor<3x3x16x16xf32>) outs(%f : tensor<?x8x8x16xf32>) -> tensor<?x8x8x16xf32>
+  %b = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%a, %w1 : tensor<?x8x8x16xf32>, tensor<1x1x16x16xf32>) outs(%f : tensor<?x8x8x16xf32>) -> tensor<?x8x8x16xf32>
+  %d = linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %dw : tensor<?x10x10x16xf32>, tensor<3x3x16xf32>) outs(%f : tensor<?x8x8x16xf32>) -> tensor<?x8x8x16xf32>
+  return %b, %d : tensor<?x8x8x16xf32>, tensor<?x8x8x16xf32>
+}
