@@ -485,11 +485,25 @@ def PlanArena : Pass<"kiln-plan-arena", "ModuleOp"> {
     erased. The arena size is recorded as the module attribute
     `kiln.arena_size`; the argument gets the attribute `kiln.arena`.
 
-    Buffers that escape through `func.return` or a call, have dynamic shapes
-    or layouts, or are allocated in a loop body and yielded out of the loop
+    Buffers that escape through `func.return` or a call, have non-identity
+    layouts, or are allocated in a loop body and yielded out of the loop
     are left alone (they keep calling the allocator). One allocated in an
     `scf.if` branch and yielded out of it is placed like the others: it
     lives on in the if's results.
+
+    Buffers of run-time size with one run-time extent, the same value `%n`
+    defined in the entry block (a symbolic batch), and a whole number of
+    64-byte units per unit of `%n`, share a scaled arena: planned the same
+    way for their per-unit sizes, it is one `memref.alloc(S * %n)` made
+    right after `%n`, each buffer a `memref.view` at its offset times `%n`
+    (two or more buffers per group; others of run-time size keep their
+    allocation):
+    ```mlir
+    %a = memref.alloc(%n) : memref<?x56x56x24xf32>
+    // becomes
+    %group = memref.alloc(%size) {alignment = 64 : i64} : memref<?xi8>
+    %a = memref.view %group[%offset][%n] : memref<?xi8> to memref<?x56x56x24xf32>
+    ```
 
     Before:
     ```mlir

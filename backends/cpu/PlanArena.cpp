@@ -5,6 +5,20 @@
 // for the whole loop. That is coarse but always safe, and after
 // bufferization of linalg on tensors almost every op is top level anyway.
 //
+// Buffers of run-time size whose one run-time extent is the same value n (a
+// symbolic batch: after kiln-unify-symbol-dims every image buffer reads it
+// from one tensor.dim) share a second arena of S * n bytes, allocated once
+// when n is known: their sizes are c_i * n (c_i a multiple of 64 bytes),
+// so offsets o_i planned for the sizes c_i, scaled by n, keep buffers that
+// are live together apart. Before, each was a scratch allocation of its
+// own, none reused within a run.
+//
+//   %a = memref.alloc(%n) : memref<?x56x56x24xf32>
+//   ->
+//   %group = memref.alloc(S * %n) : memref<?xi8>      (after %n)
+//   %a = memref.view %group[o_a * %n][%n] : memref<?xi8> to
+//   memref<?x56x56x24xf32>
+//
 //===----------------------------------------------------------------------===//
 #include "backends/cpu/ArenaPlanner.h"
 #include "backends/cpu/Passes.h"
@@ -16,6 +30,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/DataLayoutInterfaces.h"
+#include "llvm/ADT/MapVector.h"
 
 namespace mlir::kiln {
 #define GEN_PASS_DEF_PLANARENA
@@ -32,6 +47,31 @@ struct ArenaCandidate {
   kiln::ArenaBuffer buffer;
   SmallVector<memref::DeallocOp> deallocs;
 };
+
+/// Bytes of a buffer per unit of its one run-time extent, or nothing if it
+/// cannot live in a scaled arena (a multiple of the alignment only).
+std::optional<uint64_t> scaledBytes(memref::AllocOp alloc,
+                                    const DataLayout &layout) {
+  MemRefType type = alloc.getType();
+  if (type.getNumDynamicDims() != 1 || !type.getLayout().isIdentity() ||
+      type.getMemorySpace() || !alloc.getSymbolOperands().empty())
+    return std::nullopt;
+  if (alloc.getAlignment() && *alloc.getAlignment() > kArenaAlignment)
+    return std::nullopt;
+  Type element = type.getElementType();
+  if (!element.isIntOrIndexOrFloat())
+    return std::nullopt;
+  uint64_t bytes = layout.getTypeSize(element);
+  for (int64_t d : type.getShape())
+    if (!ShapedType::isDynamic(d))
+      bytes *= d;
+  // Whole alignment units per unit of n: offsets stay aligned whatever n
+  // is, and no slot is padded (a [?, 1] f32 buffer padded to 64 bytes per
+  // row would take 16 times its size).
+  if (bytes == 0 || bytes % kArenaAlignment)
+    return std::nullopt;
+  return bytes;
+}
 
 /// Bytes of a buffer, or nothing if it cannot live in the arena. i1 takes one
 /// byte per element, as LLVM stores it.
@@ -107,6 +147,65 @@ LogicalResult computeLiveRange(Block &body,
   return success();
 }
 
+/// The scaled arenas of the file comment: one per run-time extent value
+/// shared by at least two buffers (with a single block to order them).
+void planScaledArenas(func::FuncOp func) {
+  if (!func.getBody().hasOneBlock())
+    return;
+  Block &body = func.getBody().front();
+  DenseMap<Operation *, int64_t> position;
+  int64_t next = 0;
+  for (Operation &op : body)
+    position[&op] = next++;
+  DataLayout layout = DataLayout::closest(func);
+  llvm::MapVector<Value, SmallVector<ArenaCandidate>> groups;
+  func.walk([&](memref::AllocOp alloc) {
+    std::optional<uint64_t> bytes = scaledBytes(alloc, layout);
+    if (!bytes)
+      return;
+    Value extent = alloc.getDynamicSizes()[0];
+    // The group's buffer goes where the extent is defined: it must be
+    // defined in the entry block (or be one of its arguments).
+    if (extent.getParentBlock() != &body)
+      return;
+    ArenaCandidate cand{alloc, {*bytes, 0, 0}, {}};
+    if (failed(computeLiveRange(body, position, cand)))
+      return;
+    groups[extent].push_back(std::move(cand));
+  });
+  for (auto &[extent, candidates] : groups) {
+    if (candidates.size() < 2)
+      continue;
+    std::vector<kiln::ArenaBuffer> buffers;
+    for (const ArenaCandidate &cand : candidates)
+      buffers.push_back(cand.buffer);
+    kiln::ArenaPlan plan = kiln::planArena(buffers, kArenaAlignment);
+    OpBuilder b(func.getContext());
+    if (Operation *def = extent.getDefiningOp())
+      b.setInsertionPointAfter(def);
+    else
+      b.setInsertionPointToStart(&body);
+    Location loc = func.getLoc();
+    auto scaled = [&](uint64_t units) {
+      return arith::MulIOp::create(
+          b, loc, arith::ConstantIndexOp::create(b, loc, units), extent);
+    };
+    Value group = memref::AllocOp::create(
+        b, loc, MemRefType::get({ShapedType::kDynamic}, b.getI8Type()),
+        ValueRange{scaled(plan.size)}, b.getI64IntegerAttr(kArenaAlignment));
+    for (auto [cand, offset] : llvm::zip_equal(candidates, plan.offsets)) {
+      b.setInsertionPoint(cand.alloc);
+      Value view =
+          memref::ViewOp::create(b, cand.alloc.getLoc(), cand.alloc.getType(),
+                                 group, scaled(offset), ValueRange{extent});
+      cand.alloc.getResult().replaceAllUsesWith(view);
+      for (memref::DeallocOp dealloc : cand.deallocs)
+        dealloc.erase();
+      cand.alloc.erase();
+    }
+  }
+}
+
 LogicalResult planArena(func::FuncOp func) {
   ModuleOp module = func->getParentOfType<ModuleOp>();
   if (module->hasAttr("kiln.arena_size"))
@@ -167,6 +266,7 @@ LogicalResult planArena(func::FuncOp func) {
   }
   module->setAttr("kiln.arena_size",
                   IntegerAttr::get(IntegerType::get(ctx, 64), plan.size));
+  planScaledArenas(func);
   return success();
 }
 

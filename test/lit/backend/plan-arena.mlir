@@ -166,3 +166,41 @@ func.func @main(%in: memref<12xi64>, %out: memref<12xf32>) {
   call @other(%kept) : (memref<4xf32>) -> ()
   return
 }
+
+// -----
+
+// Buffers of run-time size whose one run-time extent is the same value %n
+// (a symbolic batch) share a scaled arena allocated once after %n: %b and
+// %a (128 and 64 bytes per unit, live together; largest first) at offsets
+// 0 and 128 units, %c (192 bytes per unit, after both) at 0 again; the arena is
+// 192 * %n. A buffer of another extent, and one of 16 bytes per unit (not
+// a whole alignment unit), keep their own allocations.
+// CHECK-LABEL: func.func @main(
+// CHECK:       %[[N:.+]] = memref.dim
+// CHECK:       %[[C192:.+]] = arith.constant 192 : index
+// CHECK:       %[[SIZE:.+]] = arith.muli %[[C192]], %[[N]]
+// CHECK:       %[[GROUP:.+]] = memref.alloc(%[[SIZE]]) {alignment = 64 : i64} : memref<?xi8>
+// CHECK:       %[[C128:.+]] = arith.constant 128 : index
+// CHECK:       %[[OA:.+]] = arith.muli %[[C128]], %[[N]]
+// CHECK:       memref.view %[[GROUP]][%[[OA]]][%[[N]]] : memref<?xi8> to memref<?x16xf32>
+// CHECK:       %[[C0:.+]] = arith.constant 0 : index
+// CHECK:       %[[OB:.+]] = arith.muli %[[C0]], %[[N]]
+// CHECK:       memref.view %[[GROUP]][%[[OB]]][%[[N]]] : memref<?xi8> to memref<?x32xf32>
+// CHECK:       memref.alloc(%[[N]]) : memref<?x4xf32>
+// CHECK:       %[[C0C:.+]] = arith.constant 0 : index
+// CHECK:       %[[OC:.+]] = arith.muli %[[C0C]], %[[N]]
+// CHECK:       memref.view %[[GROUP]][%[[OC]]][%[[N]]] : memref<?xi8> to memref<?x48xf32>
+// CHECK:       memref.alloc(%{{.+}}) : memref<?x48xf32>
+func.func @main(%in: memref<?x16xf32>, %out: memref<?x48xf32>, %m: index) {
+  %c0 = arith.constant 0 : index
+  %n = memref.dim %in, %c0 : memref<?x16xf32>
+  %a = memref.alloc(%n) : memref<?x16xf32>
+  %b = memref.alloc(%n) : memref<?x32xf32>
+  %small = memref.alloc(%n) : memref<?x4xf32>
+  "test.use"(%in, %a, %b, %small) : (memref<?x16xf32>, memref<?x16xf32>, memref<?x32xf32>, memref<?x4xf32>) -> ()
+  %c = memref.alloc(%n) : memref<?x48xf32>
+  "test.use"(%c, %out) : (memref<?x48xf32>, memref<?x48xf32>) -> ()
+  %d = memref.alloc(%m) : memref<?x48xf32>
+  "test.use"(%d) : (memref<?x48xf32>) -> ()
+  return
+}
