@@ -48,13 +48,14 @@ struct ArenaCandidate {
   SmallVector<memref::DeallocOp> deallocs;
 };
 
-/// Bytes of a buffer per unit of its one run-time extent, or nothing if it
-/// cannot live in a scaled arena (a multiple of the alignment only).
-std::optional<uint64_t> scaledBytes(memref::AllocOp alloc,
+/// Bytes of a buffer's static dims (all of it when static, per unit of
+/// its run-time extents otherwise), or nothing if it cannot live in an
+/// arena. i1 takes one byte per element, as LLVM stores it.
+std::optional<uint64_t> staticBytes(memref::AllocOp alloc,
                                     const DataLayout &layout) {
   MemRefType type = alloc.getType();
-  if (type.getNumDynamicDims() != 1 || !type.getLayout().isIdentity() ||
-      type.getMemorySpace() || !alloc.getSymbolOperands().empty())
+  if (!type.getLayout().isIdentity() || type.getMemorySpace() ||
+      !alloc.getSymbolOperands().empty())
     return std::nullopt;
   if (alloc.getAlignment() && *alloc.getAlignment() > kArenaAlignment)
     return std::nullopt;
@@ -65,28 +66,29 @@ std::optional<uint64_t> scaledBytes(memref::AllocOp alloc,
   for (int64_t d : type.getShape())
     if (!ShapedType::isDynamic(d))
       bytes *= d;
-  // Whole alignment units per unit of n: offsets stay aligned whatever n
-  // is, and no slot is padded (a [?, 1] f32 buffer padded to 64 bytes per
-  // row would take 16 times its size).
-  if (bytes == 0 || bytes % kArenaAlignment)
-    return std::nullopt;
   return bytes;
 }
 
-/// Bytes of a buffer, or nothing if it cannot live in the arena. i1 takes one
-/// byte per element, as LLVM stores it.
+/// Bytes of a static buffer, or nothing if it cannot live in the arena.
 std::optional<uint64_t> arenaBytes(memref::AllocOp alloc,
                                    const DataLayout &layout) {
-  MemRefType type = alloc.getType();
-  if (!type.hasStaticShape() || !type.getLayout().isIdentity() ||
-      type.getMemorySpace() || !alloc.getSymbolOperands().empty())
+  if (!alloc.getType().hasStaticShape())
     return std::nullopt;
-  if (alloc.getAlignment() && *alloc.getAlignment() > kArenaAlignment)
+  return staticBytes(alloc, layout);
+}
+
+/// Bytes of a buffer per unit of its one run-time extent, or nothing if it
+/// cannot live in a scaled arena: whole alignment units only, so offsets
+/// stay aligned whatever the extent is and no slot is padded (a [?, 1] f32
+/// buffer padded to 64 bytes per row would take 16 times its size).
+std::optional<uint64_t> scaledBytes(memref::AllocOp alloc,
+                                    const DataLayout &layout) {
+  if (alloc.getType().getNumDynamicDims() != 1)
     return std::nullopt;
-  Type element = type.getElementType();
-  if (!element.isIntOrIndexOrFloat())
+  std::optional<uint64_t> bytes = staticBytes(alloc, layout);
+  if (!bytes || *bytes == 0 || *bytes % kArenaAlignment)
     return std::nullopt;
-  return uint64_t(type.getNumElements()) * layout.getTypeSize(element);
+  return bytes;
 }
 
 /// Computes the live interval of `cand.alloc` in `body`, following every
