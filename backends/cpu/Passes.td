@@ -496,8 +496,8 @@ def PlanArena : Pass<"kiln-plan-arena", "ModuleOp"> {
     64-byte units per unit of `%n`, share a scaled arena: planned the same
     way for their per-unit sizes, it is one `memref.alloc(S * %n)` made
     right after `%n`, each buffer a `memref.view` at its offset times `%n`
-    (two or more buffers per group; others of run-time size keep their
-    allocation):
+    (two or more buffers per group; others of run-time size, and those
+    allocated in a parallel loop's iterations, keep their allocation):
     ```mlir
     %a = memref.alloc(%n) : memref<?x56x56x24xf32>
     // becomes

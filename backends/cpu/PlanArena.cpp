@@ -165,6 +165,12 @@ void planScaledArenas(func::FuncOp func) {
     std::optional<uint64_t> bytes = scaledBytes(alloc, layout);
     if (!bytes)
       return;
+    // Scratch of a parallel loop's iterations: one slot would be shared by
+    // the threads (kiln-privatize-parallel-allocs gives static ones each
+    // thread's stack; those of run-time size stay allocations).
+    if (alloc->getParentOfType<scf::ForallOp>() ||
+        alloc->getParentOfType<scf::ParallelOp>())
+      return;
     Value extent = alloc.getDynamicSizes()[0];
     // The group's buffer goes where the extent is defined: it must be
     // defined in the entry block (or be one of its arguments).

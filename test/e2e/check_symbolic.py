@@ -607,6 +607,16 @@ check_sizes("rnn_state", path, compile_model(path),
                           "h0": rng.standard_normal((1, b, 16),
                                                     dtype=np.float32)},
             [(4, 3), (1, 1)])
+# An initial state of a static batch against a run-time batch in X is
+# refused by name (it would be broadcast along X's batch).
+path = export("rnn_static_state", WithState(), (torch.randn(5, 2, 8),
+                                                torch.randn(1, 2, 16)),
+              ["x", "h0"], {"x": {0: "time", 1: "b"}, "out": {0: "b"}})
+done = subprocess.run([kiln, "compile", path, "-o", path[:-5] + ".so"],
+                      capture_output=True, text=True)
+expect_error("rnn static initial state", done.returncode, done.stderr,
+             "GRU with initial_h of a static batch and X of a batch known "
+             "only at run time (give it with --input-shape)")
 # A run-time input size is refused by name (W fixes it).
 path = export("rnn_features", Recurrent("gru"), (torch.randn(2, 5, 8),),
               ["x"], {"x": {0: "b", 1: "time", 2: "features"},

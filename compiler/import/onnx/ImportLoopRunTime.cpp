@@ -143,7 +143,10 @@ Value asIndex(OpBuilder &b, Location loc, Value v) {
   return arith::IndexCastOp::create(b, loc, b.getIndexType(), v);
 }
 
-/// `stack` [M, row...] with `row` written at `at` (an i64).
+/// `stack` [M, row...] with `row` written at `at` (an i64). A run-time row
+/// extent must be the stack's (allocated for the extents the loop was
+/// given): checked, so a body whose rows differ fails the run instead of
+/// writing past its stack.
 Value writeRow(NNBuilder &e, OpBuilder &b, Location loc, Value stack, Value row,
                Value at) {
   auto rowType = cast<RankedTensorType>(row.getType());
@@ -155,12 +158,23 @@ Value writeRow(NNBuilder &e, OpBuilder &b, Location loc, Value stack, Value row,
   SmallVector<OpFoldResult> offsets(one.size(), b.getIndexAttr(0)), sizes,
       strides(one.size(), b.getIndexAttr(1));
   offsets[0] = asIndex(b, loc, at);
-  for (auto [i, d] : llvm::enumerate(one))
-    sizes.push_back(
-        ShapedType::isDynamic(d)
-            ? OpFoldResult(tensor::DimOp::create(b, loc, row, int64_t(i) - 1)
-                               .getResult())
-            : OpFoldResult(b.getIndexAttr(d)));
+  for (auto [i, d] : llvm::enumerate(one)) {
+    if (!ShapedType::isDynamic(d)) {
+      sizes.push_back(b.getIndexAttr(d));
+      continue;
+    }
+    Value extent = tensor::DimOp::create(b, loc, row, int64_t(i) - 1);
+    Value same =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, extent,
+                              tensor::DimOp::create(b, loc, stack, int64_t(i)));
+    k::AssertOp::create(
+        b, loc,
+        tensor::FromElementsOp::create(
+            b, loc, RankedTensorType::get({}, b.getI1Type()), ValueRange{same}),
+        b.getStringAttr(fmt::format(
+            "a step's output differs from the stack's row in dim {}", i - 1)));
+    sizes.push_back(extent);
+  }
   return tensor::InsertSliceOp::create(b, loc, unsqueezed, stack, offsets,
                                        sizes, strides);
 }

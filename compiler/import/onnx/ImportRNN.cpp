@@ -395,7 +395,11 @@ Results importRecurrent(NodeContext &c, Cell cell) {
                               r.dirs, gh, inputSize, h));
 
   if (c.hasInput(4)) {
-    if (e.shape(c.input(4)) != ArrayRef<int64_t>{r.batch})
+    if (e.rank(c.input(4)) != 1)
+      return c.fail("sequence_lens must be 1-D");
+    int64_t entries = e.shape(c.input(4))[0];
+    if (!ShapedType::isDynamic(entries) && !ShapedType::isDynamic(r.batch) &&
+        entries != r.batch)
       return c.fail("sequence_lens must have one entry per batch entry");
     auto lens = c.constantInts(4);
     bool allFull =
@@ -416,6 +420,16 @@ Results importRecurrent(NodeContext &c, Cell cell) {
   }
 
   // Initial states are [dirs, B, H] ([B, dirs, H] batch-first).
+  // An initial state of a static batch against a run-time one in X would
+  // be broadcast along it, where ONNX wants the same batch.
+  for (size_t i : {5, 6})
+    if (c.hasInput(i) && ShapedType::isDynamic(r.batch) &&
+        e.rank(c.input(i)) == 3 &&
+        !ShapedType::isDynamic(e.shape(c.input(i))[batchFirst ? 0 : 1]))
+      return c.unsupported(fmt::format(
+          "{} with {} of a static batch and X of a batch known only at run "
+          "time (give it with --input-shape)",
+          c.opType(), i == 5 ? "initial_h" : "initial_c"));
   auto initialState = [&](size_t i, int64_t d) -> Value {
     if (!c.hasInput(i) && ShapedType::isDynamic(r.batch)) {
       // Zeros [B, H] for a run-time B.

@@ -204,3 +204,23 @@ func.func @main(%in: memref<?x16xf32>, %out: memref<?x48xf32>, %m: index) {
   "test.use"(%d) : (memref<?x48xf32>) -> ()
   return
 }
+
+// -----
+
+// Buffers of run-time size allocated in a parallel loop's iterations are
+// each thread's scratch: no shared slot, they keep their allocations.
+// CHECK-LABEL: func.func @main(
+// CHECK:       scf.forall
+// CHECK:       memref.alloc(%{{.+}}) : memref<?x16xf32>
+// CHECK:       memref.alloc(%{{.+}}) : memref<?x16xf32>
+// CHECK-NOT:   memref.view
+func.func @main(%in: memref<?x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %n = memref.dim %in, %c0 : memref<?x16xf32>
+  scf.forall (%i) in (8) {
+    %t = memref.alloc(%n) : memref<?x16xf32>
+    %u = memref.alloc(%n) : memref<?x16xf32>
+    "test.use"(%t, %u, %i) : (memref<?x16xf32>, memref<?x16xf32>, index) -> ()
+  }
+  return
+}
