@@ -32,9 +32,10 @@ constexpr llvm::StringLiteral kTileSizesAttr = "kiln.tile_sizes";
 /// True when every operand of `op` is a statically shaped f32 tensor: what
 /// the contraction and Winograd rewrites of the CPU backend need.
 bool hasStaticF32Operands(Operation *op);
-/// Whether every operand is an f32 tensor whose last dim (the channels of
-/// an NHWC convolution) is static; the others may be run-time extents.
-bool hasStaticChannelF32Operands(Operation *op);
+/// What the NHWC convolution kernels take: tensors, every operand f32 with
+/// a static last dim (the channels; the batch, height and width may be
+/// run-time extents), a static filter (input 1).
+bool hasNhwcKernelOperands(linalg::LinalgOp op);
 
 /// With `pair` (bf16 k-pairs or int8 k-quads, see WeightPacking), `k` walks
 /// groups of the reduction and `pair` (extent 2 or 4) the elements of each.

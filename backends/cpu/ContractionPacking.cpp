@@ -316,12 +316,15 @@ mlir::kiln::packConstantRhs(RewriterBase &rewriter, linalg::LinalgOp op,
   return std::make_pair(generic, packedLoops);
 }
 
-bool mlir::kiln::hasStaticChannelF32Operands(Operation *op) {
-  return llvm::all_of(op->getOperandTypes(), [](Type t) {
-    auto type = dyn_cast<RankedTensorType>(t);
-    return type && type.getElementType().isF32() &&
-           !type.isDynamicDim(type.getRank() - 1);
-  });
+bool mlir::kiln::hasNhwcKernelOperands(linalg::LinalgOp op) {
+  return op.hasPureTensorSemantics() &&
+         cast<RankedTensorType>(op.getDpsInputs()[1].getType())
+             .hasStaticShape() &&
+         llvm::all_of(op->getOperandTypes(), [](Type t) {
+           auto type = dyn_cast<RankedTensorType>(t);
+           return type && type.getElementType().isF32() &&
+                  !type.isDynamicDim(type.getRank() - 1);
+         });
 }
 
 bool mlir::kiln::hasStaticF32Operands(Operation *op) {

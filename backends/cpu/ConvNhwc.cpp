@@ -55,6 +55,9 @@ struct NhwcSplit {
   int64_t mr, mc, pc;
 };
 
+/// Tasks of one image the work is cut into, at least (see splitNhwcWork).
+constexpr int64_t kMinTasks = 8;
+
 /// The pool runs a task range as equal contiguous runs, one per thread, so
 /// tasks should cost the same and be many (about kMinTasks: with 4 tasks
 /// on 2 threads one late thread doubles the time). The register tile takes
@@ -66,8 +69,6 @@ struct NhwcSplit {
 /// kMinTasks the filter panels are split first (every task still reads each
 /// weight once per pixel tile), then the pixels. Panel groups divide the panel
 /// count, so they are equal too.
-constexpr int64_t kMinTasks = 8;
-
 NhwcSplit splitNhwcWork(int64_t m, int64_t panels, int64_t batch,
                         const ContractionTileSizes &tiles) {
   // A k step of an h-row tile issues h broadcasts, 2 B loads and 2h FMAs,
@@ -174,12 +175,8 @@ LogicalResult tileDirect(RewriterBase &rewriter, Operation *conv, Value input,
 } // namespace
 
 bool mlir::kiln::isDirectNhwcConvolution(linalg::Conv2DNhwcHwcfOp conv) {
-  if (!conv.hasPureTensorSemantics() ||
-      !conv.getInputs()[1].getDefiningOp<arith::ConstantOp>())
-    return false;
-  if (!hasStaticChannelF32Operands(conv))
-    return false;
-  return cast<RankedTensorType>(conv.getInputs()[1].getType()).hasStaticShape();
+  return hasNhwcKernelOperands(conv) &&
+         conv.getInputs()[1].getDefiningOp<arith::ConstantOp>();
 }
 
 LogicalResult mlir::kiln::tileNhwcConvolution(RewriterBase &rewriter,

@@ -60,11 +60,7 @@ std::optional<ZeroPad> zeroPadOf(Value input) {
 
 bool mlir::kiln::isVectorizableDepthwise(
     linalg::DepthwiseConv2DNhwcHwcOp conv) {
-  if (!conv.hasPureTensorSemantics())
-    return false;
-  if (!hasStaticChannelF32Operands(conv))
-    return false;
-  return cast<RankedTensorType>(conv.getInputs()[1].getType()).hasStaticShape();
+  return hasNhwcKernelOperands(conv);
 }
 
 LogicalResult mlir::kiln::tileDepthwiseNhwc(

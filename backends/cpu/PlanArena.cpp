@@ -149,16 +149,22 @@ LogicalResult computeLiveRange(Block &body,
   return success();
 }
 
+/// Program order of the ops of `body`.
+DenseMap<Operation *, int64_t> positionsOf(Block &body) {
+  DenseMap<Operation *, int64_t> position;
+  int64_t next = 0;
+  for (Operation &op : body)
+    position[&op] = next++;
+  return position;
+}
+
 /// The scaled arenas of the file comment: one per run-time extent value
 /// shared by at least two buffers (with a single block to order them).
 void planScaledArenas(func::FuncOp func) {
   if (!func.getBody().hasOneBlock())
     return;
   Block &body = func.getBody().front();
-  DenseMap<Operation *, int64_t> position;
-  int64_t next = 0;
-  for (Operation &op : body)
-    position[&op] = next++;
+  DenseMap<Operation *, int64_t> position = positionsOf(body);
   DataLayout layout = DataLayout::closest(func);
   llvm::MapVector<Value, SmallVector<ArenaCandidate>> groups;
   func.walk([&](memref::AllocOp alloc) {
@@ -221,10 +227,8 @@ LogicalResult planArena(func::FuncOp func) {
 
   Region &region = func.getBody();
   Block &body = region.front();
-  DenseMap<Operation *, int64_t> position;
-  int64_t next = 0;
-  for (Operation &op : body)
-    position[&op] = next++;
+  DenseMap<Operation *, int64_t> position = positionsOf(body);
+  int64_t next = position.size();
 
   DataLayout layout = DataLayout::closest(func);
   SmallVector<ArenaCandidate> candidates;

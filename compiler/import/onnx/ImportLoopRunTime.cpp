@@ -370,11 +370,6 @@ Results runLoop(NodeContext &c, const LoopSpec &spec) {
   }
 }
 
-Value i64Value(OpBuilder &b, Location loc, SymInt v) {
-  if (auto known = constantOf(v))
-    return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(*known));
-  return cast<Value>(v);
-}
 } // namespace
 
 Results mlir::kiln::onnx_import::importRunTimeLoop(

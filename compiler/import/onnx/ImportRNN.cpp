@@ -210,11 +210,7 @@ public:
       return failure();
     OpBuilder &b = c.b;
     Location loc = c.loc;
-    Value count = isa<Value>(seq)
-                      ? cast<Value>(seq)
-                      : arith::ConstantOp::create(
-                            b, loc, cast<IntegerAttr>(cast<Attribute>(seq)))
-                            .getResult();
+    Value count = i64Value(b, loc, seq);
     SmallVector<Value> inits{w.h0};
     if (w.c0)
       inits.push_back(w.c0);

@@ -224,6 +224,12 @@ SymInt mlir::kiln::onnx_import::dimOf(NodeContext &c, Value v, int64_t d) {
       .getResult();
 }
 
+Value mlir::kiln::onnx_import::i64Value(OpBuilder &b, Location loc, SymInt v) {
+  if (auto known = constantOf(v))
+    return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(*known));
+  return cast<Value>(v);
+}
+
 SymInt mlir::kiln::onnx_import::mulSym(NodeContext &c, SymInt a, SymInt b) {
   return arithSym(c, Arith::Mul, a, b);
 }

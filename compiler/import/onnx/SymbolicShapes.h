@@ -30,6 +30,9 @@ using SymInts = llvm::SmallVector<SymInt>;
 /// The constant of `v`, if it is one.
 std::optional<int64_t> constantOf(SymInt v);
 
+/// `v` as an i64 scalar: a constant when known, else its value.
+Value i64Value(mlir::OpBuilder &b, mlir::Location loc, SymInt v);
+
 /// The entries of integer input `i` when it is a constant or a symbolic
 /// shape (`tensor.from_elements` of scalars); nullopt otherwise.
 std::optional<SymInts> symbolicInts(const NodeContext &c, size_t i);
