@@ -15,7 +15,9 @@
 #       every command's output to OUT/gpu-check.log; a group with perf/
 #       (benchmarks/gpu_models.py) also times issue 18's GEMM and attention
 #       rows beside torch (benchmarks/gpu_peers.py); GPU_CHECK_NO_TORCH=1
-#       skips torch eager and torch.compile of the checked models
+#       skips torch eager and torch.compile of the checked models; the last
+#       group also runs symbolic-dim artifacts at several sizes in one
+#       session (scripts/gpu_check_symbolic.py)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 # name[@precision]: the tensor-core variants are checked within 1e-2
@@ -107,6 +109,18 @@ PY
     rm "$dir/model.onnx"
   done
   echo "  speed rows in g$index/perf: $(ls "$perf" | tr '\n' ' ')"
+  # Symbolic dims: artifacts compiled with no --input-shape, run at a few
+  # sizes in one session (scripts/gpu_check_symbolic.py, through the C
+  # API of the runtime library carried with them).
+  local sym=$out/g$index/symbolic
+  python3 "$root/test/e2e/models/export_symbolic.py" "$sym" >/dev/null
+  for model in "$sym"/*.onnx; do
+    "$kiln" compile "$model" -o "${model%.onnx}.so" --target=cuda \
+      --gpu-arch=sm_80,sm_90a --dim seq=1..512
+    rm "$model"
+  done
+  cp -L "$build/lib/libkiln_rt.so" "$out/g$index/bin/"
+  echo "  symbolic-dim models in g$index/symbolic: $(ls "$sym"/*.so | xargs -n1 basename | tr '\n' ' ')"
 }
 
 run() {
@@ -194,6 +208,14 @@ ratio = f"{k / p:.2f}" if k and p else "-"
 print(f"| {name} | {ms} | {tflops} | {peer_ms} | {peer_tflops} | {ratio} |")
 PY
     done
+  fi
+  if [ -d "$bundle/symbolic" ]; then
+    local sym
+    sym=$(timeout 120 python3 "$root/scripts/gpu_check_symbolic.py" \
+      "$bundle/symbolic" "$bundle/bin/libkiln_rt.so" 2>&1) ||
+      failures=$((failures + 1))
+    printf '== symbolic\n%s\n' "$sym" >> "$log"
+    { echo; echo "symbolic dims (one session, sizes in turn, graphs captured and replayed): $(tail -1 <<<"$sym")"; } >> "$report"
   fi
   cat "$report"
   [ "$failures" = 0 ]

@@ -47,7 +47,12 @@ struct DynamicInputsPass
       auto dataType = MemRefType::get({1}, type.getElementType());
       auto dimsType =
           MemRefType::get({type.getRank()}, IntegerType::get(ctx, 64));
-      if (failed(func.insertArgument(i + 1, dimsType, {}, loc)))
+      // The extents are host memory, read by the host (a GPU entry's
+      // launches take them as values).
+      NamedAttribute host(StringAttr::get(ctx, "kiln.host"),
+                          UnitAttr::get(ctx));
+      if (failed(func.insertArgument(i + 1, dimsType,
+                                     DictionaryAttr::get(ctx, host), loc)))
         return signalPassFailure();
       BlockArgument data = func.getArgument(i);
       BlockArgument dims = func.getArgument(i + 1);

@@ -68,6 +68,9 @@ struct DynamicResultsPass
         Value record = buildRecord(b, ret.getLoc(), ret.getOperand(i));
         ret.setOperand(i, record);
       }
+      // The record is host memory, written by the host (on a GPU target
+      // too); the out-param made of it keeps the mark.
+      func.setResultAttr(i, "kiln.host", UnitAttr::get(&getContext()));
     }
     if (changed)
       func.setFunctionType(

@@ -63,7 +63,10 @@ linalg::GenericOp matchEpilogue(Value value, int64_t &operand) {
       continue;
     }
     auto generic = dyn_cast<linalg::GenericOp>(user);
+    // A body that reads its iteration indices (linalg.index) has none in
+    // the kernel's tiles.
     if (!generic || generic.getNumDpsInits() != 1 ||
+        generic.hasIndexSemantics() ||
         generic.getNumParallelLoops() != generic.getNumLoops() ||
         !generic.getIndexingMapsArray().back().isIdentity() ||
         !isMmaElementType(generic.getResult(0).getType()) ||

@@ -22,6 +22,7 @@
 #include "compiler/logging/Logging.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -38,11 +39,47 @@ namespace mlir::kiln {
 using namespace mlir;
 
 namespace {
-/// Ops the host may run: no memory effects and no regions. Views of device
-/// buffers are only address arithmetic.
+/// Whether `memref` is host memory: an entry argument marked `kiln.host`
+/// (the extents of an input with symbolic dims, the record of an output
+/// shaped at run time).
+bool isHostMemory(Value memref) {
+  auto arg = dyn_cast<BlockArgument>(memref);
+  auto func = arg ? dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp())
+                  : func::FuncOp();
+  return func && func.getArgAttr(arg.getArgNumber(), "kiln.host");
+}
+
+/// A load or store of host memory.
+bool accessesHostMemory(Operation *op) {
+  if (auto load = dyn_cast<memref::LoadOp>(op))
+    return isHostMemory(load.getMemRef());
+  if (auto store = dyn_cast<memref::StoreOp>(op))
+    return isHostMemory(store.getMemRef());
+  return false;
+}
+
+/// Whether `op` holds a kernel already formed (a contraction or attention
+/// kernel built at the tensor level) or a buffer of run-time size: then it
+/// cannot itself run inside one kernel.
+bool launchesInside(Operation &op) {
+  return op
+      .walk([](Operation *inner) {
+        return isa<gpu::LaunchOp>(inner) || (isa<memref::AllocOp>(inner) &&
+                                             !cast<memref::AllocOp>(inner)
+                                                  .getType()
+                                                  .hasStaticShape())
+                   ? WalkResult::interrupt()
+                   : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
+/// Ops the host may run: no memory effects and no regions (views of device
+/// buffers are only address arithmetic), and accesses of host memory.
 bool isHostOp(Operation *op) {
-  return op->getNumRegions() == 0 && isMemoryEffectFree(op) &&
-         !isa<func::ReturnOp>(op);
+  return (op->getNumRegions() == 0 && isMemoryEffectFree(op) &&
+          !isa<func::ReturnOp>(op)) ||
+         accessesHostMemory(op);
 }
 
 /// A new gpu.launch before `before` over (blocks x 1 x 1) x (threads x 1 x
@@ -63,6 +100,7 @@ gpu::LaunchOp createLaunch(OpBuilder &b, Location loc, Value blocks,
 struct FormKernelsPass : public kiln::impl::FormKernelsBase<FormKernelsPass> {
   using Base::Base;
 
+  LogicalResult formBlock(Block &body);
   LogicalResult formParallelKernel(scf::ParallelOp loop);
   LogicalResult formSerialKernel(ArrayRef<Operation *> ops);
 
@@ -78,41 +116,6 @@ struct FormKernelsPass : public kiln::impl::FormKernelsBase<FormKernelsPass> {
                       "(structured control flow)");
       return signalPassFailure();
     }
-    Block &body = entry.getBody().front();
-    SmallVector<Operation *> run;
-    auto flush = [&]() -> LogicalResult {
-      if (run.empty())
-        return success();
-      LogicalResult result = formSerialKernel(run);
-      run.clear();
-      return result;
-    };
-    auto readsRun = [&](Operation &op) {
-      return llvm::any_of(op.getOperands(), [&](Value v) {
-        Operation *def = v.getDefiningOp();
-        return def && llvm::is_contained(run, def);
-      });
-    };
-    // Values of the run read inside `op`'s regions.
-    auto readsRunInside = [&](Operation &op) {
-      bool reads = false;
-      op.walk([&](Operation *inner) {
-        if (inner != &op)
-          reads |= readsRun(*inner);
-      });
-      return reads;
-    };
-    // A run of plain reads (a scalar input such as Trilu's k, hoisted out
-    // of the loop that uses it) moves into that loop: each thread reads it.
-    auto onlyReadsFor = [&](Operation &loop) {
-      return llvm::all_of(run, [&](Operation *op) {
-        return (isa<memref::LoadOp>(op) || isHostOp(op)) &&
-               llvm::all_of(op->getUsers(), [&](Operation *user) {
-                 return loop.isProperAncestor(user) ||
-                        llvm::is_contained(run, user);
-               });
-      });
-    };
     // String ops call the runtime's CPU string kernels.
     WalkResult strings = entry.walk([&](func::CallOp call) {
       if (kiln::stringKernelOf(call).empty())
@@ -124,47 +127,108 @@ struct FormKernelsPass : public kiln::impl::FormKernelsBase<FormKernelsPass> {
     if (strings.wasInterrupted())
       return signalPassFailure();
 
-    for (Operation &op : llvm::make_early_inc_range(body)) {
-      if (isa<func::ReturnOp, gpu::LaunchOp>(op)) {
-        if (failed(flush()))
-          return signalPassFailure();
-        continue;
-      }
-      // A view between two serial ops does not split their kernel; pure
-      // arithmetic on what the run computed joins it.
-      if (isHostOp(&op) && !readsRun(op))
-        continue;
-      if (isHostOp(&op)) {
-        run.push_back(&op);
-        continue;
-      }
-      if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
-        alloc.emitError("a buffer whose size is only known at run time is "
-                        "not supported on GPU targets yet");
-        return signalPassFailure();
-      }
-      // A loop whose bounds the device computes, or whose body reads what
-      // a serial run computed, runs in that run's kernel.
-      auto loop = dyn_cast<scf::ParallelOp>(op);
-      if (loop && !run.empty() && !readsRun(op) && readsRunInside(op) &&
-          onlyReadsFor(op)) {
-        Block *loopBody = loop.getBody();
-        for (Operation *read : llvm::reverse(run))
-          read->moveBefore(loopBody, loopBody->begin());
-        run.clear();
-      }
-      if (loop && loop.getNumResults() == 0 && !readsRun(op) &&
-          !readsRunInside(op)) {
-        if (failed(flush()) || failed(formParallelKernel(loop)))
-          return signalPassFailure();
-        continue;
-      }
-      run.push_back(&op);
-    }
-    if (failed(flush()))
+    if (failed(formBlock(entry.getBody().front())))
       return signalPassFailure();
   }
 };
+
+/// Forms the kernels of `body`, the entry's or a host-side branch's.
+LogicalResult FormKernelsPass::formBlock(Block &body) {
+  SmallVector<Operation *> run;
+  auto flush = [&]() -> LogicalResult {
+    if (run.empty())
+      return success();
+    LogicalResult result = formSerialKernel(run);
+    run.clear();
+    return result;
+  };
+  auto readsRun = [&](Operation &op) {
+    return llvm::any_of(op.getOperands(), [&](Value v) {
+      Operation *def = v.getDefiningOp();
+      return def && llvm::is_contained(run, def);
+    });
+  };
+  // Values of the run read inside `op`'s regions.
+  auto readsRunInside = [&](Operation &op) {
+    bool reads = false;
+    op.walk([&](Operation *inner) {
+      if (inner != &op)
+        reads |= readsRun(*inner);
+    });
+    return reads;
+  };
+  // A run of plain reads (a scalar input such as Trilu's k, hoisted out
+  // of the loop that uses it) moves into that loop: each thread reads it.
+  auto onlyReadsFor = [&](Operation &loop) {
+    return llvm::all_of(run, [&](Operation *op) {
+      return (isa<memref::LoadOp>(op) || isHostOp(op)) &&
+             llvm::all_of(op->getUsers(), [&](Operation *user) {
+               return loop.isProperAncestor(user) ||
+                      llvm::is_contained(run, user);
+             });
+    });
+  };
+  for (Operation &op : llvm::make_early_inc_range(body)) {
+    if (isa<func::ReturnOp, scf::YieldOp, scf::ConditionOp, gpu::LaunchOp>(
+            op)) {
+      if (failed(flush()))
+        return failure();
+      continue;
+    }
+    // A branch on what the host knows (a symbolic dim's broadcast, a
+    // choice between two views), or a loop over a run-time extent (a
+    // recurrence over a symbolic sequence), stays on the host with the
+    // kernels of its body inside it.
+    if (isa<scf::IfOp, scf::ForOp, scf::WhileOp>(op) && !readsRun(op) &&
+        !readsRunInside(op) &&
+        (launchesInside(op) || isMemoryEffectFree(&op))) {
+      if (failed(flush()))
+        return failure();
+      for (Region &region : op.getRegions())
+        for (Block &block : region)
+          if (failed(formBlock(block)))
+            return failure();
+      continue;
+    }
+    // A view between two serial ops does not split their kernel; pure
+    // arithmetic on what the run computed joins it.
+    if (isHostOp(&op) && !readsRun(op))
+      continue;
+    if (accessesHostMemory(&op)) {
+      op.emitError("a value computed on the device is needed by the host "
+                   "(a run-time shape or loop bound); not supported on GPU "
+                   "targets yet");
+      return failure();
+    }
+    if (isHostOp(&op)) {
+      run.push_back(&op);
+      continue;
+    }
+    // A buffer of run-time size (symbolic dims) is device memory from
+    // the runtime's alloc callback, asked for by the host; its size must
+    // not be something the device computed.
+    if (isa<memref::AllocOp, cf::AssertOp>(op) && !readsRun(op))
+      continue;
+    // A loop whose bounds the device computes, or whose body reads what
+    // a serial run computed, runs in that run's kernel.
+    auto loop = dyn_cast<scf::ParallelOp>(op);
+    if (loop && !run.empty() && !readsRun(op) && readsRunInside(op) &&
+        onlyReadsFor(op)) {
+      Block *loopBody = loop.getBody();
+      for (Operation *read : llvm::reverse(run))
+        read->moveBefore(loopBody, loopBody->begin());
+      run.clear();
+    }
+    if (loop && loop.getNumResults() == 0 && !readsRun(op) &&
+        !readsRunInside(op)) {
+      if (failed(flush()) || failed(formParallelKernel(loop)))
+        return failure();
+      continue;
+    }
+    run.push_back(&op);
+  }
+  return flush();
+}
 
 LogicalResult FormKernelsPass::formParallelKernel(scf::ParallelOp loop) {
   Location loc = loop.getLoc();

@@ -48,6 +48,8 @@ void mlir::kiln::buildGpuCodegenPipeline(OpPassManager &pm,
   // 2. Bufferization, as on the CPU: the entry's buffers become its
   // arguments and views of them.
   addBufferizationPasses(pm);
+  // Extents a Reshape over symbolic dims stores, read by the host.
+  pm.addNestedPass<func::FuncOp>(createReshapeToCast());
 
   // 3. Memory: the arena and the weights live on the device; scratch of a
   // parallel iteration is the thread's own (local memory).
@@ -75,7 +77,9 @@ void mlir::kiln::buildGpuCodegenPipeline(OpPassManager &pm,
   pm.addPass(createDedupeKernels());
   pm.addPass(createLaunchCalls());
 
-  // 5. Device code.
+  // 5. Device code. Run-time expand_shapes first become what
+  // expand-strided-metadata takes, in the kernels as on the host.
+  pm.addPass(createExpandDynamicShapes());
   if (options.target.gpu.emulate)
     pm.addPass(createEmulateKernels());
   else

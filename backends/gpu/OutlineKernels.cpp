@@ -60,6 +60,44 @@ void sinkPureOps(gpu::LaunchOp launch) {
   }
 }
 
+/// The kernel parameters are bare pointers, which a memref of run-time
+/// extents, strides or offset (symbolic dims) cannot be. Each such buffer
+/// `launch` reads is passed as its base buffer (a rank-0 memref) and its
+/// run-time metadata (index values), and rebuilt inside the kernel by a
+/// memref.reinterpret_cast of the same type.
+void passRunTimeMetadata(gpu::LaunchOp launch) {
+  Region &body = launch.getBody();
+  llvm::SetVector<Value> above;
+  getUsedValuesDefinedAbove(body, above);
+  OpBuilder host(launch);
+  OpBuilder inside = OpBuilder::atBlockBegin(&body.front());
+  for (Value value : above) {
+    auto type = dyn_cast<MemRefType>(value.getType());
+    if (!type)
+      continue;
+    auto [strides, offset] = type.getStridesAndOffset();
+    if (type.hasStaticShape() && !ShapedType::isDynamic(offset) &&
+        llvm::none_of(strides, ShapedType::isDynamic))
+      continue;
+    Location loc = value.getLoc();
+    auto meta = memref::ExtractStridedMetadataOp::create(host, loc, value);
+    auto pick = [&](int64_t known, Value runTime) -> OpFoldResult {
+      if (ShapedType::isDynamic(known))
+        return runTime;
+      return inside.getIndexAttr(known);
+    };
+    SmallVector<OpFoldResult> sizes, steps;
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      sizes.push_back(pick(type.getDimSize(d), meta.getSizes()[d]));
+      steps.push_back(pick(strides[d], meta.getStrides()[d]));
+    }
+    auto rebuilt = memref::ReinterpretCastOp::create(
+        inside, loc, type, meta.getBaseBuffer(), pick(offset, meta.getOffset()),
+        sizes, steps);
+    replaceAllUsesInRegionWith(value, rebuilt, body);
+  }
+}
+
 struct OutlineKernelsPass
     : public kiln::impl::OutlineKernelsBase<OutlineKernelsPass> {
   using Base::Base;
@@ -87,6 +125,7 @@ struct OutlineKernelsPass
 
     for (auto [index, launch] : llvm::enumerate(launches)) {
       sinkPureOps(launch);
+      passRunTimeMetadata(launch);
       // The nodes whose work the kernel does: constants and views carry
       // the location of wherever they were first made (CSE shares them).
       std::vector<std::string> nodes;

@@ -284,6 +284,37 @@ def ParallelDimsFirst : Pass<"kiln-gpu-parallel-dims-first", "func::FuncOp"> {
   let dependentDialects = ["linalg::LinalgDialect"];
 }
 
+def ReshapeToCast : Pass<"kiln-gpu-reshape-to-cast", "func::FuncOp"> {
+  let summary = "Write a memref.reshape to extents stored just before as a "
+                "reinterpret_cast";
+  let description = [{
+    Runs after bufferization, before the arena is planned. A Reshape or
+    Unsqueeze over symbolic dims leaves a `memref.reshape` whose shape
+    operand is a small buffer the host fills with one store per extent; on
+    a GPU target that buffer would be in the device arena, where the host
+    cannot read the extents back. The reshape becomes a
+    `memref.reinterpret_cast` of its (contiguous) source with the stored
+    values as sizes and row-major strides; the shape buffer, then only
+    written, is erased with its stores. A shape buffer written by anything
+    else, or not in the reshape's block, is left alone.
+
+    Before:
+    ```mlir
+    %shape = memref.alloc() : memref<2xindex>
+    memref.store %c1, %shape[%c0] : memref<2xindex>
+    memref.store %n, %shape[%c1] : memref<2xindex>
+    %r = memref.reshape %src(%shape)
+        : (memref<?xi64>, memref<2xindex>) -> memref<?x?xi64>
+    ```
+    After:
+    ```mlir
+    %r = memref.reinterpret_cast %src to offset: [0], sizes: [%c1, %n],
+        strides: [%n, 1] : memref<?xi64> to memref<?x?xi64>
+    ```
+  }];
+  let dependentDialects = ["memref::MemRefDialect", "arith::ArithDialect"];
+}
+
 def OutlineKernels : Pass<"kiln-gpu-outline-kernels", "ModuleOp"> {
   let summary = "Outline the entry's gpu.launch bodies into one gpu.module";
   let description = [{

@@ -333,29 +333,6 @@ int mlir::kiln::compileModel(const CompileOptions &options) {
                     "unsupported type\n";
     return 1;
   }
-  // A GPU session's buffers are allocated before its first run.
-  if (pipeline.target.isGpu())
-    for (const TensorSpec &input : spec->inputs)
-      if (llvm::any_of(input.shape, [](int64_t d) { return d < 0; })) {
-        llvm::errs() << "error: input '" << input.name
-                     << "' has symbolic dims; --target="
-                     << pipeline.target.platformName()
-                     << " needs static input shapes (give one with "
-                        "--input-shape "
-                     << input.name << "=D0,D1,... or use a CPU target)\n";
-        return 1;
-      }
-  if (pipeline.target.isGpu())
-    for (const TensorSpec &output : spec->outputs)
-      if (llvm::any_of(output.shape, [](int64_t d) { return d < 0; })) {
-        llvm::errs() << "error: output '" << output.name
-                     << "' has a shape known only at run time; --target="
-                     << pipeline.target.platformName()
-                     << " needs static output shapes (give the shape "
-                        "inputs as constants or use a CPU target)\n";
-        return 1;
-      }
-
   struct Stage {
     const char *name;
     void (*build)(OpPassManager &, const PipelineOptions &);

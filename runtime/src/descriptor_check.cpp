@@ -81,17 +81,6 @@ std::string checkGpuProgram(const kiln_artifact_descriptor &descriptor) {
     if (gpu.platform == KILN_GPU_EMULATOR && !kernel.emulated)
       return "emulated GPU kernel " + std::string(kernel.name) + " has no code";
   }
-  // The device buffers of inputs and outputs are allocated up front.
-  for (uint32_t i = 0; i < descriptor.num_inputs; ++i)
-    for (int32_t d = 0; d < descriptor.inputs[i].rank; ++d)
-      if (descriptor.inputs[i].shape[d] < 0)
-        return "GPU input " + quoted(descriptor.inputs[i].name) +
-               " has a symbolic dim";
-  for (uint32_t i = 0; i < descriptor.num_outputs; ++i)
-    for (int32_t d = 0; d < descriptor.outputs[i].rank; ++d)
-      if (descriptor.outputs[i].shape[d] < 0)
-        return "GPU output " + quoted(descriptor.outputs[i].name) +
-               " has a run-time shape";
   return "";
 }
 

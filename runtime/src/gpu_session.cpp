@@ -2,8 +2,11 @@
 // out, one wait.
 #include "gpu_session.h"
 
+#include "memory_limit.h"
 #include "status.h"
 #include "tensor.h"
+
+#include <algorithm>
 
 namespace kiln::rt {
 
@@ -16,6 +19,13 @@ GpuSession::~GpuSession() {
   device_.release(arena_);
 }
 
+namespace {
+bool hasRunTimeExtent(const kiln_tensor_desc &desc) {
+  return std::any_of(desc.shape, desc.shape + desc.rank,
+                     [](int64_t d) { return d < 0; });
+}
+} // namespace
+
 kiln_status GpuSession::init(ThreadPool *pool, bool useGraphs,
                              kiln_runtime_callbacks &callbacks) {
   useGraphs_ = useGraphs;
@@ -24,12 +34,17 @@ kiln_status GpuSession::init(ThreadPool *pool, bool useGraphs,
   if (kiln_status status =
           device_.allocate(descriptor_.arena_size, "device arena", &arena_))
     return status;
+  // Buffers of a run-time shape are allocated by the runs that need them.
   auto allocateAll = [&](const kiln_tensor_desc *descs, uint32_t count,
                          const char *kind, std::vector<void *> &buffers,
                          std::vector<uint64_t> &sizes) -> kiln_status {
     buffers.assign(count, nullptr);
     sizes.assign(count, 0);
     for (uint32_t i = 0; i < count; ++i) {
+      if (hasRunTimeExtent(descs[i])) {
+        runTimeShapes_ = true;
+        continue;
+      }
       size_t elements = 0, bytes = 0;
       if (kiln_status status =
               denseSize(static_cast<kiln_dtype>(descs[i].dtype), descs[i].rank,
@@ -51,12 +66,86 @@ kiln_status GpuSession::init(ThreadPool *pool, bool useGraphs,
           allocateAll(descriptor_.outputs, descriptor_.num_outputs, "output",
                       outputs_, outputBytes_))
     return status;
+  entryInputs_.assign(descriptor_.num_inputs, nullptr);
+  inputRecords_.resize(descriptor_.num_inputs);
+  graphRecords_.resize(descriptor_.num_outputs);
   callbacks.context = this;
-  callbacks.alloc = nullptr; // GPU artifacts have no run-time sized buffers
+  callbacks.alloc = &GpuSession::allocCallback;
   callbacks.fail = &GpuSession::failCallback;
   callbacks.device_weights = device_.weights();
   callbacks.launch = &GpuSession::launchCallback;
   return KILN_OK;
+}
+
+void *GpuSession::allocCallback(void *context, uint64_t bytes) {
+  auto *self = static_cast<GpuSession *>(context);
+  void *data = self->scratch_.allocate(bytes);
+  if (!data && self->launchStatus_ == KILN_OK) {
+    self->launchStatus_ = KILN_ERROR_OUT_OF_MEMORY;
+    self->launchError_ = "out of memory: the run needs a device buffer of " +
+                         formatBytes(bytes) + " (" + kiln_last_error() + ")";
+  }
+  return data;
+}
+
+kiln_status GpuSession::copyInputs(const void *const *inputs,
+                                   bool deviceBuffers, bool &moved) {
+  moved = false;
+  extents_.clear();
+  for (uint32_t i = 0; i < descriptor_.num_inputs; ++i) {
+    const kiln_tensor_desc &desc = descriptor_.inputs[i];
+    if (hasRunTimeExtent(desc)) {
+      // kiln_session_run_device refuses such artifacts.
+      const auto *record = static_cast<const int64_t *>(inputs[i]);
+      size_t elements = 0, bytes = 0;
+      if (kiln_status status =
+              denseSize(static_cast<kiln_dtype>(desc.dtype), desc.rank,
+                        record + 1, &elements, &bytes))
+        return status;
+      if (bytes > inputBytes_[i] || !inputs_[i]) {
+        device_.release(inputs_[i]);
+        inputs_[i] = nullptr;
+        inputBytes_[i] = 0;
+        std::string what = "input " + quoted(desc.name);
+        if (kiln_status status =
+                device_.allocate(std::max<uint64_t>(bytes, KILN_ALIGNMENT),
+                                 what.c_str(), &inputs_[i]))
+          return status;
+        inputBytes_[i] = std::max<uint64_t>(bytes, KILN_ALIGNMENT);
+        moved = true;
+      }
+      const void *data =
+          reinterpret_cast<const void *>(static_cast<uintptr_t>(record[0]));
+      if (bytes)
+        if (kiln_status status = stream_->copyToDevice(inputs_[i], data, bytes))
+          return status;
+      std::vector<int64_t> &device = inputRecords_[i];
+      device.assign(record, record + 1 + desc.rank);
+      device[0] = static_cast<int64_t>(reinterpret_cast<uintptr_t>(inputs_[i]));
+      extents_.insert(extents_.end(), record + 1, record + 1 + desc.rank);
+      entryInputs_[i] = device.data();
+      continue;
+    }
+    entryInputs_[i] = inputs_[i];
+    if (deviceBuffers && inputs[i] == inputs_[i])
+      continue; // the session's own buffer (kiln_session_device_input)
+    kiln_status status =
+        deviceBuffers
+            ? stream_->copyOnDevice(inputs_[i], inputs[i], inputBytes_[i])
+            : stream_->copyToDevice(inputs_[i], inputs[i], inputBytes_[i]);
+    if (status)
+      return status;
+  }
+  return KILN_OK;
+}
+
+kiln_status GpuSession::copyToHost(void *host, const void *device,
+                                   uint64_t bytes) {
+  if (bytes == 0)
+    return KILN_OK;
+  if (kiln_status status = stream_->copyToHost(host, device, bytes))
+    return status;
+  return stream_->synchronize();
 }
 
 int32_t GpuSession::launchCallback(void *context, uint32_t kernel,
@@ -102,8 +191,8 @@ void GpuSession::failCallback(void *context, const char *message) {
 kiln_status GpuSession::runEntry(const kiln_runtime_callbacks &callbacks) {
   launchStatus_ = KILN_OK;
   launchError_.clear();
-  int32_t code =
-      descriptor_.entry(inputs_.data(), outputs_.data(), arena_, &callbacks);
+  int32_t code = descriptor_.entry(entryInputs_.data(), entryOutputs_.data(),
+                                   arena_, &callbacks);
   if (launchStatus_ != KILN_OK)
     return fail(launchStatus_, "the model's run failed: " + launchError_);
   if (code != 0)
@@ -116,23 +205,34 @@ kiln_status GpuSession::runEntry(const kiln_runtime_callbacks &callbacks) {
 kiln_status GpuSession::run(const kiln_runtime_callbacks &callbacks,
                             const void *const *inputs, void *const *outputs,
                             bool deviceBuffers) {
-  for (uint32_t i = 0; i < descriptor_.num_inputs; ++i) {
-    if (deviceBuffers && inputs[i] == inputs_[i])
-      continue; // the session's own buffer (kiln_session_device_input)
-    kiln_status status =
-        deviceBuffers
-            ? stream_->copyOnDevice(inputs_[i], inputs[i], inputBytes_[i])
-            : stream_->copyToDevice(inputs_[i], inputs[i], inputBytes_[i]);
-    if (status)
-      return status;
-  }
+  // The last run is done with its scratch (the run synchronized).
+  bool scratchMoved = scratch_.reset();
+  bool inputsMoved = false;
+  if (kiln_status status = copyInputs(inputs, deviceBuffers, inputsMoved))
+    return status;
+  entryOutputs_.assign(descriptor_.num_outputs, nullptr);
+  for (uint32_t i = 0; i < descriptor_.num_outputs; ++i)
+    entryOutputs_[i] =
+        hasRunTimeExtent(descriptor_.outputs[i]) ? outputs[i] : outputs_[i];
+  bool moved = scratchMoved || inputsMoved;
   bool timing = timeNextRun_;
   timeNextRun_ = false;
-  if (graphReady_ && !timing) {
+  bool sameShapes = extents_ == lastExtents_ && !moved;
+  if (graphReady_ && !timing && extents_ == graphExtents_ && !moved &&
+      scratch_.generation() == graphGeneration_) {
     if (kiln_status status = stream_->replay())
       return status;
+    // The entry did not run: its records are those of the captured run.
+    for (uint32_t i = 0; i < descriptor_.num_outputs; ++i)
+      if (!graphRecords_[i].empty())
+        std::copy(graphRecords_[i].begin(), graphRecords_[i].end(),
+                  static_cast<int64_t *>(outputs[i]));
   } else {
-    bool capture = useGraphs_ && stream_->supportsGraphs() && !timing;
+    // With run-time shapes, a graph is captured by a run that repeats the
+    // last one's extents once that one's scratch held, so the captured
+    // launches and addresses are those the following runs would make.
+    bool capture = useGraphs_ && stream_->supportsGraphs() && !timing &&
+                   (!runTimeShapes_ || (sameShapes && lastRunHeld_));
     stream_->timeKernels(timing);
     // A platform that cannot capture (a HIP runtime without stream
     // capture of module launches) runs every launch directly from now on.
@@ -140,21 +240,42 @@ kiln_status GpuSession::run(const kiln_runtime_callbacks &callbacks,
       capture = false;
       useGraphs_ = false;
     }
+    uint64_t generation = scratch_.generation();
     kiln_status status = runEntry(callbacks);
+    bool held = scratch_.generation() == generation;
     std::string message = status ? kiln_last_error() : "";
     if (capture) {
       // A failed run's capture is ended and dropped, not kept.
       kiln_status captured = stream_->endCapture(/*keep=*/status == KILN_OK);
       if (!status && captured)
         return captured;
-      graphReady_ = !status;
+      // A capture whose scratch had to grow still replays once (the
+      // chunks live until the next run) but is not kept for later runs.
+      graphReady_ = !status && held;
+      graphExtents_ = extents_;
+      graphGeneration_ = scratch_.generation();
+      for (uint32_t i = 0; i < descriptor_.num_outputs; ++i) {
+        graphRecords_[i].clear();
+        if (hasRunTimeExtent(descriptor_.outputs[i])) {
+          const auto *record = static_cast<const int64_t *>(outputs[i]);
+          graphRecords_[i].assign(record,
+                                  record + 1 + descriptor_.outputs[i].rank);
+        }
+      }
       if (!status)
         status = stream_->replay();
+    } else if (!timing && runTimeShapes_ && !sameShapes) {
+      // Another shape: the graph of the last one no longer applies.
+      graphReady_ = false;
     }
+    lastRunHeld_ = !status && held;
     if (status)
       return fail(status, message.empty() ? kiln_last_error() : message);
   }
+  lastExtents_ = extents_;
   for (uint32_t i = 0; i < descriptor_.num_outputs; ++i) {
+    if (hasRunTimeExtent(descriptor_.outputs[i]))
+      continue; // copied by copyToHost from the record's address
     if (deviceBuffers && outputs[i] == outputs_[i])
       continue;
     kiln_status status =

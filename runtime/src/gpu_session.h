@@ -7,6 +7,7 @@
 #define KILN_RUNTIME_GPU_SESSION_H
 
 #include "gpu_device.h"
+#include "gpu_scratch.h"
 
 #include <string>
 #include <vector>
@@ -16,7 +17,7 @@ namespace kiln::rt {
 class GpuSession {
 public:
   GpuSession(const kiln_artifact_descriptor &descriptor, GpuDevice &device)
-      : descriptor_(descriptor), device_(device) {}
+      : descriptor_(descriptor), device_(device), scratch_(device) {}
   ~GpuSession();
   GpuSession(const GpuSession &) = delete;
   GpuSession &operator=(const GpuSession &) = delete;
@@ -29,10 +30,17 @@ public:
 
   // One run. `inputs`/`outputs` are host buffers, or device buffers when
   // `deviceBuffers` (kiln_session_run_device), each of the descriptor's
-  // size.
+  // size. An input with symbolic dims is a host {data, dims} record (abi.h;
+  // host buffers only): its data goes to a device buffer grown to fit. A
+  // dynamic output's slot is the record the entry fills, with a device
+  // address (copyToHost takes its data after the run).
   kiln_status run(const kiln_runtime_callbacks &callbacks,
                   const void *const *inputs, void *const *outputs,
                   bool deviceBuffers);
+
+  // Copies `bytes` of device memory the last run wrote to the host and
+  // waits for it.
+  kiln_status copyToHost(void *host, const void *device, uint64_t bytes);
 
   void *deviceInput(size_t i) const {
     return i < inputs_.size() ? inputs_[i] : nullptr;
@@ -52,6 +60,11 @@ private:
                                 uint32_t blockY, uint32_t blockZ,
                                 uint32_t sharedBytes, const uint64_t *args);
   static void failCallback(void *context, const char *message);
+  static void *allocCallback(void *context, uint64_t bytes);
+  // Copies the inputs in; symbolic ones through records of device
+  // addresses, their buffers grown to fit (`moved` when one was).
+  kiln_status copyInputs(const void *const *inputs, bool deviceBuffers,
+                         bool &moved);
   kiln_status runEntry(const kiln_runtime_callbacks &callbacks);
 
   const kiln_artifact_descriptor &descriptor_;
@@ -60,6 +73,24 @@ private:
   void *arena_ = nullptr;
   std::vector<void *> inputs_, outputs_;
   std::vector<uint64_t> inputBytes_, outputBytes_;
+  // Run-time sized buffers (symbolic dims), on the device.
+  DeviceScratch scratch_;
+  // What the entry reads for each input: a device buffer, or for a
+  // symbolic input the record of its device copy.
+  std::vector<void *> entryInputs_;
+  std::vector<void *> entryOutputs_;
+  std::vector<std::vector<int64_t>> inputRecords_;
+  // Symbolic dims: whether the artifact has any (inputs or outputs of
+  // run-time shape), and the extents of this run, of the last one and of
+  // the captured graph, which replays only for the extents, input buffers
+  // and scratch chunks it was captured with. A run captures a graph only
+  // when it repeats the last run's extents and that run's scratch held.
+  bool runTimeShapes_ = false;
+  std::vector<int64_t> extents_, lastExtents_, graphExtents_;
+  bool lastRunHeld_ = false;
+  uint64_t graphGeneration_ = 0;
+  // The dynamic outputs' records as the captured run filled them.
+  std::vector<std::vector<int64_t>> graphRecords_;
   bool useGraphs_ = true, graphReady_ = false, timeNextRun_ = false;
   std::vector<KernelTime> times_;
   // The first failure of the current run's launches.

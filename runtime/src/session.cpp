@@ -122,9 +122,15 @@ bool isDynamic(const kiln_tensor_desc &desc) {
 
 // Creates output `desc` from the record the entry filled: its shape, and a
 // copy of the data the record points to.
+kiln_status copyHostMemory(void *host, const void *data, uint64_t bytes) {
+  std::memcpy(host, data, bytes);
+  return KILN_OK;
+}
+
+template <typename Copy = decltype(&copyHostMemory)>
 kiln_status takeDynamicOutput(const kiln_tensor_desc &desc,
                               const std::vector<int64_t> &record,
-                              kiln_tensor **out) {
+                              kiln_tensor **out, Copy copy = &copyHostMemory) {
   const int64_t *shape = record.data() + 1;
   for (int32_t d = 0; d < desc.rank; ++d)
     if (shape[d] < 0 || (desc.shape[d] >= 0 && shape[d] != desc.shape[d]))
@@ -137,11 +143,15 @@ kiln_status takeDynamicOutput(const kiln_tensor_desc &desc,
   if (status != KILN_OK)
     return status;
   if ((*out)->bytes)
-    std::memcpy(
-        (*out)->data,
-        reinterpret_cast<const void *>(static_cast<uintptr_t>(record[0])),
-        (*out)->bytes);
-  return KILN_OK;
+    status =
+        copy((*out)->data,
+             reinterpret_cast<const void *>(static_cast<uintptr_t>(record[0])),
+             (*out)->bytes);
+  if (status != KILN_OK) {
+    kiln_tensor_destroy(*out);
+    *out = nullptr;
+  }
+  return status;
 }
 
 std::string inputNames(const kiln_artifact_descriptor &descriptor) {
@@ -422,6 +432,14 @@ kiln_session_run(kiln_session *session, const kiln_named_tensor *inputs,
           session->gpu->run(session->callbacks, session->inputData.data(),
                             session->outputData.data(),
                             /*deviceBuffers=*/false);
+      // Outputs of a run-time shape: the record names device memory.
+      for (size_t i = 0; i < num_outputs && status == KILN_OK; ++i)
+        if (isDynamic(descriptor.outputs[i]))
+          status = takeDynamicOutput(
+              descriptor.outputs[i], session->dynamicRecords[i], &outputs[i],
+              [&](void *host, const void *device, uint64_t bytes) {
+                return session->gpu->copyToHost(host, device, bytes);
+              });
       if (status != KILN_OK)
         destroyOutputs(outputs, num_outputs);
       return status;
@@ -499,6 +517,21 @@ extern "C" kiln_status kiln_session_run_device(kiln_session *session,
   if ((num_inputs && !device_inputs) || (num_outputs && !device_outputs))
     return fail(KILN_ERROR_INVALID_ARGUMENT,
                 "kiln_session_run_device: NULL buffer list");
+  // Device buffers carry no shape: symbolic dims go through
+  // kiln_session_run's tensors.
+  for (uint32_t i = 0; i < descriptor.num_inputs + descriptor.num_outputs;
+       ++i) {
+    bool input = i < descriptor.num_inputs;
+    const kiln_tensor_desc &desc =
+        input ? descriptor.inputs[i]
+              : descriptor.outputs[i - descriptor.num_inputs];
+    if (isDynamic(desc))
+      return fail(KILN_ERROR_INVALID_ARGUMENT,
+                  "kiln_session_run_device: " +
+                      std::string(input ? "input " : "output ") +
+                      quoted(desc.name) +
+                      " has a run-time shape; run it with kiln_session_run");
+  }
   RunGuard guard(*session);
   if (!guard.owns())
     return sessionBusy("kiln_session_run_device");

@@ -1,10 +1,10 @@
 // RUN: kiln-opt %s -kiln-dynamic-inputs -split-input-file | FileCheck %s
 
 // An entry argument with symbolic dims becomes its data pointer and its
-// extents; the body reads the extents and rebuilds the memref with
-// row-major strides. Static arguments are unchanged.
+// extents (host memory, `kiln.host`); the body reads the extents and
+// rebuilds the memref with row-major strides. Static arguments are unchanged.
 // CHECK-LABEL: func.func @main
-// CHECK-SAME:    (%[[DATA:.+]]: memref<1xf32>, %[[DIMS:.+]]: memref<3xi64>, %[[W:.+]]: memref<64xf32>)
+// CHECK-SAME:    (%[[DATA:.+]]: memref<1xf32>, %[[DIMS:.+]]: memref<3xi64> {kiln.host}, %[[W:.+]]: memref<64xf32>)
 // CHECK:       %[[B64:.+]] = memref.load %[[DIMS]][%{{.+}}] : memref<3xi64>
 // CHECK:       %[[B:.+]] = arith.index_cast %[[B64]] : i64 to index
 // CHECK:       %[[S64:.+]] = memref.load %[[DIMS]][%{{.+}}] : memref<3xi64>

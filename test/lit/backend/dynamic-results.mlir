@@ -1,9 +1,10 @@
 // RUN: kiln-opt %s -kiln-dynamic-results -split-input-file | FileCheck %s
 
-// A run-time shaped result becomes an i64 record {pointer, dim 0, dim 1};
+// A run-time shaped result becomes an i64 record {pointer, dim 0, dim 1}
+// in host memory (`kiln.host`);
 // the static result next to it is unchanged.
 // CHECK-LABEL: func.func @main
-// CHECK-SAME:    (%[[X:.+]]: memref<24xf32>, %[[N:.+]]: index) -> (memref<4xf32>, memref<3xi64>)
+// CHECK-SAME:    (%[[X:.+]]: memref<24xf32>, %[[N:.+]]: index) -> (memref<4xf32>, memref<3xi64> {kiln.host})
 // CHECK:       %[[R:.+]] = memref.reinterpret_cast
 // CHECK:       %[[REC:.+]] = memref.alloc() : memref<3xi64>
 // CHECK:       %[[P:.+]] = memref.extract_aligned_pointer_as_index %[[R]] : memref<?x?xf32> -> index

@@ -127,9 +127,119 @@ func.func @main(%x: memref<8xf32>, %n: memref<index>, %y: memref<8xf32>) {
 
 // -----
 
-func.func @main(%n: index, %y: memref<8xf32>) {
-  // expected-error @below {{a buffer whose size is only known at run time is not supported on GPU targets yet}}
+// Symbolic dims: the extents (host memory, `kiln.host`) are read and the
+// run-time sized buffer allocated by the host; the loop over it is a kernel
+// of a run-time grid; the output record is written by the host.
+// CHECK-LABEL: func.func @main
+// CHECK:         %[[N64:.+]] = memref.load %[[DIMS:.+]][%{{.+}}] : memref<1xi64>
+// CHECK:         %[[N:.+]] = arith.index_cast %[[N64]]
+// CHECK:         %[[BUF:.+]] = memref.alloc(%[[N]]) : memref<?xf32>
+// CHECK:         %[[TRIP:.+]] = arith.ceildivui %{{.+}}, %{{.+}} : index
+// CHECK:         %[[BLOCKS:.+]] = arith.ceildivui %[[TRIP]], %{{.+}} : index
+// CHECK:         gpu.launch blocks(%{{.+}}, %{{.+}}, %{{.+}}) in (%{{.+}} = %[[BLOCKS]]
+// CHECK:           memref.store %{{.+}}, %[[BUF]]
+// CHECK:         }
+// CHECK:         memref.store %{{.+}}, %[[REC:.+]][%{{.+}}] : memref<2xi64>
+// CHECK-NOT:     gpu.launch
+// CHECK:         return
+func.func @main(%x: memref<1xf32>, %dims: memref<1xi64> {kiln.host},
+                %record: memref<2xi64> {kiln.host}) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %cst = arith.constant 1.0 : f32
+  %n64 = memref.load %dims[%c0] : memref<1xi64>
+  %n = arith.index_cast %n64 : i64 to index
   %buffer = memref.alloc(%n) : memref<?xf32>
+  scf.parallel (%i) = (%c0) to (%n) step (%c1) {
+    memref.store %cst, %buffer[%i] : memref<?xf32>
+    scf.reduce
+  }
+  %p = memref.extract_aligned_pointer_as_index %buffer : memref<?xf32> -> index
+  %p64 = arith.index_cast %p : index to i64
+  memref.store %p64, %record[%c0] : memref<2xi64>
+  memref.store %n64, %record[%c1] : memref<2xi64>
+  return
+}
+
+// -----
+
+// A branch on a symbolic dim (a run-time broadcast) stays on the host with
+// the kernel of its branch inside it.
+// CHECK-LABEL: func.func @main
+// CHECK:         scf.if %{{.+}} -> (memref<?xf32>) {
+// CHECK:           %[[COPY:.+]] = memref.alloc
+// CHECK:           gpu.launch
+// CHECK:           scf.yield %[[COPY]]
+// CHECK:         } else {
+// CHECK-NEXT:      scf.yield
+func.func @main(%x: memref<1xf32>, %dims: memref<1xi64> {kiln.host})
+    -> memref<?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n64 = memref.load %dims[%c0] : memref<1xi64>
+  %n = arith.index_cast %n64 : i64 to index
+  %src = memref.reinterpret_cast %x to offset: [0], sizes: [%n], strides: [1]
+      : memref<1xf32> to memref<?xf32>
+  %one = arith.cmpi eq, %n, %c1 : index
+  %b = scf.if %one -> (memref<?xf32>) {
+    %copy = memref.alloc(%n) : memref<?xf32>
+    scf.parallel (%i) = (%c0) to (%n) step (%c1) {
+      %v = memref.load %src[%c0] : memref<?xf32>
+      memref.store %v, %copy[%i] : memref<?xf32>
+      scf.reduce
+    }
+    scf.yield %copy : memref<?xf32>
+  } else {
+    scf.yield %src : memref<?xf32>
+  }
+  return %b : memref<?xf32>
+}
+
+// -----
+
+// A choice between two views of one buffer (a Reshape over symbolic dims)
+// is address arithmetic: it stays on the host, and the loop reading the
+// chosen view is a kernel.
+// CHECK-LABEL: func.func @main
+// CHECK:         %[[VIEW:.+]] = scf.if
+// CHECK-NOT:       gpu.launch
+// CHECK:         }
+// CHECK:         gpu.launch
+// CHECK:           memref.load %[[VIEW]]
+func.func @main(%x: memref<1xf32>, %dims: memref<1xi64> {kiln.host},
+                %y: memref<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %n64 = memref.load %dims[%c0] : memref<1xi64>
+  %n = arith.index_cast %n64 : i64 to index
+  %one = arith.cmpi eq, %n, %c1 : index
+  %v = scf.if %one -> (memref<?xf32>) {
+    %a = memref.reinterpret_cast %x to offset: [0], sizes: [%n], strides: [1]
+        : memref<1xf32> to memref<?xf32>
+    scf.yield %a : memref<?xf32>
+  } else {
+    %b = memref.reinterpret_cast %x to offset: [0], sizes: [%c8], strides: [1]
+        : memref<1xf32> to memref<?xf32>
+    scf.yield %b : memref<?xf32>
+  }
+  scf.parallel (%i) = (%c0) to (%c8) step (%c1) {
+    %e = memref.load %v[%c0] : memref<?xf32>
+    memref.store %e, %y[%i] : memref<8xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// The host cannot read what the device computed into an output record.
+func.func @main(%x: memref<8xf32>, %record: memref<2xi64> {kiln.host}) {
+  %c0 = arith.constant 0 : index
+  %v = memref.load %x[%c0] : memref<8xf32>
+  %n = arith.fptosi %v : f32 to i64
+  // expected-error @below {{a value computed on the device is needed by the host (a run-time shape or loop bound); not supported on GPU targets yet}}
+  memref.store %n, %record[%c0] : memref<2xi64>
   return
 }
 

@@ -1,0 +1,52 @@
+// RUN: kiln-opt %s -kiln-gpu-reshape-to-cast -split-input-file | FileCheck %s
+
+// An Unsqueeze over a symbolic dim: the shape buffer's extents are the
+// values stored into it; the reshape becomes a reinterpret_cast with them
+// and the buffer goes.
+// CHECK-LABEL: func.func @unsqueeze
+// CHECK-SAME:    (%[[SRC:.+]]: memref<?xi64>, %[[N:.+]]: index)
+// CHECK-NOT:     memref.alloc
+// CHECK-NOT:     memref.store
+// CHECK:         %[[R:.+]] = memref.reinterpret_cast %[[SRC]] to offset: [0], sizes: [1, %[[N]]], strides: [%{{.+}}, 1] : memref<?xi64> to memref<1x?xi64>
+// CHECK:         return %[[R]]
+func.func @unsqueeze(%src: memref<?xi64>, %n: index) -> memref<1x?xi64> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %shape = memref.alloc() : memref<2xindex>
+  memref.store %c1, %shape[%c0] : memref<2xindex>
+  memref.store %n, %shape[%c1] : memref<2xindex>
+  %r = memref.reshape %src(%shape)
+      : (memref<?xi64>, memref<2xindex>) -> memref<1x?xi64>
+  return %r : memref<1x?xi64>
+}
+
+// -----
+
+// i64 extents (an ONNX shape tensor) are cast to index.
+// CHECK-LABEL: func.func @reshape_i64
+// CHECK:         %[[A:.+]] = arith.index_cast %{{.+}} : i64 to index
+// CHECK:         %[[B:.+]] = arith.index_cast %{{.+}} : i64 to index
+// CHECK:         memref.reinterpret_cast %{{.+}} to offset: [0], sizes: [%[[A]], %[[B]]], strides: [%{{.+}}, 1]
+func.func @reshape_i64(%src: memref<?xf32>, %a: i64, %b: i64) -> memref<?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %shape = memref.alloc() : memref<2xi64>
+  memref.store %a, %shape[%c0] : memref<2xi64>
+  memref.store %b, %shape[%c1] : memref<2xi64>
+  %r = memref.reshape %src(%shape)
+      : (memref<?xf32>, memref<2xi64>) -> memref<?x?xf32>
+  return %r : memref<?x?xf32>
+}
+
+// -----
+
+// A shape buffer that is an argument (its extents unknown here) keeps the
+// reshape.
+// CHECK-LABEL: func.func @unknown_shape
+// CHECK:         memref.reshape
+func.func @unknown_shape(%src: memref<?xf32>, %shape: memref<2xindex>)
+    -> memref<?x?xf32> {
+  %r = memref.reshape %src(%shape)
+      : (memref<?xf32>, memref<2xindex>) -> memref<?x?xf32>
+  return %r : memref<?x?xf32>
+}
