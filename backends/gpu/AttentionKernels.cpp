@@ -30,6 +30,7 @@
 #include "backends/gpu/Passes.h"
 
 #include "compiler/logging/Logging.h"
+#include "compiler/logging/Report.h"
 #include "dialects/kiln/KilnOps.h"
 #include "dialects/kiln/NodeLocation.h"
 
@@ -60,7 +61,10 @@ gpu_kernels::AttentionShape::AttentionShape(AttentionOp op) {
     return;
   batchSizes.assign(q.begin(), q.end() - 2);
   for (int64_t size : batchSizes)
-    batchTotal *= size;
+    batchTotal =
+        ShapedType::isDynamic(size) || ShapedType::isDynamic(batchTotal)
+            ? ShapedType::kDynamic
+            : batchTotal * size;
   sq = q[rank - 2];
   d = q[rank - 1];
   sk = k[rank - 2];
@@ -71,17 +75,41 @@ gpu_kernels::AttentionShape::AttentionShape(AttentionOp op) {
   }
 }
 
+void gpu_kernels::AttentionShape::materialize(OpBuilder &b, Location loc,
+                                              AttentionOp op) {
+  SmallVector<Value> q = tensorExtents(b, loc, op.getQuery());
+  size_t rank = q.size();
+  batchValues.assign(q.begin(), q.end() - 2);
+  sqValue = q[rank - 2];
+  skValue = tensorExtents(b, loc, op.getKey())[rank - 2];
+  batchTotalValue = index(b, loc, 1);
+  for (Value size : batchValues)
+    batchTotalValue = arith::MulIOp::create(b, loc, batchTotalValue, size);
+  if (Value mask = op.getMask())
+    maskValues = tensorExtents(b, loc, mask);
+}
+
 SmallVector<Value>
 gpu_kernels::attentionMaskIndices(OpBuilder &b, Location loc,
-                                  ArrayRef<int64_t> maskShape, ValueRange batch,
+                                  const AttentionShape &shape, ValueRange batch,
                                   Value row, Value key) {
   SmallVector<Value> full(batch.begin(), batch.end());
   full.push_back(row);
   full.push_back(key);
   SmallVector<Value> indices;
-  size_t offset = full.size() - maskShape.size();
-  for (auto [i, size] : llvm::enumerate(maskShape))
-    indices.push_back(size == 1 ? index(b, loc, 0) : full[offset + i]);
+  size_t offset = full.size() - shape.maskShape.size();
+  for (auto [i, size] : llvm::enumerate(shape.maskShape)) {
+    Value at = full[offset + i];
+    if (size == 1)
+      at = index(b, loc, 0);
+    else if (ShapedType::isDynamic(size))
+      at = arith::SelectOp::create(
+          b, loc,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                shape.maskValues[i], index(b, loc, 1)),
+          index(b, loc, 0), at);
+    indices.push_back(at);
+  }
   return indices;
 }
 
@@ -90,12 +118,10 @@ Value gpu_kernels::finishScore(OpBuilder &b, Location loc, AttentionOp op,
                                Value mask, ValueRange batch, Value row,
                                Value rowOk, Value key, double maskScale,
                                bool inside) {
-  Value keyOk =
-      inside ? Value() : lessThan(b, loc, key, index(b, loc, shape.sk));
+  Value keyOk = inside ? Value() : lessThan(b, loc, key, shape.skValue);
   if (mask) {
     Value term = guardedLoadF32(
-        b, loc, mask,
-        attentionMaskIndices(b, loc, shape.maskShape, batch, row, key),
+        b, loc, mask, attentionMaskIndices(b, loc, shape, batch, row, key),
         inside ? rowOk : arith::AndIOp::create(b, loc, keyOk, rowOk));
     if (maskScale != 1.0) {
       // A finite mask stays finite when scaled (torch's finfo.min times
@@ -132,7 +158,7 @@ Value gpu_kernels::finishScore(OpBuilder &b, Location loc, AttentionOp op,
 void gpu_kernels::stageKeys(OpBuilder &b, Location loc, Value tid,
                             int64_t threads, Value source, Value shared,
                             ValueRange batch, Value key0, int64_t keys,
-                            int64_t sk, int64_t width, int64_t padded,
+                            Value sk, int64_t width, int64_t padded,
                             Type element) {
   IndexMath math{b, loc};
   auto copy = scf::ForOp::create(b, loc, tid, index(b, loc, keys * padded),
@@ -142,7 +168,7 @@ void gpu_kernels::stageKeys(OpBuilder &b, Location loc, Value tid,
   Value e = copy.getInductionVar();
   Value j = math.div(e, padded), c = math.rem(e, padded);
   Value key = math.add(key0, j);
-  Value ok = lessThan(b, loc, key, index(b, loc, sk));
+  Value ok = lessThan(b, loc, key, sk);
   if (width != padded)
     ok = math.both(ok, lessThan(b, loc, c, index(b, loc, width)));
   Value value = guardedLoadF32(b, loc, source, withIndices(batch, key, c), ok);
@@ -158,7 +184,8 @@ AttentionLayouts AttentionLayouts::of(AttentionOp op, bool throughTransposes) {
   auto keepsLastDim = [](TransposeOp t) {
     ArrayRef<int64_t> perm = t.getPerm();
     return !perm.empty() && perm.back() == int64_t(perm.size()) - 1 &&
-           cast<RankedTensorType>(t.getInput().getType()).hasStaticShape();
+           cast<RankedTensorType>(t.getInput().getType()).hasStaticShape() &&
+           t.getType().hasStaticShape();
   };
   for (int i = 0; i < 3; ++i) {
     layouts.sources[i] = operands[i];
@@ -197,8 +224,9 @@ SmallVector<Value> gpu_kernels::gatheredIndices(ArrayRef<int64_t> gather,
 }
 
 gpu_kernels::AttentionBuffers::AttentionBuffers(
-    OpBuilder &b, Location loc, AttentionOp op, const AttentionShape &shape,
+    OpBuilder &b, Location loc, AttentionOp op, AttentionShape &shape,
     const AttentionLayouts &layouts) {
+  shape.materialize(b, loc, op);
   q = readOnlyBuffer(b, loc, layouts.sources[0]);
   k = readOnlyBuffer(b, loc, layouts.sources[1]);
   v = readOnlyBuffer(b, loc, layouts.sources[2]);
@@ -210,7 +238,16 @@ gpu_kernels::AttentionBuffers::AttentionBuffers(
     ArrayRef<int64_t> dims = transpose.getType().getShape();
     outShape.assign(dims.begin(), dims.end());
   }
-  out = newBuffer(b, loc, outShape, shape.element);
+  // Run-time extents (never through a transpose: AttentionLayouts keeps
+  // static ones only) from the operands.
+  SmallVector<Value> dynamic;
+  for (auto [i, size] : llvm::enumerate(outShape))
+    if (ShapedType::isDynamic(size))
+      dynamic.push_back(i < shape.batchValues.size() ? shape.batchValues[i]
+                                                     : shape.sqValue);
+  out =
+      memref::AllocOp::create(b, loc, MemRefType::get(outShape, shape.element),
+                              dynamic, b.getI64IntegerAttr(64));
 }
 
 SmallVector<Value> gpu_kernels::walkKeyStages(
@@ -279,22 +316,26 @@ constexpr int64_t kGroup = 4;         // keys per online-softmax update
 constexpr int64_t kMaxHead = 64;      // head sizes kept in registers (SIMT)
 constexpr int64_t kMaxMfmaHead = 128; // matrix-core kernels (MFMA, mma.sync)
 
-/// Whether the flash kernels take `op`: static f32 operands (or, with
-/// `halves`, all f16 or all bf16), head sizes up to `maxHead`, at most
-/// 65535 batch entries (grid y).
+/// Whether the flash kernels take `op`: f32 operands (or, with `halves`,
+/// all f16 or all bf16), static head sizes up to `maxHead`, at most 65535
+/// batch entries (grid y; a run-time batch past that fails at launch with
+/// the kernel named). The batch dims and sequence lengths may be run-time
+/// extents.
 bool supported(AttentionOp op, int64_t maxHead, bool halves) {
   Type element = getElementTypeOrSelf(op.getQuery().getType());
   if (!element.isF32() && !(halves && (element.isF16() || element.isBF16())))
     return false;
   for (Value v : op->getOperands()) {
     auto type = dyn_cast<RankedTensorType>(v.getType());
-    if (!type || !type.hasStaticShape() || type.getElementType() != element)
+    if (!type || type.getElementType() != element)
       return false;
   }
   if (cast<RankedTensorType>(op.getQuery().getType()).getRank() < 2)
     return false;
   AttentionShape shape(op);
-  return shape.d <= maxHead && shape.dv <= maxHead && shape.batchTotal <= 65535;
+  return !ShapedType::isDynamic(shape.d) && !ShapedType::isDynamic(shape.dv) &&
+         shape.d <= maxHead && shape.dv <= maxHead &&
+         (ShapedType::isDynamic(shape.batchTotal) || shape.batchTotal <= 65535);
 }
 
 class FlashKernelWriter {
@@ -314,30 +355,29 @@ private:
 };
 
 Value FlashKernelWriter::write() {
-  int64_t sq = shape.sq, sk = shape.sk, d = shape.d, dv = shape.dv;
-  ArrayRef<int64_t> batchSizes = shape.batchSizes;
+  int64_t d = shape.d, dv = shape.dv;
   AttentionBuffers buffers(b, loc, op, shape);
   Value q = buffers.q, k = buffers.k, v = buffers.v, mask = buffers.mask,
         out = buffers.out;
 
   Type f32Type = b.getF32Type();
-  gpu::LaunchOp launch =
-      createLaunch(b, loc,
-                   {index(b, loc, llvm::divideCeil(sq, kRows)),
-                    index(b, loc, shape.batchTotal)},
-                   {kRows},
-                   {workgroupMemRef({kKeys, d}, f32Type),
-                    workgroupMemRef({kKeys, dv}, f32Type)});
+  gpu::LaunchOp launch = createLaunch(
+      b, loc,
+      {arith::CeilDivUIOp::create(b, loc, shape.sqValue, index(b, loc, kRows)),
+       shape.batchTotalValue},
+      {kRows},
+      {workgroupMemRef({kKeys, d}, f32Type),
+       workgroupMemRef({kKeys, dv}, f32Type)});
   Value sharedK = launch.getWorkgroupAttributions()[0];
   Value sharedV = launch.getWorkgroupAttributions()[1];
   Value tid = launch.getThreadIds().x;
   Value row0 = arith::MulIOp::create(b, loc, launch.getBlockIds().x,
                                      index(b, loc, kRows));
   Value row = arith::AddIOp::create(b, loc, row0, tid);
-  SmallVector<Value> batch =
-      batchSizes.empty()
-          ? SmallVector<Value>()
-          : delinearize(b, loc, launch.getBlockIds().y, batchSizes);
+  SmallVector<Value> batch = shape.batchValues.empty()
+                                 ? SmallVector<Value>()
+                                 : delinearize(b, loc, launch.getBlockIds().y,
+                                               ValueRange(shape.batchValues));
   auto at = [&](ValueRange lead, Value i, Value j) {
     SmallVector<Value> indices(lead.begin(), lead.end());
     indices.push_back(i);
@@ -345,8 +385,8 @@ Value FlashKernelWriter::write() {
     return indices;
   };
   Value zero = f32(0.0), negInf = f32(-std::numeric_limits<double>::infinity());
-  Value rowOk = lessThan(b, loc, row, index(b, loc, sq));
-  Value skBound = index(b, loc, sk);
+  Value rowOk = lessThan(b, loc, row, shape.sqValue);
+  Value skBound = shape.skValue;
 
   // The thread's query row, in registers.
   SmallVector<Value> qRow;
@@ -540,9 +580,9 @@ struct AttentionKernelsPass
       else
         KILN_LOG("gpu", Info)
             << "attention at '" << onnxNodeName(op->getLoc())
-            << "' keeps the generic lowering (needs static "
+            << "' keeps the generic lowering (needs "
             << (matrix ? "f32, f16 or bf16" : "f32")
-            << " operands and head sizes up to " << maxHead << ")\n";
+            << " operands and static head sizes up to " << maxHead << ")\n";
     });
     for (AttentionOp op : ops) {
       OpBuilder b(op);
@@ -568,6 +608,9 @@ struct AttentionKernelsPass
               : operand == MfmaOperand::F16 ? " on MFMA f16 16x16x16"
                                             : " on MFMA bf16 16x16x16")
           << "\n";
+      report::count("gpu_attention_kernels");
+      if (AttentionShape(op).runTimeExtents())
+        report::count("gpu_attention_kernels_run_time_extents");
       if (TransposeOp transpose = layouts.outTranspose) {
         transpose.getResult().replaceAllUsesWith(result);
         transpose.erase();

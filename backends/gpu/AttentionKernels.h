@@ -16,14 +16,25 @@
 
 namespace mlir::kiln::gpu_kernels {
 
-/// Static sizes of an attention op: q [batch..., sq, d], k [batch..., sk,
-/// d], v [batch..., sk, dv], the mask's shape (empty without one), the
-/// element type of q (and the result).
+/// Sizes of an attention op: q [batch..., sq, d], k [batch..., sk, d], v
+/// [batch..., sk, dv], the mask's shape (empty without one), the element
+/// type of q (and the result). The batch dims and the sequence lengths may
+/// be run-time extents (ShapedType::kDynamic; batchTotal too then): the
+/// kernels read them as values, which AttentionBuffers makes before the
+/// kernel (materialize).
 struct AttentionShape {
   explicit AttentionShape(AttentionOp op);
+  /// The *Value extents: constants, or tensor.dim of the operands.
+  void materialize(OpBuilder &b, Location loc, AttentionOp op);
+  bool runTimeExtents() const {
+    return ShapedType::isDynamic(batchTotal) || ShapedType::isDynamic(sq) ||
+           ShapedType::isDynamic(sk);
+  }
   SmallVector<int64_t> batchSizes, maskShape;
   Type element;
   int64_t batchTotal = 1, sq = 0, sk = 0, d = 0, dv = 0;
+  SmallVector<Value> batchValues, maskValues;
+  Value sqValue, skValue, batchTotalValue;
 };
 
 /// Where a kernel reads q, k and v and writes the result. By default the
@@ -54,19 +65,19 @@ SmallVector<Value> gatheredIndices(ArrayRef<int64_t> gather, ValueRange batch,
 /// mask null without one) and a new result, as `layouts` places them.
 struct AttentionBuffers {
   AttentionBuffers(OpBuilder &b, Location loc, AttentionOp op,
-                   const AttentionShape &shape,
-                   const AttentionLayouts &layouts);
+                   AttentionShape &shape, const AttentionLayouts &layouts);
   AttentionBuffers(OpBuilder &b, Location loc, AttentionOp op,
-                   const AttentionShape &shape)
+                   AttentionShape &shape)
       : AttentionBuffers(
             b, loc, op, shape,
             AttentionLayouts::of(op, /*throughTransposes=*/false)) {}
   Value q, k, v, mask, out;
 };
 
-/// The mask's indices for (batch, row, key); its broadcast dims read 0.
+/// The mask's indices for (batch, row, key); its broadcast dims read 0
+/// (a run-time dim of the mask when its extent is 1 at run time).
 SmallVector<Value> attentionMaskIndices(OpBuilder &b, Location loc,
-                                        ArrayRef<int64_t> maskShape,
+                                        const AttentionShape &shape,
                                         ValueRange batch, Value row, Value key);
 
 /// A scaled score q·k for (row, key), finished: the mask added (read as
@@ -103,7 +114,7 @@ Value normalizedOutput(OpBuilder &b, Location loc, AttentionOp op, Value acc,
 /// the reads of the source's rows coalesce.
 void stageKeys(OpBuilder &b, Location loc, Value tid, int64_t threads,
                Value source, Value shared, ValueRange batch, Value key0,
-               int64_t keys, int64_t sk, int64_t width, int64_t padded,
+               int64_t keys, Value sk, int64_t width, int64_t padded,
                Type element);
 
 /// The key loop of the MFMA flash kernel: stages of `stageKeys`

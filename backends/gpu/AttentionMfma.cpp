@@ -94,7 +94,7 @@ private:
 };
 
 Value MfmaFlashWriter::write() {
-  int64_t sq = shape.sq, sk = shape.sk, d = shape.d, dv = shape.dv;
+  int64_t d = shape.d, dv = shape.dv;
   int64_t dPad = llvm::alignTo(d, depth());
   int64_t dvPad = llvm::alignTo(dv, kColumns);
   AttentionBuffers buffers(b, loc, op, shape);
@@ -108,13 +108,13 @@ Value MfmaFlashWriter::write() {
       (dPad + 4 + dvPad + 4) * element.getIntOrFloatBitWidth() / 8;
   if (kStage * rowBytes > kStageBytes)
     keysPerStage = kStep;
-  gpu::LaunchOp launch =
-      createLaunch(b, loc,
-                   {index(b, loc, llvm::divideCeil(sq, kRows)),
-                    index(b, loc, shape.batchTotal)},
-                   {kThreads},
-                   {workgroupMemRef({keysPerStage, dPad + 4}, element),
-                    workgroupMemRef({keysPerStage, dvPad + 4}, element)});
+  gpu::LaunchOp launch = createLaunch(
+      b, loc,
+      {arith::CeilDivUIOp::create(b, loc, shape.sqValue, index(b, loc, kRows)),
+       shape.batchTotalValue},
+      {kThreads},
+      {workgroupMemRef({keysPerStage, dPad + 4}, element),
+       workgroupMemRef({keysPerStage, dvPad + 4}, element)});
   Value sharedK = launch.getWorkgroupAttributions()[0];
   Value sharedV = launch.getWorkgroupAttributions()[1];
   tid = launch.getThreadIds().x;
@@ -122,13 +122,13 @@ Value MfmaFlashWriter::write() {
   Value lane16 = rem(lane, 16), quad = div(lane, 16);
   Value row0 = mul(launch.getBlockIds().x, kRows);
   Value row = add(add(row0, mul(wave, kWaveRows)), lane16);
-  SmallVector<Value> batch =
-      shape.batchSizes.empty()
-          ? SmallVector<Value>()
-          : delinearize(b, loc, launch.getBlockIds().y, shape.batchSizes);
+  SmallVector<Value> batch = shape.batchValues.empty()
+                                 ? SmallVector<Value>()
+                                 : delinearize(b, loc, launch.getBlockIds().y,
+                                               ValueRange(shape.batchValues));
   Value zero = f32(0.0), negInf = f32(-std::numeric_limits<double>::infinity());
-  Value rowOk = lessThan(b, loc, row, index(b, loc, sq));
-  Value skBound = index(b, loc, sk);
+  Value rowOk = lessThan(b, loc, row, shape.sqValue);
+  Value skBound = shape.skValue;
 
   // Q as the B operand of Sᵀ = K·Qᵀ: for MFMA s the lane holds
   // Q[row][s * depth + perLane * quad + e].
@@ -153,10 +153,10 @@ Value MfmaFlashWriter::write() {
   SmallVector<Value> state = {negInf, zero}; // m, the lane's part of l
   state.append(tiles * 4, zero);             // Oᵀ accumulators
   auto fillStage = [&](Value key0) {
-    stageKeys(b, loc, tid, kThreads, k, sharedK, batch, key0, keysPerStage, sk,
-              d, dPad, element);
-    stageKeys(b, loc, tid, kThreads, v, sharedV, batch, key0, keysPerStage, sk,
-              dv, dvPad, element);
+    stageKeys(b, loc, tid, kThreads, k, sharedK, batch, key0, keysPerStage,
+              skBound, d, dPad, element);
+    stageKeys(b, loc, tid, kThreads, v, sharedV, batch, key0, keysPerStage,
+              skBound, dv, dvPad, element);
   };
   auto walkStep = [&](Value key0, Value j0,
                       ValueRange carried) -> SmallVector<Value> {

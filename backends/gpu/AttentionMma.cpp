@@ -140,16 +140,26 @@ MmaFlashWriter::keyOperand(Value source, Value shared, int64_t width,
   KeyOperand o{source, shared, width, padded, Value(), Value(), {}, gather};
   auto type = cast<MemRefType>(source.getType());
   auto [strides, offset] = type.getStridesAndOffset();
-  for (int64_t stride : strides)
-    o.strides.push_back(index(b, loc, stride));
+  // Run-time strides and offset (symbolic dims) from the buffer.
+  auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, source);
+  for (auto [d, stride] : llvm::enumerate(strides))
+    o.strides.push_back(ShapedType::isDynamic(stride) ? metadata.getStrides()[d]
+                                                      : index(b, loc, stride));
   o.base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, source);
+  auto isZero = [&](Value v) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, v,
+                                 index(b, loc, 0));
+  };
   // Chunks need rows of whole chunks (a static fact: the buffer is
-  // contiguous) and a 16-byte aligned start (a run-time one).
-  if (width % kChunk == 0 && offset == 0)
-    o.aligned = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                      rem(o.base, 16), index(b, loc, 0));
-  else
+  // contiguous), no offset and a 16-byte aligned start (run-time facts
+  // where they are not static ones).
+  if (width % kChunk == 0 && (offset == 0 || ShapedType::isDynamic(offset))) {
+    o.aligned = isZero(rem(o.base, 16));
+    if (ShapedType::isDynamic(offset))
+      o.aligned = both(o.aligned, isZero(metadata.getOffset()));
+  } else {
     o.aligned = arith::ConstantOp::create(b, loc, b.getBoolAttr(false));
+  }
   return o;
 }
 
@@ -214,7 +224,9 @@ void MmaFlashWriter::issue(const KeyOperand &o, Value key0, Value at) {
 }
 
 Value MmaFlashWriter::write() {
-  int64_t sq = shape.sq, sk = shape.sk, d = shape.d, dv = shape.dv;
+  int64_t sq = shape.sq, d = shape.d, dv = shape.dv;
+  // A run-time sequence is taken as long (past 64 rows).
+  bool manyRows = ShapedType::isDynamic(sq) || sq > 64;
   int64_t dPad = llvm::alignTo(d, 16), dvPad = llvm::alignTo(dv, 16);
   AttentionBuffers buffers(b, loc, op, shape, layouts);
   Value q = buffers.q, k = buffers.k, v = buffers.v, mask = buffers.mask,
@@ -223,8 +235,8 @@ Value MmaFlashWriter::write() {
   // Heads up to 64 past 64 rows: 4 warps of two m16 tiles (32 rows), each
   // K and V fragment read from shared memory serving both; else one m16
   // tile per warp, 8 warps past 64 rows.
-  const int64_t mTiles = std::max(dPad, dvPad) <= 64 && sq > 64 ? 2 : 1;
-  int64_t warps = sq > 64 && mTiles == 1 ? 8 : 4;
+  const int64_t mTiles = std::max(dPad, dvPad) <= 64 && manyRows ? 2 : 1;
+  int64_t warps = manyRows && mTiles == 1 ? 8 : 4;
   int64_t warpRows = kWarpRows * mTiles, rowsPerBlock = warps * warpRows;
   threads = 32 * warps;
   // Two stages of K and V within 48 KiB of static shared memory.
@@ -232,8 +244,9 @@ Value MmaFlashWriter::write() {
   Type element = elementType();
   gpu::LaunchOp launch =
       createLaunch(b, loc,
-                   {index(b, loc, llvm::divideCeil(sq, rowsPerBlock)),
-                    index(b, loc, shape.batchTotal)},
+                   {arith::CeilDivUIOp::create(b, loc, shape.sqValue,
+                                               index(b, loc, rowsPerBlock)),
+                    shape.batchTotalValue},
                    {threads},
                    {workgroupMemRef({2, stageKeys, dPad + kPad}, element),
                     workgroupMemRef({2, stageKeys, dvPad + kPad}, element)});
@@ -244,9 +257,10 @@ Value MmaFlashWriter::write() {
   Value group = div(lane, 4), thread = rem(lane, 4);
   Value row0 = mul(launch.getBlockIds().x, rowsPerBlock);
   Value warpRow0 = add(row0, mul(warp, warpRows));
-  batch = shape.batchSizes.empty()
+  batch = shape.batchValues.empty()
               ? SmallVector<Value>()
-              : delinearize(b, loc, launch.getBlockIds().y, shape.batchSizes);
+              : delinearize(b, loc, launch.getBlockIds().y,
+                            ValueRange(shape.batchValues));
   Value zero = f32(0.0), negInf = f32(-std::numeric_limits<double>::infinity());
   // ldmatrix.x4: lane l gives row l % 8 of matrix l / 8. K's [key][d]
   // stage: matrices keys +0/+0/+8/+8, dims +0/+8/+0/+8 (two n8 tiles' B
@@ -257,7 +271,7 @@ Value MmaFlashWriter::write() {
   Value ldColK = mul(rem(quad, 2), 8);
   Value ldKeyV = add(eighth, mul(rem(quad, 2), 8));
   Value ldColV = mul(div(quad, 2), 8);
-  Value rows = index(b, loc, sq), dBound = index(b, loc, d);
+  Value rows = shape.sqValue, dBound = index(b, loc, d);
   // The lane's rows: g and g + 8 of each m16 tile.
   SmallVector<Value> rowLo, rowHi, okLo, okHi;
   for (int64_t m = 0; m < mTiles; ++m) {
@@ -289,7 +303,7 @@ Value MmaFlashWriter::write() {
                                loadQ(rowHi[m], okHi[m], 16 * s + 8)});
 
   // Causal: keys past the block's last row are masked for every row.
-  keyEnd = index(b, loc, sk);
+  keyEnd = shape.skValue;
   if (op.getCausal())
     keyEnd = arith::MinUIOp::create(b, loc, keyEnd, add(row0, rowsPerBlock));
 
@@ -363,7 +377,7 @@ Value MmaFlashWriter::write() {
     }
     // A stage whose keys all exist and, causal, none comes after the
     // warp's first row (the usual case) skips the per-score key checks.
-    Value inside = lessEqual(add(key0, stageKeys), index(b, loc, sk));
+    Value inside = lessEqual(add(key0, stageKeys), shape.skValue);
     if (op.getCausal())
       inside = both(inside, lessEqual(add(key0, stageKeys - 1), warpRow0));
     int64_t perM = keyTiles * 4;

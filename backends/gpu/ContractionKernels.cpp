@@ -71,7 +71,7 @@ void writeSimtKernel(OpBuilder &b, Contraction &c) {
   ContractionWriter w(b, c);
   w.planSplits(kTileM, kTileN, kTileK);
   Location loc = w.loc;
-  int64_t sizeM = w.sizeM, sizeN = w.sizeN;
+  int64_t sizeN = w.sizeN;
   Type f32 = b.getF32Type();
   MemRefType tileA = workgroupMemRef({kTileK, kTileM + kAPad}, f32);
   MemRefType tileB = workgroupMemRef({kTileK, kTileN}, f32);
@@ -90,7 +90,7 @@ void writeSimtKernel(OpBuilder &b, Contraction &c) {
   Value blockZ = launch.getBlockIds().z;
   SmallVector<Value> batch = w.batchIndices(blockZ);
   auto [kBegin, kBound] = w.kRange(blockZ);
-  Value mBound = index(b, loc, sizeM), nBound = index(b, loc, sizeN);
+  Value mBound = w.extentM, nBound = index(b, loc, sizeN);
   auto add = [&](Value x, int64_t y) -> Value {
     return y == 0 ? x : arith::AddIOp::create(b, loc, x, index(b, loc, y));
   };
@@ -205,8 +205,11 @@ Value widenedFrom(Value value, Type narrow) {
 
 /// Whether grid y (row tiles) or z (batch) of `c`'s kernel would pass
 /// CUDA's 65535 blocks.
+/// (Run-time rows past that, 4M rows, fail at launch with the kernel
+/// named.)
 bool tooLargeForGrid(const Contraction &c) {
-  return llvm::divideCeil(c.size(c.m), kTileM) > kMaxGridYZ ||
+  return (!c.runTimeRows() &&
+          llvm::divideCeil(c.size(c.m), kTileM) > kMaxGridYZ) ||
          c.size(c.batch) > kMaxGridYZ;
 }
 
@@ -450,8 +453,9 @@ struct ContractionKernelsPass
                                              : MmaOperand::TF32);
       KILN_LOG("gpu", Info)
           << "tiled contraction kernel for " << onnxNodeName(c.op->getLoc())
-          << " (" << c.size(c.batch) << " x " << c.size(c.m) << "x"
-          << c.size(c.n) << "x" << c.size(c.k)
+          << " (" << c.size(c.batch) << " x "
+          << (c.runTimeRows() ? std::string("?") : std::to_string(c.size(c.m)))
+          << "x" << c.size(c.n) << "x" << c.size(c.k)
           << (c.epilogue ? ", epilogue " + onnxNodeName(c.epilogue->getLoc())
                          : std::string())
           << ")\n";
@@ -459,6 +463,11 @@ struct ContractionKernelsPass
       // reshapes) is left dead for the cleanup after this pass.
       if (c.epilogue)
         report::count("epilogues_fused");
+      // Tiled kernels, and those of them whose row tiles are counted at
+      // run time (symbolic dims): none of these is a generic loop nest.
+      report::count("gpu_contraction_kernels");
+      if (c.runTimeRows())
+        report::count("gpu_contraction_kernels_run_time_rows");
       Operation *root =
           c.epilogue ? c.epilogue.getOperation() : c.op.getOperation();
       erased.insert(root);

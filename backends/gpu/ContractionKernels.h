@@ -18,7 +18,10 @@
 
 namespace mlir::kiln::gpu_kernels {
 
-/// A static f32 contraction or convolution as a GEMM.
+/// An f32/f16/bf16 contraction or convolution as a GEMM. Its extents are
+/// static but for the rows' (m) dims, which may be run-time extents
+/// (symbolic batch or sequence): the kernel's row tiles are then counted and
+/// guarded at run time.
 struct Contraction {
   linalg::LinalgOp op;
   /// Loop dims by role, each group linearized (last dim fastest): batch is
@@ -43,12 +46,19 @@ struct Contraction {
       result.push_back(loopSizes[d]);
     return result;
   }
+  /// The product of the dims' extents; ShapedType::kDynamic when one is
+  /// a run-time extent.
   int64_t size(ArrayRef<unsigned> dims) const {
     int64_t total = 1;
-    for (unsigned d : dims)
+    for (unsigned d : dims) {
+      if (ShapedType::isDynamic(loopSizes[d]))
+        return ShapedType::kDynamic;
       total *= loopSizes[d];
+    }
     return total;
   }
+  /// Whether some row dims are run-time extents.
+  bool runTimeRows() const { return ShapedType::isDynamic(size(m)); }
 };
 
 /// The contraction `op` is (dims, maps, init, epilogue), or failure.
@@ -77,6 +87,8 @@ public:
   void storeResult(ValueRange batch, Value m, Value n, Value acc);
   /// The batch indices of grid z.
   SmallVector<Value> batchIndices(Value blockZ);
+  /// The extents of `dims`, run-time values where the rows are.
+  SmallVector<Value> extents(ArrayRef<unsigned> dims);
   /// The grid: (ceil(N / tileN), ceil(M / tileM), batch x splits).
   SmallVector<Value> grid(int64_t tileM, int64_t tileN);
   /// Replaces the root's result with the kernel's (after `launch`); with
@@ -111,7 +123,13 @@ public:
   Location loc;
   Value bufA, bufB, bufInit, out, zero;
   SmallVector<Value> epilogueBuffers;
+  /// sizeM is ShapedType::kDynamic for run-time rows; extentM is M as a
+  /// value either way (the row bound the kernels guard with).
   int64_t sizeM = 0, sizeN = 0, sizeK = 0;
+  Value extentM;
+  /// Run-time rows: every loop's extent, the contraction result's and the
+  /// epilogue result's dims (values before the kernel).
+  SmallVector<Value> loopExtents, resultExtents, epilogueExtents;
   int64_t splits = 1, sliceK = 0;
   /// f32 [splits, batch, M, N] partial products (split K only).
   Value workspace;

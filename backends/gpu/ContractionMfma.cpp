@@ -83,7 +83,7 @@ void MfmaWriter::write() {
   Value m0 = mul(launch.getBlockIds().y, kTile);
   Value n0 = mul(launch.getBlockIds().x, kTile);
   SmallVector<Value> batch = w.batchIndices(launch.getBlockIds().z);
-  Value mBound = index(b, loc, w.sizeM), nBound = index(b, loc, w.sizeN),
+  Value mBound = w.extentM, nBound = index(b, loc, w.sizeN),
         kBound = index(b, loc, w.sizeK);
 
   Value wave = div(tid, kWave), lane = rem(tid, kWave);

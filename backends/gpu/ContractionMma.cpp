@@ -212,7 +212,8 @@ int64_t vectorWidth(const Contraction &c, bool isA, const MmaTiling &t,
     return 1;
   int64_t vec = 128 / bits, rows = isA ? t.tileM : t.tileN;
   int64_t along = alongK ? t.depth : rows;
-  if (c.loopSizes[fastDims.back()] % vec != 0 || along % vec != 0 ||
+  if (ShapedType::isDynamic(c.loopSizes[fastDims.back()]) ||
+      c.loopSizes[fastDims.back()] % vec != 0 || along % vec != 0 ||
       (rows * t.depth) % (threads * vec) != 0)
     return 1;
   return vec;
@@ -487,7 +488,7 @@ void MmaWriter::write() {
   SmallVector<Value> batch = w.batchIndices(blockZ);
   Value kBegin;
   std::tie(kBegin, kBound) = w.kRange(blockZ);
-  mBound = index(b, loc, w.sizeM);
+  mBound = w.extentM;
   nBound = index(b, loc, w.sizeN);
   place(planA, t, threads, tid);
   place(planB, t, threads, tid);
@@ -728,6 +729,10 @@ bool gpu_kernels::takesCpAsync(const Contraction &c, bool isA) {
 }
 
 bool gpu_kernels::fillsGpuWithLargeTiles(const Contraction &c) {
+  // Run-time rows may be few (a batch of one short sequence): the small
+  // tiles fill a GPU from fewer rows.
+  if (c.runTimeRows())
+    return false;
   return llvm::divideCeil(c.size(c.m), 128) *
              llvm::divideCeil(c.size(c.n), 128) * c.size(c.batch) >=
          96;

@@ -3,6 +3,7 @@
 #include "backends/gpu/KernelBuilder.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -13,10 +14,11 @@ using namespace mlir::kiln;
 using namespace mlir::kiln::gpu_kernels;
 
 namespace {
-/// A static tensor of f32, f16 or bf16.
+/// A ranked tensor of f32, f16 or bf16 (matchContraction checks which of
+/// its dims may be run-time extents).
 bool isMmaElementType(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
-  return tensor && tensor.hasStaticShape() &&
+  return tensor &&
          isa<Float32Type, Float16Type, BFloat16Type>(tensor.getElementType());
 }
 
@@ -156,6 +158,12 @@ FailureOr<Contraction> gpu_kernels::matchContraction(linalg::LinalgOp op) {
   // An empty problem is no kernel (the generic path writes nothing).
   if (llvm::is_contained(c.loopSizes, 0))
     return failure();
+  // Run-time extents only along the rows (a symbolic batch or sequence of
+  // a Linear or convolution); a run-time K, N or batch keeps the generic
+  // kernels.
+  for (auto [d, size] : llvm::enumerate(c.loopSizes))
+    if (ShapedType::isDynamic(size) && !llvm::is_contained(c.m, d))
+      return failure();
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   c.mapA = maps[0];
   c.mapB = maps[1];
@@ -193,8 +201,30 @@ ContractionWriter::ContractionWriter(OpBuilder &b, Contraction &c)
                                         c.epilogueOperand
                                     ? Value()
                                     : readOnlyBuffer(b, loc, operand->get()));
-  auto resultType = cast<RankedTensorType>(root->getResult(0).getType());
-  out = newBuffer(b, loc, resultType.getShape(), resultType.getElementType());
+  if (!c.runTimeRows())
+    extentM = index(b, loc, sizeM);
+  else {
+    for (Range range : c.op.createLoopRanges(b, loc))
+      loopExtents.push_back(
+          getValueOrCreateConstantIndexOp(b, loc, range.size));
+    extentM = index(b, loc, 1);
+    for (unsigned d : c.m)
+      extentM = arith::MulIOp::create(b, loc, extentM, loopExtents[d]);
+    resultExtents = tensorExtents(b, loc, c.op.getDpsInits()[0]);
+    if (c.epilogue)
+      epilogueExtents = tensorExtents(b, loc, c.epilogue.getDpsInits()[0]);
+  }
+  // The root's init holds the result's run-time dims.
+  out = newBufferLike(b, loc,
+                      cast<DestinationStyleOpInterface>(root).getDpsInits()[0]);
+}
+
+SmallVector<Value> ContractionWriter::extents(ArrayRef<unsigned> dims) {
+  SmallVector<Value> values;
+  for (unsigned d : dims)
+    values.push_back(loopExtents.empty() ? index(b, loc, c.loopSizes[d])
+                                         : loopExtents[d]);
+  return values;
 }
 
 Type ContractionWriter::elementType(Value shaped) {
@@ -224,7 +254,7 @@ SmallVector<Value> ContractionWriter::loops(ValueRange batch, Value mLinear,
       return;
     }
     for (auto [dim, value] :
-         llvm::zip(dims, delinearize(b, loc, linear, c.sizes(dims))))
+         llvm::zip(dims, delinearize(b, loc, linear, extents(dims))))
       values[dim] = value;
   };
   place(c.m, mLinear);
@@ -272,8 +302,13 @@ void ContractionWriter::storeResult(ValueRange batch, Value mLinear, Value n,
   // position (reshapes keep it).
   auto cType = cast<RankedTensorType>(c.op->getResult(0).getType());
   auto eType = cast<RankedTensorType>(c.epilogue.getResult(0).getType());
-  Value flat = linearize(b, loc, cIndices, cType.getShape());
-  SmallVector<Value> coords = delinearize(b, loc, flat, eType.getShape());
+  Value flat = resultExtents.empty()
+                   ? linearize(b, loc, cIndices, cType.getShape())
+                   : linearize(b, loc, cIndices, resultExtents);
+  SmallVector<Value> coords =
+      epilogueExtents.empty()
+          ? delinearize(b, loc, flat, eType.getShape())
+          : delinearize(b, loc, flat, ValueRange(epilogueExtents));
   IRMapping mapping;
   Block *body = c.epilogue.getBody();
   for (auto [i, operand] : llvm::enumerate(c.epilogue.getDpsInputOperands())) {
@@ -301,8 +336,12 @@ SmallVector<Value> ContractionWriter::batchIndices(Value blockZ) {
 }
 
 SmallVector<Value> ContractionWriter::grid(int64_t tileM, int64_t tileN) {
-  return {index(b, loc, llvm::divideCeil(sizeN, tileN)),
-          index(b, loc, llvm::divideCeil(sizeM, tileM)),
+  Value rowTiles =
+      ShapedType::isDynamic(sizeM)
+          ? arith::CeilDivUIOp::create(b, loc, extentM, index(b, loc, tileM))
+                .getResult()
+          : index(b, loc, llvm::divideCeil(sizeM, tileM));
+  return {index(b, loc, llvm::divideCeil(sizeN, tileN)), rowTiles,
           index(b, loc, c.size(c.batch) * splits)};
 }
 
@@ -310,6 +349,9 @@ void ContractionWriter::planSplits(int64_t tileM, int64_t tileN, int64_t step) {
   // About one block per SM of a large GPU (132 on an H100) when the
   // tiles alone give fewer than 64, each slice at least 256 deep.
   constexpr int64_t kWantedBlocks = 128, kFewBlocks = 64, kMinSlice = 256;
+  // Run-time rows: how many tiles there are is known only at run time.
+  if (ShapedType::isDynamic(sizeM))
+    return;
   int64_t batch = c.size(c.batch);
   int64_t blocks =
       llvm::divideCeil(sizeM, tileM) * llvm::divideCeil(sizeN, tileN) * batch;

@@ -48,8 +48,8 @@ void mlir::kiln::buildGpuCodegenPipeline(OpPassManager &pm,
   // 2. Bufferization, as on the CPU: the entry's buffers become its
   // arguments and views of them.
   addBufferizationPasses(pm);
-  // Extents a Reshape over symbolic dims stores, read by the host.
-  pm.addNestedPass<func::FuncOp>(createReshapeToCast());
+  // Scalars the host computes (symbolic dims' extents, checks) stay there.
+  pm.addNestedPass<func::FuncOp>(createHostScalars());
 
   // 3. Memory: the arena and the weights live on the device; scratch of a
   // parallel iteration is the thread's own (local memory).

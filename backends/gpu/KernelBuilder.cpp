@@ -5,6 +5,7 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 using namespace mlir;
 using namespace mlir::kiln;
@@ -45,6 +46,18 @@ MemRefType gpu_kernels::workgroupMemRef(ArrayRef<int64_t> shape, Type element) {
 SmallVector<Value> gpu_kernels::delinearize(OpBuilder &b, Location loc,
                                             Value linear,
                                             ArrayRef<int64_t> sizes) {
+  if (sizes.empty())
+    return {};
+  SmallVector<Value> values;
+  for (int64_t size : sizes.drop_front())
+    values.push_back(index(b, loc, size));
+  // The leading size is never read.
+  values.insert(values.begin(), linear);
+  return delinearize(b, loc, linear, ValueRange(values));
+}
+
+SmallVector<Value> gpu_kernels::delinearize(OpBuilder &b, Location loc,
+                                            Value linear, ValueRange sizes) {
   SmallVector<Value> indices(sizes.size());
   Value rest = linear;
   for (int64_t d = int64_t(sizes.size()) - 1; d >= 0; --d) {
@@ -52,11 +65,19 @@ SmallVector<Value> gpu_kernels::delinearize(OpBuilder &b, Location loc,
       indices[d] = rest;
       break;
     }
-    Value size = index(b, loc, sizes[d]);
-    indices[d] = arith::RemUIOp::create(b, loc, rest, size);
-    rest = arith::DivUIOp::create(b, loc, rest, size);
+    indices[d] = arith::RemUIOp::create(b, loc, rest, sizes[d]);
+    rest = arith::DivUIOp::create(b, loc, rest, sizes[d]);
   }
   return indices;
+}
+
+Value gpu_kernels::linearize(OpBuilder &b, Location loc, ValueRange indices,
+                             ValueRange sizes) {
+  Value linear = index(b, loc, 0);
+  for (auto [i, size] : llvm::zip(indices, sizes))
+    linear = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, linear, size), i);
+  return linear;
 }
 
 Value gpu_kernels::linearize(OpBuilder &b, Location loc, ValueRange indices,
@@ -151,6 +172,28 @@ Value gpu_kernels::newBuffer(OpBuilder &b, Location loc,
                              ArrayRef<int64_t> shape, Type element) {
   return memref::AllocOp::create(b, loc, MemRefType::get(shape, element),
                                  b.getI64IntegerAttr(64));
+}
+
+SmallVector<Value> gpu_kernels::tensorExtents(OpBuilder &b, Location loc,
+                                              Value tensor) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  SmallVector<Value> extents;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    extents.push_back(type.isDynamicDim(d)
+                          ? tensor::DimOp::create(b, loc, tensor, d).getResult()
+                          : index(b, loc, type.getDimSize(d)));
+  return extents;
+}
+
+Value gpu_kernels::newBufferLike(OpBuilder &b, Location loc, Value tensor) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  SmallVector<Value> dynamic;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (type.isDynamicDim(d))
+      dynamic.push_back(tensor::DimOp::create(b, loc, tensor, d));
+  return memref::AllocOp::create(
+      b, loc, MemRefType::get(type.getShape(), type.getElementType()), dynamic,
+      b.getI64IntegerAttr(64));
 }
 
 Value gpu_kernels::asTensor(OpBuilder &b, Location loc, Value buffer) {

@@ -32,9 +32,15 @@ MemRefType workgroupMemRef(ArrayRef<int64_t> shape, Type element);
 SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear,
                                ArrayRef<int64_t> sizes);
 
+/// The same over extents that may be run-time values.
+SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear,
+                               ValueRange sizes);
+
 /// The row-major linear index of `indices` in a space of `sizes`.
 Value linearize(OpBuilder &b, Location loc, ValueRange indices,
                 ArrayRef<int64_t> sizes);
+Value linearize(OpBuilder &b, Location loc, ValueRange indices,
+                ValueRange sizes);
 
 /// `memref[indices]` if `inBounds`, else `fallback`: the load is not made
 /// when the index is out of range.
@@ -72,6 +78,10 @@ bool isStaticF32Tensor(Value value);
 Value readOnlyBuffer(OpBuilder &b, Location loc, Value tensor);
 Value newBuffer(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
                 Type element);
+/// A new buffer shaped like `tensor` (its run-time dims read by tensor.dim).
+Value newBufferLike(OpBuilder &b, Location loc, Value tensor);
+/// The dims of `tensor`: constants, tensor.dim for run-time ones.
+SmallVector<Value> tensorExtents(OpBuilder &b, Location loc, Value tensor);
 Value asTensor(OpBuilder &b, Location loc, Value buffer);
 
 /// The operand type of an AMD matrix-core kernel (MFMA with f32

@@ -53,7 +53,9 @@ def AttentionKernels : Pass<"kiln-gpu-attention-kernels", "func::FuncOp"> {
   let summary = "kiln.attention as one flash-attention kernel (GPU targets)";
   let description = [{
     Runs before kiln-lower-to-linalg for GPU targets. Each `kiln.attention`
-    with static f32 operands and head sizes up to 64 becomes one
+    with f32 operands and static head sizes up to 64 (the batch dims and
+    sequence lengths may be run-time extents: grid, row and key bounds
+    are then read from the operands at run time) becomes one
     `gpu.launch` on buffers: a block of 64 threads per 64 query rows (grid
     y: the batch), one row per thread with its q row and output accumulator
     in registers, keys walked in tiles of 16 staged through shared memory,
@@ -170,15 +172,18 @@ def NormalizationKernels
 }
 
 def ContractionKernels : Pass<"kiln-gpu-contraction-kernels", "func::FuncOp"> {
-  let summary = "Static f32 contractions and convolutions (and their "
+  let summary = "f32 contractions and convolutions (and their "
                 "elementwise epilogues) as tiled shared-memory kernels";
   let description = [{
-    Each static f32 linalg contraction (matmul, batch_matmul, Linear layers
+    Each f32 linalg contraction (matmul, batch_matmul, Linear layers
     on [B, S, H], transposed operands) and convolution (implicit GEMM: rows
     the batch and output pixels, columns the output channels, the filter
     window and input channels reduced; not depthwise) becomes, with every
     dimension group linearized and operands read through their indexing
-    maps, a `gpu.launch` on buffers: a
+    maps, a `gpu.launch` on buffers (static extents but for the rows,
+    which may be run-time ones: a symbolic batch or sequence; the row
+    tiles are then counted and guarded at run time, with no split K,
+    counted as `gpu_contraction_kernels_run_time_rows`): a
     64x64 block tile per block of 16x16 threads, 16-deep K steps staged
     through shared memory (workgroup attributions), a 4x4 register tile per
     thread accumulated with FMAs. A fill init starts the accumulators; any
@@ -284,19 +289,23 @@ def ParallelDimsFirst : Pass<"kiln-gpu-parallel-dims-first", "func::FuncOp"> {
   let dependentDialects = ["linalg::LinalgDialect"];
 }
 
-def ReshapeToCast : Pass<"kiln-gpu-reshape-to-cast", "func::FuncOp"> {
-  let summary = "Write a memref.reshape to extents stored just before as a "
-                "reinterpret_cast";
+def HostScalars : Pass<"kiln-gpu-host-scalars", "func::FuncOp"> {
+  let summary = "Keep on the host the scalars it computes and passes "
+                "through small buffers (symbolic dims)";
   let description = [{
-    Runs after bufferization, before the arena is planned. A Reshape or
-    Unsqueeze over symbolic dims leaves a `memref.reshape` whose shape
-    operand is a small buffer the host fills with one store per extent; on
-    a GPU target that buffer would be in the device arena, where the host
-    cannot read the extents back. The reshape becomes a
-    `memref.reinterpret_cast` of its (contiguous) source with the stored
-    values as sizes and row-major strides; the shape buffer, then only
-    written, is erased with its stores. A shape buffer written by anything
-    else, or not in the reshape's block, is left alone.
+    Runs after bufferization, before the arena is planned. Over symbolic
+    dims the host computes scalars from the extents that the program
+    passes through small buffers: a Reshape's or Unsqueeze's extents
+    stored into a shape buffer, a run-time check's value stored into a 0-d
+    buffer and compared by a 0-d `linalg.generic`. On a GPU target those
+    buffers would be device memory the host cannot read back (and the
+    check would trap in a one-thread kernel). Within a block, for a small
+    static buffer whose every use is a store or load at constant indices,
+    a 0-d generic or a reshape's shape: a stored element is known; a 0-d
+    generic over known inputs is evaluated on the host (its body cloned);
+    a load of a known element is that value; a `memref.reshape` of known
+    extents becomes a `memref.reinterpret_cast` (row-major strides).
+    Buffers left with stores only are erased. Others are left alone.
 
     Before:
     ```mlir
@@ -304,12 +313,25 @@ def ReshapeToCast : Pass<"kiln-gpu-reshape-to-cast", "func::FuncOp"> {
     memref.store %c1, %shape[%c0] : memref<2xindex>
     memref.store %n, %shape[%c1] : memref<2xindex>
     %r = memref.reshape %src(%shape)
-        : (memref<?xi64>, memref<2xindex>) -> memref<?x?xi64>
+        : (memref<?xi64>, memref<2xindex>) -> memref<1x?xi64>
+    %end = memref.alloc() : memref<i64>
+    memref.store %e, %end[] : memref<i64>
+    %ok = memref.alloc() : memref<i1>
+    linalg.generic {indexing_maps = [], iterator_types = []}
+        ins(%end : memref<i64>) outs(%ok : memref<i1>) {
+    ^bb0(%in: i64, %out: i1):
+      %le = arith.cmpi sle, %in, %c512 : i64
+      linalg.yield %le : i1
+    }
+    %v = memref.load %ok[] : memref<i1>
+    cf.assert %v, "node '/Slice': ..."
     ```
     After:
     ```mlir
-    %r = memref.reinterpret_cast %src to offset: [0], sizes: [%c1, %n],
-        strides: [%n, 1] : memref<?xi64> to memref<?x?xi64>
+    %r = memref.reinterpret_cast %src to offset: [0], sizes: [1, %n],
+        strides: [%n, 1] : memref<?xi64> to memref<1x?xi64>
+    %le = arith.cmpi sle, %e, %c512 : i64
+    cf.assert %le, "node '/Slice': ..."
     ```
   }];
   let dependentDialects = ["memref::MemRefDialect", "arith::ArithDialect"];

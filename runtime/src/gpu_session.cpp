@@ -229,10 +229,11 @@ kiln_status GpuSession::run(const kiln_runtime_callbacks &callbacks,
                   static_cast<int64_t *>(outputs[i]));
   } else {
     // With run-time shapes, a graph is captured by a run that repeats the
-    // last one's extents once that one's scratch held, so the captured
-    // launches and addresses are those the following runs would make.
+    // last one's extents with the same input buffers and scratch chunk (the
+    // last run's buffers fit in it): its launches and addresses are those
+    // the following runs at these extents would make.
     bool capture = useGraphs_ && stream_->supportsGraphs() && !timing &&
-                   (!runTimeShapes_ || (sameShapes && lastRunHeld_));
+                   (!runTimeShapes_ || sameShapes);
     stream_->timeKernels(timing);
     // A platform that cannot capture (a HIP runtime without stream
     // capture of module launches) runs every launch directly from now on.
@@ -268,7 +269,6 @@ kiln_status GpuSession::run(const kiln_runtime_callbacks &callbacks,
       // Another shape: the graph of the last one no longer applies.
       graphReady_ = false;
     }
-    lastRunHeld_ = !status && held;
     if (status)
       return fail(status, message.empty() ? kiln_last_error() : message);
   }

@@ -84,10 +84,9 @@ private:
   // run-time shape), and the extents of this run, of the last one and of
   // the captured graph, which replays only for the extents, input buffers
   // and scratch chunks it was captured with. A run captures a graph only
-  // when it repeats the last run's extents and that run's scratch held.
+  // when it repeats the last run's extents with the same buffers.
   bool runTimeShapes_ = false;
   std::vector<int64_t> extents_, lastExtents_, graphExtents_;
-  bool lastRunHeld_ = false;
   uint64_t graphGeneration_ = 0;
   // The dynamic outputs' records as the captured run filled them.
   std::vector<std::vector<int64_t>> graphRecords_;

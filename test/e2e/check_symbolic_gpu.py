@@ -11,15 +11,21 @@ no --input-shape, and checks:
   - one session running the sizes in turn, larger and smaller (the device
     buffers of the inputs grow, the run-time sized scratch is reused),
     through the C API;
+  - --gpu-precision=bf16 (tensor-core contractions and attention, emulated)
+    within 1e-2 relative L2 error;
   - the kernels assemble for sm_80 and sm_90a (ptxas, when the CUDA toolkit
     is there): nothing runs them here, a GPU machine does
     (scripts/gpu-check.sh);
+  - no generic fallback: the report counts the tiled contraction kernels
+    over run-time rows and the flash attention kernels, and no one-thread
+    kernel;
   - `kiln inspect` prints the symbols, and the run-time errors of a CPU
     artifact (two inputs disagreeing on a shared dim, a size outside the
     --dim range) hold on the GPU too.
 
     check_symbolic_gpu.py KILN KILN_RT_LIBRARY WORK_DIR
 """
+import json
 import os
 import shutil
 import subprocess
@@ -64,14 +70,31 @@ def run(artifact, inputs, expected=None, tag=""):
 
 
 runtime = Runtime(runtime_library)
+# HIP code objects need ROCm's device libraries (rocm-device-libs).
+rocm = os.path.exists("/usr/lib/x86_64-linux-gnu/amdgcn/bitcode/ocml.bc")
 ptxas = shutil.which("ptxas") or next(
     (p for p in ("/usr/local/cuda/bin/ptxas",) if os.path.exists(p)), None)
 
 
-def check_model(name, path, make_inputs, sizes, *flags):
-    artifact = compile_model(path, "_emulated", *EMULATE, *flags)
+def check_model(name, path, make_inputs, sizes, *flags, attention=0):
+    report_file = os.path.join(work, f"{name}_report.json")
+    artifact = compile_model(path, "_emulated", *EMULATE, *flags,
+                             f"--report={report_file}")
     if not artifact:
         return None
+    # No generic fallback: every contraction a tiled kernel with run-time
+    # row tiles, attention the flash kernel, and no one-thread kernel.
+    with open(report_file) as f:
+        report = json.load(f)
+    tiled = report.get("gpu_contraction_kernels_run_time_rows", 0)
+    flash = report.get("gpu_attention_kernels_run_time_extents", 0)
+    serial = [k["onnx_nodes"] for k in report["gpu"]["kernels"]
+              if k["block"] == [1, 1, 1]]
+    print(f"{name}: {tiled} tiled contraction kernels over run-time rows, "
+          f"{flash} flash attention kernels, {len(serial)} one-thread kernels")
+    if tiled < 3 or flash != attention or serial:
+        failures.append(f"{name}: kernels {tiled} tiled, {flash} flash "
+                        f"(want {attention}), one-thread kernels {serial}")
     session = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
     cases = []
     for size in sizes:
@@ -105,13 +128,63 @@ def check_model(name, path, make_inputs, sizes, *flags):
     return artifact
 
 
+def check_tensor_cores(name, path, make_inputs, sizes, *flags,
+                       target="cuda"):
+    """--gpu-precision=bf16: the contractions and attention on mma.sync
+    (CUDA) or MFMA (HIP), emulated, in one session, within 1e-2 relative
+    L2 error of onnxruntime's fp32 outputs; and assembled for sm_80, sm_90a
+    (or gfx90a, gfx942)."""
+    unit = "mma.sync" if target == "cuda" else "MFMA"
+    artifact = compile_model(path, f"_{target}_bf16", f"--target={target}",
+                             "--gpu-emulate", "--gpu-precision=bf16", *flags)
+    if not artifact:
+        return
+    session = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+    model, one = runtime.session(artifact)
+    for size in sizes:
+        inputs = make_inputs(*size)
+        expected = session.run(None, inputs)[0]
+        try:
+            got = runtime.run(one, inputs)
+            error = float(np.linalg.norm(got - expected)
+                          / np.linalg.norm(expected))
+        except (RuntimeError, ValueError) as e:
+            error = e
+        ok = isinstance(error, float) and error <= 1e-2
+        print(f"{name} {size} (emulated {unit} bf16): "
+              f"{'PASS' if ok else 'FAIL'} (rel L2 error {error})")
+        if not ok:
+            failures.append(f"{name} bf16 at {size}: rel L2 error {error}")
+    runtime.lib.kiln_session_destroy(one)
+    runtime.lib.kiln_model_free(model)
+    archs = {"cuda": "sm_80,sm_90a", "hip": "gfx90a,gfx942"}[target]
+    if (ptxas if target == "cuda" else rocm) and not compile_model(
+            path, f"_{target}_bf16_device", f"--target={target}",
+            f"--gpu-arch={archs}", "--gpu-precision=bf16", *flags):
+        print(f"{name}: bf16 assembly for {archs} FAIL")
+
+
 axes_bs = {0: "batch", 1: "seq"}
 gpt2 = export("gpt2", Gpt2Block(), (torch.randn(2, 16, 64),), ["x"],
               {"x": axes_bs, "out": axes_bs})
 check_model("gpt2", gpt2,
             lambda b, t: {"x": rng.standard_normal((b, t, 64),
                                                    dtype=np.float32)},
-            [(1, 7), (3, 64), (1, 1), (1, 300)], "--dim", "seq=1..512")
+            [(1, 7), (3, 64), (1, 1), (1, 300)], "--dim", "seq=1..512",
+            attention=1)
+
+# Without --dim, a size beyond the registered causal buffer fails the run
+# by the Slice's check, on the host (not a trap in a kernel).
+gpt2_any = compile_model(gpt2, "_any", *EMULATE)
+if gpt2_any:
+    code, text = run(gpt2_any, {"x": np.zeros((1, 600, 64), np.float32)},
+                     tag="gpt2_long")
+    if code != 1 or ("Slice: the end computed for axis 2 is beyond that "
+                     "dim's extent 512") not in text:
+        failures.append(f"gpt2 at 600 tokens: expected the Slice check, got "
+                        f"rc {code}: {text.strip()}")
+    else:
+        print("gpt2 beyond its causal buffer (GPU): PASS")
 
 enc = export("encoder", Encoder(),
              (torch.randint(0, 100, (2, 16)),
@@ -128,7 +201,17 @@ def encoder_inputs(b, t):
 
 encoder_so = check_model("encoder", enc, encoder_inputs,
                          [(1, 7), (3, 64), (1, 128), (1, 1)],
-                         "--dim", "seq=1..512")
+                         "--dim", "seq=1..512", attention=1)
+check_tensor_cores("gpt2", gpt2,
+                   lambda b, t: {"x": rng.standard_normal(
+                       (b, t, 64), dtype=np.float32)},
+                   [(1, 7), (3, 64), (1, 300)], "--dim", "seq=1..512")
+check_tensor_cores("encoder", enc, encoder_inputs, [(1, 7), (2, 200)],
+                   "--dim", "seq=1..512")
+check_tensor_cores("gpt2", gpt2,
+                   lambda b, t: {"x": rng.standard_normal(
+                       (b, t, 64), dtype=np.float32)},
+                   [(1, 7), (3, 64)], "--dim", "seq=1..512", target="hip")
 
 cnn = export("cnn", SmallCnn(), (torch.randn(2, 3, 32, 32),), ["x"],
              {"x": {0: "batch"}, "out": {0: "batch"}})

@@ -77,3 +77,25 @@ func.func @zero_masked_rows(%q: tensor<2x4x16x8xf32>, %k: tensor<2x4x32x8xf32>, 
   %o = kiln.attention %q, %k, %v, %m {causal = false, scale = 0.35 : f64, zero_masked_rows} : (tensor<2x4x16x8xf32>, tensor<2x4x32x8xf32>, tensor<2x4x32x8xf32>, tensor<2x1x1x32xf32>) -> tensor<2x4x16x8xf32>
   return %o : tensor<2x4x16x8xf32>
 }
+
+// -----
+
+// A run-time batch and sequence (symbolic dims): the flash kernel with its
+// grid (query blocks, batch x heads) and the key bound read from the
+// operands' extents at run time, the result allocated at the run's size.
+// CHECK-LABEL: func.func @run_time_sequence(
+// CHECK-SAME:    %[[Q:[^:]+]]: tensor<?x4x?x16xf32>, %[[K:[^:]+]]: tensor<?x4x?x16xf32>
+// CHECK-DAG:     %[[B:.+]] = tensor.dim %[[Q]], %c0{{.*}} :
+// CHECK-DAG:     %[[SQ:.+]] = tensor.dim %[[Q]], %c2{{.*}} :
+// CHECK-DAG:     %[[SK:.+]] = tensor.dim %[[K]], %c2{{.*}} :
+// CHECK:         %[[OUT:.+]] = memref.alloc(%[[B]], %[[SQ]]) {alignment = 64 : i64} : memref<?x4x?x16xf32>
+// CHECK:         %[[BLOCKS:.+]] = arith.ceildivui %[[SQ]], %c64
+// CHECK:         gpu.launch blocks({{.*}}) in (%{{.+}} = %[[BLOCKS]], %{{.+}} = %{{.+}}, %{{.+}} = %c1{{.*}})
+// CHECK:           arith.cmpi ult, %{{.+}}, %[[SQ]]
+// CHECK:           scf.for %{{.+}} = %{{.+}} to %[[SK]] step
+// CHECK:           memref.store %{{.+}}, %[[OUT]]
+// CHECK-NOT:     kiln.attention
+func.func @run_time_sequence(%q: tensor<?x4x?x16xf32>, %k: tensor<?x4x?x16xf32>, %v: tensor<?x4x?x16xf32>) -> tensor<?x4x?x16xf32> {
+  %o = kiln.attention %q, %k, %v {causal = false, scale = 2.500000e-01 : f64} : (tensor<?x4x?x16xf32>, tensor<?x4x?x16xf32>, tensor<?x4x?x16xf32>) -> tensor<?x4x?x16xf32>
+  return %o : tensor<?x4x?x16xf32>
+}

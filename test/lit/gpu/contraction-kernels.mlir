@@ -125,3 +125,55 @@ func.func @split_k(%a: tensor<49x4608xf32>, %b: tensor<4608x512xf32>) -> tensor<
   } -> tensor<49x512xf32>
   return %r : tensor<49x512xf32>
 }
+
+// -----
+
+// Run-time rows (a Linear over a symbolic batch and sequence, M = B x S):
+// the same tiled kernel, its grid's row tiles ceil(M / 64) counted at run
+// time from the operand's extents, the rows guarded against M, the result
+// allocated at the run's size; split K is not planned (how many tiles
+// there are is known only at run time).
+// CHECK-LABEL: func.func @linear_run_time_rows(
+// CHECK-SAME:    %[[X:.+]]: tensor<?x?x64xf32>, %[[W:.+]]: tensor<64x128xf32>
+// CHECK:         bufferization.to_buffer %[[X]] read_only : tensor<?x?x64xf32> to memref<?x?x64xf32>
+// CHECK:         %[[B:.+]] = tensor.dim %[[X]], %c0
+// CHECK:         %[[S:.+]] = tensor.dim %[[X]], %c1
+// CHECK:         %[[BS:.+]] = arith.muli %{{.+}}, %[[B]]
+// CHECK:         %[[M:.+]] = arith.muli %[[BS]], %[[S]]
+// CHECK:         %[[OUT:.+]] = memref.alloc(%{{.+}}, %{{.+}}) {alignment = 64 : i64} : memref<?x?x128xf32>
+// CHECK:         %[[TILES:.+]] = arith.ceildivui %[[M]], %c64
+// CHECK:         gpu.launch blocks({{.*}}) in (%{{.+}} = %c2{{.*}}, %{{.+}} = %[[TILES]], %{{.+}} = %c1{{.*}}) threads
+// CHECK:           arith.cmpi ult, %{{.+}}, %[[M]]
+// CHECK:           memref.store %{{.+}}, %[[OUT]]
+// CHECK-NOT:     gpu.launch
+// CHECK:         return
+func.func @linear_run_time_rows(%x: tensor<?x?x64xf32>, %w: tensor<64x128xf32>) -> tensor<?x?x128xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %cst = arith.constant 0.0 : f32
+  %b = tensor.dim %x, %c0 : tensor<?x?x64xf32>
+  %s = tensor.dim %x, %c1 : tensor<?x?x64xf32>
+  %e = tensor.empty(%b, %s) : tensor<?x?x128xf32>
+  %f = linalg.fill ins(%cst : f32) outs(%e : tensor<?x?x128xf32>) -> tensor<?x?x128xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(b, s, n, k) -> (b, s, k)>, affine_map<(b, s, n, k) -> (k, n)>, affine_map<(b, s, n, k) -> (b, s, n)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%x, %w : tensor<?x?x64xf32>, tensor<64x128xf32>) outs(%f : tensor<?x?x128xf32>) {
+  ^bb0(%a: f32, %bb: f32, %acc: f32):
+    %p = arith.mulf %a, %bb : f32
+    %sum = arith.addf %acc, %p : f32
+    linalg.yield %sum : f32
+  } -> tensor<?x?x128xf32>
+  return %r : tensor<?x?x128xf32>
+}
+
+// -----
+
+// A run-time K (or N, or batch) keeps the generic lowering.
+// CHECK-LABEL: func.func @run_time_depth(
+// CHECK-NOT:     gpu.launch
+// CHECK:         linalg.matmul
+func.func @run_time_depth(%a: tensor<32x?xf32>, %b: tensor<?x32xf32>) -> tensor<32x32xf32> {
+  %cst = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32x32xf32>
+  %f = linalg.fill ins(%cst : f32) outs(%e : tensor<32x32xf32>) -> tensor<32x32xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<32x?xf32>, tensor<?x32xf32>) outs(%f : tensor<32x32xf32>) -> tensor<32x32xf32>
+  return %r : tensor<32x32xf32>
+}

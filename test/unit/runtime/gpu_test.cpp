@@ -171,33 +171,8 @@ TEST_CASE("kiln_model_inspect reads a GPU artifact without a GPU", "[gpu]") {
 }
 
 // ---- The CUDA path against the fake driver. ----
-namespace {
-
-// Points the runtime at the fake driver (loaded once per process) and
-// starts a new log; `settings` are the fake's behaviour switches.
-std::string useFakeDriver(
-    const std::vector<std::pair<const char *, const char *>> &settings = {}) {
-  setenv("KILN_CUDA_DRIVER", fixturePath("fake_cuda").c_str(), 1);
-  for (const char *name :
-       {"FAKE_CUDA_DEVICES", "FAKE_CUDA_NO_BINARY", "FAKE_CUDA_MEMORY",
-        "FAKE_CUDA_FAIL_LAUNCH", "FAKE_CUDA_FAULT", "KILN_CUDA_SYNC"})
-    unsetenv(name);
-  for (auto [name, value] : settings)
-    setenv(name, value, 1);
-  std::string log = scratchPath("fake_cuda.log");
-  std::ofstream(log, std::ios::trunc);
-  setenv("FAKE_CUDA_LOG", log.c_str(), 1);
-  return log;
-}
-
-std::string readLog(const std::string &path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-} // namespace
+using kiln::test::readLog;
+using kiln::test::useFakeDriver;
 
 TEST_CASE("a CUDA model loads once, captures a graph, then replays it",
           "[gpu_cuda]") {

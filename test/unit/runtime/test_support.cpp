@@ -1,7 +1,10 @@
 #include "test_support.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <fcntl.h>
+#include <fstream>
+#include <sstream>
 #include <stdexcept>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -82,6 +85,28 @@ CommandResult runCommand(int (*main)(int, char **),
   int code = main(static_cast<int>(storage.size()), argv.data());
   CommandResult result{code, out.finish(), err.finish()};
   return result;
+}
+
+std::string useFakeDriver(
+    const std::vector<std::pair<const char *, const char *>> &settings) {
+  setenv("KILN_CUDA_DRIVER", fixturePath("fake_cuda").c_str(), 1);
+  for (const char *name :
+       {"FAKE_CUDA_DEVICES", "FAKE_CUDA_NO_BINARY", "FAKE_CUDA_MEMORY",
+        "FAKE_CUDA_FAIL_LAUNCH", "FAKE_CUDA_FAULT", "KILN_CUDA_SYNC"})
+    unsetenv(name);
+  for (auto [name, value] : settings)
+    setenv(name, value, 1);
+  std::string log = scratchPath("fake_cuda.log");
+  std::ofstream(log, std::ios::trunc);
+  setenv("FAKE_CUDA_LOG", log.c_str(), 1);
+  return log;
+}
+
+std::string readLog(const std::string &path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
 }
 
 } // namespace kiln::test

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kiln::test {
@@ -28,6 +29,15 @@ struct CommandResult {
 // name), capturing what it prints on stdout and stderr.
 CommandResult runCommand(int (*main)(int, char **),
                          const std::vector<std::string> &args);
+
+// Points the runtime at the fake CUDA driver (fixtures/fake_cuda.c, loaded
+// once per process) and starts a new log, whose path it returns;
+// `settings` are the fake's behaviour switches (environment variables).
+std::string useFakeDriver(
+    const std::vector<std::pair<const char *, const char *>> &settings = {});
+
+// The text of the fake driver's log.
+std::string readLog(const std::string &path);
 
 } // namespace kiln::test
 

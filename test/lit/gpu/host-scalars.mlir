@@ -1,4 +1,4 @@
-// RUN: kiln-opt %s -kiln-gpu-reshape-to-cast -split-input-file | FileCheck %s
+// RUN: kiln-opt %s -kiln-gpu-host-scalars -split-input-file | FileCheck %s
 
 // An Unsqueeze over a symbolic dim: the shape buffer's extents are the
 // values stored into it; the reshape becomes a reinterpret_cast with them
@@ -49,4 +49,55 @@ func.func @unknown_shape(%src: memref<?xf32>, %shape: memref<2xindex>)
   %r = memref.reshape %src(%shape)
       : (memref<?xf32>, memref<2xindex>) -> memref<?x?xf32>
   return %r : memref<?x?xf32>
+}
+
+// -----
+
+// A run-time check over a value the host computed (a Slice's end against
+// the extent of a registered buffer): the 0-d comparison runs on the host
+// and the assert reads its result, with no buffer left.
+// CHECK-LABEL: func.func @check
+// CHECK-SAME:    (%[[END:.+]]: i64)
+// CHECK-NOT:     memref.alloc
+// CHECK:         %[[OK:.+]] = arith.cmpi sle, %[[END]], %{{.+}} : i64
+// CHECK-NEXT:    cf.assert %[[OK]], "node '/Slice': end beyond 512"
+// CHECK-NOT:     linalg.generic
+func.func @check(%end: i64) {
+  %c512 = arith.constant 512 : i64
+  %e = memref.alloc() : memref<i64>
+  memref.store %end, %e[] : memref<i64>
+  %ok = memref.alloc() : memref<i1>
+  linalg.generic {indexing_maps = [affine_map<() -> ()>, affine_map<() -> ()>],
+                  iterator_types = []}
+      ins(%e : memref<i64>) outs(%ok : memref<i1>) {
+  ^bb0(%in: i64, %out: i1):
+    %le = arith.cmpi sle, %in, %c512 : i64
+    linalg.yield %le : i1
+  }
+  %v = memref.load %ok[] : memref<i1>
+  cf.assert %v, "node '/Slice': end beyond 512"
+  return
+}
+
+// -----
+
+// A buffer a loop also writes is left alone.
+// CHECK-LABEL: func.func @escaped
+// CHECK:         memref.store
+// CHECK:         scf.for
+// CHECK:         }
+// CHECK-NEXT:    %[[V:.+]] = memref.load
+// CHECK-NEXT:    return %[[V]]
+func.func @escaped(%x: i64, %n: index) -> i64 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %b = memref.alloc() : memref<i64>
+  memref.store %x, %b[] : memref<i64>
+  scf.for %i = %c0 to %n step %c1 {
+    %y = memref.load %b[] : memref<i64>
+    %z = arith.addi %y, %y : i64
+    memref.store %z, %b[] : memref<i64>
+  }
+  %v = memref.load %b[] : memref<i64>
+  return %v : i64
 }
