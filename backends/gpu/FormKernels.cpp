@@ -64,14 +64,25 @@ bool accessesHostMemory(Operation *op) {
 bool launchesInside(Operation &op) {
   return op
       .walk([](Operation *inner) {
-        return isa<gpu::LaunchOp>(inner) || (isa<memref::AllocOp>(inner) &&
-                                             !cast<memref::AllocOp>(inner)
-                                                  .getType()
-                                                  .hasStaticShape())
+        auto alloc = dyn_cast<memref::AllocOp>(inner);
+        return isa<gpu::LaunchOp>(inner) ||
+                       (alloc && !alloc.getType().hasStaticShape())
                    ? WalkResult::interrupt()
                    : WalkResult::advance();
       })
       .wasInterrupted();
+}
+
+/// A branch that yields only buffers and holds a parallel loop (a run-time
+/// broadcast's copy into a static buffer): its loops are better kernels of
+/// their own than one thread's.
+bool isBufferBranch(Operation &op) {
+  return isa<scf::IfOp>(op) &&
+         llvm::all_of(op.getResultTypes(),
+                      [](Type type) { return isa<MemRefType>(type); }) &&
+         op.walk([](scf::ParallelOp) {
+             return WalkResult::interrupt();
+           }).wasInterrupted();
 }
 
 /// Ops the host may run: no memory effects and no regions (views of device
@@ -129,6 +140,30 @@ struct FormKernelsPass : public kiln::impl::FormKernelsBase<FormKernelsPass> {
 
     if (failed(formBlock(entry.getBody().front())))
       return signalPassFailure();
+    // What a kernel cannot do: read or write host memory (the host reads
+    // it first), or allocate a buffer of run-time size (per-iteration
+    // scratch over symbolic dims).
+    WalkResult device = entry.walk([&](gpu::LaunchOp launch) {
+      WalkResult inside = launch.walk([&](Operation *op) {
+        if (accessesHostMemory(op)) {
+          op->emitError("a kernel would read the extents or a record in "
+                        "host memory; not supported on GPU targets yet");
+          return WalkResult::interrupt();
+        }
+        auto alloc = dyn_cast<memref::AllocOp>(op);
+        if (alloc && !alloc.getType().hasStaticShape()) {
+          alloc.emitError("a buffer whose size is only known at run time "
+                          "inside a kernel (per-iteration scratch); not "
+                          "supported on GPU targets yet");
+          return WalkResult::interrupt();
+        }
+        return WalkResult::advance();
+      });
+      return inside.wasInterrupted() ? WalkResult::interrupt()
+                                     : WalkResult::advance();
+    });
+    if (device.wasInterrupted())
+      return signalPassFailure();
   }
 };
 
@@ -176,12 +211,12 @@ LogicalResult FormKernelsPass::formBlock(Block &body) {
       continue;
     }
     // A branch on what the host knows (a symbolic dim's broadcast, a
-    // choice between two views), or a loop over a run-time extent (a
-    // recurrence over a symbolic sequence), stays on the host with the
-    // kernels of its body inside it.
+    // choice between two views), or a loop whose bounds and carried values
+    // the host knows, stays on the host with the kernels of its body
+    // inside it.
     if (isa<scf::IfOp, scf::ForOp, scf::WhileOp>(op) && !readsRun(op) &&
         !readsRunInside(op) &&
-        (launchesInside(op) || isMemoryEffectFree(&op))) {
+        (launchesInside(op) || isBufferBranch(op) || isMemoryEffectFree(&op))) {
       if (failed(flush()))
         return failure();
       for (Region &region : op.getRegions())

@@ -31,6 +31,7 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/RegionUtils.h"
 
 namespace mlir::kiln {
 #define GEN_PASS_DEF_HOSTSCALARS
@@ -53,11 +54,14 @@ std::optional<int64_t> constantPosition(MemRefType type, ValueRange indices) {
   return position;
 }
 
-/// A 0-d linalg.generic with a body free of memory effects.
+/// A 0-d linalg.generic (on 0-d buffers or scalars) with a body free of
+/// memory effects.
 bool isScalarGeneric(Operation *op) {
   auto generic = dyn_cast<linalg::GenericOp>(op);
   return generic && generic.getNumLoops() == 0 &&
          generic.hasPureBufferSemantics() && generic.getNumDpsInits() == 1 &&
+         llvm::all_of(generic.getIndexingMapsArray(),
+                      [](AffineMap map) { return map.getNumResults() == 0; }) &&
          llvm::all_of(
              generic.getBody()->without_terminator(), [](Operation &inner) {
                return isMemoryEffectFree(&inner) && inner.getNumRegions() == 0;
@@ -92,6 +96,30 @@ bool isTracked(Value buffer) {
 struct HostScalarsPass : public kiln::impl::HostScalarsBase<HostScalarsPass> {
   /// Known elements of tracked buffers: (buffer, position) -> value.
   DenseMap<std::pair<Value, int64_t>, Value> known;
+  DenseMap<Value, bool> computable;
+
+  /// Whether the host computes `value` alone: from arguments and ops free
+  /// of memory effects (extents, constants, index arithmetic), not from a
+  /// load of device memory, which the device's kernels would compute.
+  bool hostComputable(Value value) {
+    auto [it, inserted] = computable.try_emplace(value, false);
+    if (!inserted)
+      return it->second;
+    Operation *def = value.getDefiningOp();
+    bool result =
+        !def || (def->getNumRegions() == 0 && isMemoryEffectFree(def) &&
+                 llvm::all_of(def->getOperands(),
+                              [&](Value v) { return hostComputable(v); }));
+    // Loads of the entry's host memory (a symbolic input's extents).
+    if (auto load = dyn_cast_or_null<memref::LoadOp>(def))
+      if (auto arg = dyn_cast<BlockArgument>(load.getMemRef()))
+        if (auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp()))
+          result = func.getArgAttr(arg.getArgNumber(), "kiln.host") &&
+                   llvm::all_of(load.getIndices(),
+                                [&](Value v) { return hostComputable(v); });
+    computable[value] = result;
+    return result;
+  }
 
   Value knownAt(Value buffer, int64_t position) {
     return known.lookup({buffer, position});
@@ -111,11 +139,16 @@ struct HostScalarsPass : public kiln::impl::HostScalarsBase<HostScalarsPass> {
       Value element = isa<MemRefType>(value.getType())
                           ? knownAt(value, 0)
                           : value; // a scalar operand
-      if (!element)
+      if (!element || !hostComputable(element))
         return;
       mapping.map(body->getArgument(input->getOperandNumber()), element);
     }
     if (generic.payloadUsesValueFromOperand(generic.getDpsInitOperand(0)))
+      return;
+    // The values the body reads from above must be the host's too.
+    llvm::SetVector<Value> above;
+    getUsedValuesDefinedAbove(generic.getRegion(), above);
+    if (!llvm::all_of(above, [&](Value v) { return hostComputable(v); }))
       return;
     OpBuilder b(generic);
     for (Operation &op : body->without_terminator())
@@ -162,10 +195,16 @@ struct HostScalarsPass : public kiln::impl::HostScalarsBase<HostScalarsPass> {
           runOnBlock(inner);
       if (auto store = dyn_cast<memref::StoreOp>(op)) {
         Value buffer = store.getMemRef();
-        if (isTracked(buffer))
-          known[{buffer, *constantPosition(cast<MemRefType>(buffer.getType()),
-                                           store.getIndices())}] =
-              store.getValueToStore();
+        if (!isTracked(buffer))
+          continue;
+        // A value the device computes stays in memory (a kernel writes it).
+        std::pair<Value, int64_t> element = {
+            buffer, *constantPosition(cast<MemRefType>(buffer.getType()),
+                                      store.getIndices())};
+        if (hostComputable(store.getValueToStore()))
+          known[element] = store.getValueToStore();
+        else
+          known.erase(element);
       } else if (auto load = dyn_cast<memref::LoadOp>(op)) {
         Value buffer = load.getMemRef();
         if (!isTracked(buffer))
@@ -186,6 +225,7 @@ struct HostScalarsPass : public kiln::impl::HostScalarsBase<HostScalarsPass> {
 
   void runOnOperation() override {
     known.clear();
+    computable.clear();
     func::FuncOp func = getOperation();
     for (Block &block : func.getBody())
       runOnBlock(block);

@@ -113,6 +113,9 @@ kiln_status GpuSession::copyInputs(const void *const *inputs,
           return status;
         inputBytes_[i] = std::max<uint64_t>(bytes, KILN_ALIGNMENT);
         moved = true;
+        // A graph captured before read the old buffer (whatever this run
+        // turns out to be: timed, failed or another shape).
+        graphReady_ = false;
       }
       const void *data =
           reinterpret_cast<const void *>(static_cast<uintptr_t>(record[0]));
@@ -137,6 +140,12 @@ kiln_status GpuSession::copyInputs(const void *const *inputs,
       return status;
   }
   return KILN_OK;
+}
+
+void *GpuSession::deviceInput(size_t i) const {
+  return i < inputs_.size() && !hasRunTimeExtent(descriptor_.inputs[i])
+             ? inputs_[i]
+             : nullptr;
 }
 
 kiln_status GpuSession::copyToHost(void *host, const void *device,
@@ -250,8 +259,8 @@ kiln_status GpuSession::run(const kiln_runtime_callbacks &callbacks,
       kiln_status captured = stream_->endCapture(/*keep=*/status == KILN_OK);
       if (!status && captured)
         return captured;
-      // A capture whose scratch had to grow still replays once (the
-      // chunks live until the next run) but is not kept for later runs.
+      // (The scratch does not grow during a capture: the last run at these
+      // extents fit in it. Should it, the graph would not be kept.)
       graphReady_ = !status && held;
       graphExtents_ = extents_;
       graphGeneration_ = scratch_.generation();

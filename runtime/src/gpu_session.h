@@ -42,9 +42,9 @@ public:
   // waits for it.
   kiln_status copyToHost(void *host, const void *device, uint64_t bytes);
 
-  void *deviceInput(size_t i) const {
-    return i < inputs_.size() ? inputs_[i] : nullptr;
-  }
+  // The session's own device buffer of input `i`; nullptr for one of
+  // run-time shape (its buffer moves when it grows).
+  void *deviceInput(size_t i) const;
   void *deviceOutput(size_t i) const {
     return i < outputs_.size() ? outputs_[i] : nullptr;
   }

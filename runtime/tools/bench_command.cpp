@@ -60,10 +60,17 @@ void benchGpu(const Model &model, Session &session,
     in[i] = kiln_session_device_input(session.get(), i);
   for (size_t i = 0; i < out.size(); ++i)
     out[i] = kiln_session_device_output(session.get(), i);
-  // Buffers of a run-time shape (symbolic dims) have no device buffer of
-  // their own: the latency above, copies included, is the figure.
-  bool runTimeShapes = std::count(in.begin(), in.end(), nullptr) ||
-                       std::count(out.begin(), out.end(), nullptr);
+  // Inputs or outputs of a run-time shape (symbolic dims) have no device
+  // buffer of their own: the latency above, copies included, is the figure.
+  auto runTimeShape = [](const kiln_tensor_desc &desc) {
+    return std::any_of(desc.shape, desc.shape + desc.rank,
+                       [](int64_t d) { return d < 0; });
+  };
+  bool runTimeShapes =
+      std::any_of(descriptor.inputs, descriptor.inputs + descriptor.num_inputs,
+                  runTimeShape) ||
+      std::any_of(descriptor.outputs,
+                  descriptor.outputs + descriptor.num_outputs, runTimeShape);
   std::vector<double> times;
   for (int i = 0; i < options.repeat && !runTimeShapes; ++i) {
     auto start = std::chrono::steady_clock::now();

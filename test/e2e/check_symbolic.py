@@ -36,7 +36,8 @@ failures = []
 
 
 import symbolic_models  # noqa: E402
-from symbolic_models import Encoder, Gpt2Block, GptBlock, SmallCnn  # noqa: E402
+from symbolic_models import (Encoder, Gpt2Block, GptBlock,  # noqa: E402
+                             Recurrent, SmallCnn)
 
 
 def export(name, model, args, names, axes):
@@ -441,19 +442,6 @@ for line in ["  batch                    0..2147483647",
 # and bidirectional LSTM exported with a dynamic time axis (and batch) run
 # as one loop over the steps, the state [batch, hidden] of run-time rows
 # (zeros expanded to the run-time batch when no initial state is given).
-class Recurrent(nn.Module):
-    def __init__(self, kind):
-        super().__init__()
-        self.rnn = (nn.GRU(8, 16, batch_first=True) if kind == "gru" else
-                    nn.LSTM(8, 16, batch_first=True, bidirectional=True))
-        self.head = nn.Linear(self.rnn.hidden_size *
-                              (2 if self.rnn.bidirectional else 1), 4)
-
-    def forward(self, x):
-        y, _ = self.rnn(x)
-        return self.head(y)
-
-
 for kind in ("gru", "lstm"):
     path = export(f"rnn_{kind}", Recurrent(kind), (torch.randn(2, 5, 8),),
                   ["x"], {"x": {1: "time"}, "out": {1: "time"}})

@@ -1,7 +1,8 @@
 """Models the symbolic-dim tests export with torch.onnx (dynamic_axes):
 a GPT-2 style block (causal mask built from the sequence length), the same
 block with GPT-2's mask (a slice of a registered triangle), a BERT-style
-encoder and a small CNN, and the export and `kiln run` helpers. Shared by
+encoder, a small CNN and a GRU / bidirectional LSTM with a linear head,
+and the export and `kiln run` helpers. Shared by
 check_symbolic.py (CPU) and check_symbolic_gpu.py (GPU targets)."""
 import math
 import os
@@ -121,3 +122,16 @@ class SmallCnn(nn.Module):
 
     def forward(self, x):
         return self.body(x)
+
+
+class Recurrent(nn.Module):
+    def __init__(self, kind):
+        super().__init__()
+        self.rnn = (nn.GRU(8, 16, batch_first=True) if kind == "gru" else
+                    nn.LSTM(8, 16, batch_first=True, bidirectional=True))
+        self.head = nn.Linear(self.rnn.hidden_size *
+                              (2 if self.rnn.bidirectional else 1), 4)
+
+    def forward(self, x):
+        y, _ = self.rnn(x)
+        return self.head(y)

@@ -251,3 +251,38 @@ func.func @main(%x: memref<2xi64>, %y: memref<2xi64>) {
   call @__kiln_normalize(%x, %y) : (memref<2xi64>, memref<2xi64>) -> ()
   return
 }
+
+// -----
+
+// A kernel cannot read the extents in host memory.
+func.func @main(%dims: memref<1xi64> {kiln.host}, %y: memref<8xi64>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  scf.parallel (%i) = (%c0) to (%c8) step (%c1) {
+    // expected-error @below {{a kernel would read the extents or a record in host memory; not supported on GPU targets yet}}
+    %n = memref.load %dims[%c0] : memref<1xi64>
+    memref.store %n, %y[%i] : memref<8xi64>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// Nor allocate a buffer of run-time size (per-iteration scratch).
+func.func @main(%n: index, %y: memref<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %cst = arith.constant 0.0 : f32
+  scf.parallel (%i) = (%c0) to (%c8) step (%c1) {
+    // expected-error @below {{a buffer whose size is only known at run time inside a kernel (per-iteration scratch); not supported on GPU targets yet}}
+    %scratch = memref.alloc(%n) : memref<?xf32>
+    memref.store %cst, %scratch[%c0] : memref<?xf32>
+    %v = memref.load %scratch[%c0] : memref<?xf32>
+    memref.store %v, %y[%i] : memref<8xf32>
+    scf.reduce
+  }
+  return
+}

@@ -101,3 +101,30 @@ func.func @escaped(%x: i64, %n: index) -> i64 {
   %v = memref.load %b[] : memref<i64>
   return %v : i64
 }
+
+// -----
+
+// A value the device computes (a load of device memory) stays in its
+// buffer: the kernels that compute and read it keep it there.
+// CHECK-LABEL: func.func @device_value
+// CHECK:         %[[X:.+]] = memref.load %arg0
+// CHECK:         memref.store %[[X]], %[[B:.+]][]
+// CHECK:         linalg.generic
+// CHECK:         memref.load
+func.func @device_value(%x: memref<4xi64>) -> i1 {
+  %c0 = arith.constant 0 : index
+  %c512 = arith.constant 512 : i64
+  %v = memref.load %x[%c0] : memref<4xi64>
+  %b = memref.alloc() : memref<i64>
+  memref.store %v, %b[] : memref<i64>
+  %ok = memref.alloc() : memref<i1>
+  linalg.generic {indexing_maps = [affine_map<() -> ()>, affine_map<() -> ()>],
+                  iterator_types = []}
+      ins(%b : memref<i64>) outs(%ok : memref<i1>) {
+  ^bb0(%in: i64, %out: i1):
+    %le = arith.cmpi sle, %in, %c512 : i64
+    linalg.yield %le : i1
+  }
+  %r = memref.load %ok[] : memref<i1>
+  return %r : i1
+}
