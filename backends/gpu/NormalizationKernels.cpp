@@ -22,6 +22,7 @@
 #include "backends/gpu/Passes.h"
 
 #include "compiler/logging/Logging.h"
+#include "compiler/logging/Report.h"
 #include "dialects/kiln/KilnOps.h"
 #include "dialects/kiln/NodeLocation.h"
 
@@ -87,9 +88,10 @@ FailureOr<RowOp> match(Operation *op) {
   } else {
     return failure();
   }
-  if (!isStaticF32Tensor(row.input) || !isStaticF32Tensor(op->getResult(0)))
+  auto type = dyn_cast<RankedTensorType>(row.input.getType());
+  if (!type || !type.getElementType().isF32() ||
+      op->getResult(0).getType() != type)
     return failure();
-  auto type = cast<RankedTensorType>(row.input.getType());
   int64_t rank = type.getRank();
   if (axis < 0)
     axis += rank;
@@ -100,8 +102,19 @@ FailureOr<RowOp> match(Operation *op) {
   row.axis = axis;
   row.rows = 1;
   row.cols = 1;
-  for (int64_t d = 0; d < rank; ++d)
-    (d < axis ? row.rows : row.cols) *= type.getShape()[d];
+  // The rows may be run-time extents (a symbolic batch or sequence); each
+  // row's columns are static.
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t size = type.getDimSize(d);
+    if (d >= axis && ShapedType::isDynamic(size))
+      return failure();
+    if (d >= axis)
+      row.cols *= size;
+    else if (ShapedType::isDynamic(size) || ShapedType::isDynamic(row.rows))
+      row.rows = ShapedType::kDynamic;
+    else
+      row.rows *= size;
+  }
   if (row.cols == 0 || row.rows == 0 || !isColumnOperand(row.scale, row.cols) ||
       !isColumnOperand(row.bias, row.cols))
     return failure();
@@ -217,15 +230,19 @@ Value RowKernelWriter::columnOperand(Value buffer, Value column) {
 }
 
 Value RowKernelWriter::write() {
-  auto resultType = cast<RankedTensorType>(row.op->getResult(0).getType());
   in = rowsView(readOnlyBuffer(b, loc, row.input));
   Value scale = row.scale ? columnsView(row.scale) : Value();
   Value bias = row.bias ? columnsView(row.bias) : Value();
-  Value outBuffer = newBuffer(b, loc, resultType.getShape(), b.getF32Type());
+  // The result has the input's shape (its run-time rows read from it).
+  Value outBuffer = newBufferLike(b, loc, row.input);
   Value out = rowsView(outBuffer);
+  // One block per row: their count read at run time for run-time rows.
+  Value rows = ShapedType::isDynamic(row.rows)
+                   ? memref::DimOp::create(b, loc, in, 0).getResult()
+                   : index(b, loc, row.rows);
 
   gpu::LaunchOp launch =
-      createLaunch(b, loc, {index(b, loc, row.rows)}, {kThreads},
+      createLaunch(b, loc, {rows}, {kThreads},
                    {workgroupMemRef({kThreads}, b.getF32Type())});
   shared = launch.getWorkgroupAttributions()[0];
   tid = launch.getThreadIds().x;
@@ -317,13 +334,25 @@ struct NormalizationKernelsPass
             << "' keeps the generic lowering (needs static f32 trailing "
                "rows)\n";
     });
-    for (RowOp &row : rows) {
+    for (RowOp &matched : rows) {
+      // Matched again: an earlier kernel may have replaced this op's input
+      // (a layer norm of a layer norm), which the first match still names.
+      FailureOr<RowOp> current = match(matched.op);
+      if (failed(current))
+        continue;
+      RowOp &row = *current;
       OpBuilder b(row.op);
       Value result = RowKernelWriter(b, row).write();
       KILN_LOG("gpu", Debug)
           << row.op->getName() << " at '" << onnxNodeName(row.op->getLoc())
-          << "': " << row.rows << " rows of " << row.cols << ", a block of "
-          << kThreads << " threads per row\n";
+          << "': "
+          << (ShapedType::isDynamic(row.rows) ? std::string("run-time")
+                                              : std::to_string(row.rows))
+          << " rows of " << row.cols << ", a block of " << kThreads
+          << " threads per row\n";
+      report::count("gpu_row_kernels");
+      if (ShapedType::isDynamic(row.rows))
+        report::count("gpu_row_kernels_run_time_rows");
       row.op->getResult(0).replaceAllUsesWith(result);
       row.op->erase();
     }

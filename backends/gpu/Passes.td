@@ -139,7 +139,9 @@ def NormalizationKernels
   let description = [{
     Runs before kiln-lower-to-linalg for GPU targets. Each `kiln.layer_norm`
     (dims from `axis` on), `kiln.softmax` or `kiln.log_softmax` (last axis)
-    on a static f32 tensor becomes one `gpu.launch` on buffers with a block
+    on an f32 tensor with static columns (the rows may be run-time extents:
+    a symbolic batch or sequence; the grid is then their count, read at run
+    time) becomes one `gpu.launch` on buffers with a block
     of 128 threads per row: threads stride over the row's columns, combine
     partial sums (or maxima) through shared memory in 7 halving steps
     between barriers, and write the row in a last pass (layer norm: mean,

@@ -78,7 +78,7 @@ ptxas = shutil.which("ptxas") or next(
 
 
 def check_model(name, path, make_inputs, sizes, *flags, attention=0,
-                tiled=3, serial_ok=False):
+                tiled=3, norms=0, serial_ok=False):
     report_file = os.path.join(work, f"{name}_report.json")
     artifact = compile_model(path, "_emulated", *EMULATE, *flags,
                              f"--report={report_file}")
@@ -88,16 +88,20 @@ def check_model(name, path, make_inputs, sizes, *flags, attention=0,
     # row tiles, attention the flash kernel, and no one-thread kernel.
     with open(report_file) as f:
         report = json.load(f)
-    min_tiled = tiled
+    min_tiled, min_norms = tiled, norms
     tiled = report.get("gpu_contraction_kernels_run_time_rows", 0)
+    norms = report.get("gpu_row_kernels_run_time_rows", 0)
     flash = report.get("gpu_attention_kernels_run_time_extents", 0)
     serial = [k["onnx_nodes"] for k in report["gpu"]["kernels"]
               if k["block"] == [1, 1, 1]]
     print(f"{name}: {tiled} tiled contraction kernels over run-time rows, "
-          f"{flash} flash attention kernels, {len(serial)} one-thread kernels")
-    if tiled < min_tiled or flash != attention or (serial and not serial_ok):
+          f"{flash} flash attention kernels, {norms} row kernels (layer norm, "
+          f"softmax), {len(serial)} one-thread kernels")
+    if (tiled < min_tiled or flash != attention or norms < min_norms or
+            (serial and not serial_ok)):
         failures.append(f"{name}: kernels {tiled} tiled, {flash} flash "
-                        f"(want {attention}), one-thread kernels {serial}")
+                        f"(want {attention}), {norms} row kernels (want "
+                        f"{min_norms}), one-thread kernels {serial}")
     session = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
     cases = []
     for size in sizes:
@@ -174,7 +178,7 @@ check_model("gpt2", gpt2,
             lambda b, t: {"x": rng.standard_normal((b, t, 64),
                                                    dtype=np.float32)},
             [(1, 7), (3, 64), (1, 1), (1, 300)], "--dim", "seq=1..512",
-            attention=1)
+            attention=1, norms=2)
 
 # Without --dim, a size beyond the registered causal buffer fails the run
 # by the Slice's check, on the host (not a trap in a kernel).
@@ -204,7 +208,7 @@ def encoder_inputs(b, t):
 
 encoder_so = check_model("encoder", enc, encoder_inputs,
                          [(1, 7), (3, 64), (1, 128), (1, 1)],
-                         "--dim", "seq=1..512", attention=1)
+                         "--dim", "seq=1..512", attention=1, norms=3)
 check_tensor_cores("gpt2", gpt2,
                    lambda b, t: {"x": rng.standard_normal(
                        (b, t, 64), dtype=np.float32)},

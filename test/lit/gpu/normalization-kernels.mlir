@@ -52,3 +52,33 @@ func.func @middle_axis(%x: tensor<3x4x50xf32>) -> tensor<3x4x50xf32> {
   %y = kiln.softmax %x {axis = 1 : i64} : (tensor<3x4x50xf32>) -> tensor<3x4x50xf32>
   return %y : tensor<3x4x50xf32>
 }
+
+// -----
+
+// A layer norm of a layer norm (a BERT export's embeddings): the second
+// kernel reads the first one's result, not the op it replaced.
+// CHECK-LABEL: func.func @chained(
+// CHECK:         %[[FIRST:.+]] = bufferization.to_tensor %{{.+}} restrict writable
+// CHECK:         bufferization.to_buffer %[[FIRST]] read_only
+// CHECK:         gpu.launch
+// CHECK-NOT:     kiln.layer_norm
+func.func @chained(%x: tensor<2x12x64xf32>, %g: tensor<64xf32>, %b: tensor<64xf32>) -> tensor<2x12x64xf32> {
+  %y = kiln.layer_norm %x, %g, %b {axis = 2 : i64, epsilon = 1.0e-05 : f64} : (tensor<2x12x64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<2x12x64xf32>
+  %z = kiln.layer_norm %y, %g, %b {axis = 2 : i64, epsilon = 1.0e-05 : f64} : (tensor<2x12x64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<2x12x64xf32>
+  return %z : tensor<2x12x64xf32>
+}
+
+// -----
+
+// Run-time rows (a layer norm over [batch, seq, 64]): one block per row,
+// their count read from the rows view at run time.
+// CHECK-LABEL: func.func @run_time_rows(
+// CHECK:         %[[IN:.+]] = memref.collapse_shape %{{.+}} {{\[\[}}0, 1], [2]] : memref<?x?x64xf32> into memref<?x64xf32>
+// CHECK:         %[[OUT:.+]] = memref.alloc(%{{.+}}, %{{.+}}) {alignment = 64 : i64} : memref<?x?x64xf32>
+// CHECK:         %[[ROWS:.+]] = memref.dim %[[IN]], %c0
+// CHECK:         gpu.launch blocks(%{{.+}}, %{{.+}}, %{{.+}}) in (%{{.+}} = %[[ROWS]],
+// CHECK-NOT:     kiln.layer_norm
+func.func @run_time_rows(%x: tensor<?x?x64xf32>, %g: tensor<64xf32>, %b: tensor<64xf32>) -> tensor<?x?x64xf32> {
+  %y = kiln.layer_norm %x, %g, %b {axis = 2 : i64, epsilon = 1.0e-05 : f64} : (tensor<?x?x64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<?x?x64xf32>
+  return %y : tensor<?x?x64xf32>
+}
