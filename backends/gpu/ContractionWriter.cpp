@@ -210,9 +210,10 @@ ContractionWriter::ContractionWriter(OpBuilder &b, Contraction &c)
     extentM = index(b, loc, 1);
     for (unsigned d : c.m)
       extentM = arith::MulIOp::create(b, loc, extentM, loopExtents[d]);
-    resultExtents = tensorExtents(b, loc, c.op.getDpsInits()[0]);
-    if (c.epilogue)
+    if (c.epilogue) {
+      resultExtents = tensorExtents(b, loc, c.op.getDpsInits()[0]);
       epilogueExtents = tensorExtents(b, loc, c.epilogue.getDpsInits()[0]);
+    }
   }
   // The root's init holds the result's run-time dims.
   out = newBufferLike(b, loc,

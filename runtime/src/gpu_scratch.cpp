@@ -1,16 +1,11 @@
 #include "gpu_scratch.h"
+#include "scratch.h"
 
 #include <algorithm>
 
 namespace kiln::rt {
 namespace {
 constexpr uint64_t kMinChunk = uint64_t(1) << 20;
-// A request above this is a corrupt size, not a tensor (2^48 bytes).
-constexpr uint64_t kMaxRequest = uint64_t(1) << 48;
-
-uint64_t roundUp(uint64_t bytes) {
-  return (bytes + KILN_ALIGNMENT - 1) / KILN_ALIGNMENT * KILN_ALIGNMENT;
-}
 } // namespace
 
 DeviceScratch::~DeviceScratch() {
@@ -19,9 +14,9 @@ DeviceScratch::~DeviceScratch() {
 }
 
 void *DeviceScratch::allocate(uint64_t bytes) {
-  if (bytes > kMaxRequest)
+  uint64_t size = scratchRequestSize(bytes);
+  if (size == 0)
     return nullptr;
-  uint64_t size = std::max<uint64_t>(roundUp(bytes), KILN_ALIGNMENT);
   if (chunks_.empty() || chunks_.back().size - used_ < size) {
     uint64_t last = chunks_.empty() ? 0 : chunks_.back().size;
     uint64_t chunkSize = std::max({size, kMinChunk, 2 * last});

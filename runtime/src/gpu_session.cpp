@@ -19,13 +19,6 @@ GpuSession::~GpuSession() {
   device_.release(arena_);
 }
 
-namespace {
-bool hasRunTimeExtent(const kiln_tensor_desc &desc) {
-  return std::any_of(desc.shape, desc.shape + desc.rank,
-                     [](int64_t d) { return d < 0; });
-}
-} // namespace
-
 kiln_status GpuSession::init(ThreadPool *pool, bool useGraphs,
                              kiln_runtime_callbacks &callbacks) {
   useGraphs_ = useGraphs;

@@ -22,10 +22,16 @@ Scratch::~Scratch() {
     freeAligned(chunk.data);
 }
 
-void *Scratch::allocate(uint64_t bytes) {
+uint64_t scratchRequestSize(uint64_t bytes) {
   if (bytes > kMaxRequest)
+    return 0;
+  return std::max<uint64_t>(roundUp(bytes), KILN_ALIGNMENT);
+}
+
+void *Scratch::allocate(uint64_t bytes) {
+  size_t size = scratchRequestSize(bytes);
+  if (size == 0)
     return nullptr;
-  size_t size = std::max<size_t>(roundUp(bytes), KILN_ALIGNMENT);
   if (chunks.empty() || chunks.back().size - used < size) {
     size_t last = chunks.empty() ? 0 : chunks.back().size;
     size_t chunkSize = std::max({size, kMinChunk, 2 * last});

@@ -12,6 +12,11 @@
 
 namespace kiln::rt {
 
+// The bytes a scratch request for `bytes` takes: rounded up to
+// KILN_ALIGNMENT, at least one unit; 0 for a size that is a corrupt value,
+// not a tensor (past 2^48 bytes).
+uint64_t scratchRequestSize(uint64_t bytes);
+
 class Scratch {
 public:
   Scratch() = default;

@@ -115,11 +115,6 @@ namespace {
 
 constexpr unsigned kMaxThreads = ThreadPool::kMaxThreads;
 
-bool isDynamic(const kiln_tensor_desc &desc) {
-  return std::any_of(desc.shape, desc.shape + desc.rank,
-                     [](int64_t d) { return d < 0; });
-}
-
 // Creates output `desc` from the record the entry filled: its shape, and a
 // copy of the data the record points to.
 kiln_status copyHostMemory(void *host, const void *data, uint64_t bytes) {
@@ -200,7 +195,7 @@ kiln_status bindInputs(kiln_session &session, const kiln_named_tensor *inputs,
                   "input " + quoted(name) + ": expected " +
                       kiln_dtype_name(expectedDtype) + ", got " +
                       kiln_dtype_name(tensor->dtype));
-    if (isDynamic(desc)) {
+    if (hasRunTimeExtent(desc)) {
       if (kiln_status status = bindSymbolicInput(session, slot, *tensor))
         return status;
       continue;
@@ -349,7 +344,7 @@ extern "C" kiln_status kiln_session_create(const kiln_model *model,
     session->symbolValues.assign(descriptor.num_symbols, -1);
     session->symbolSetBy.assign(descriptor.num_symbols, 0);
     for (uint32_t i = 0; i < descriptor.num_outputs; ++i)
-      if (isDynamic(descriptor.outputs[i]))
+      if (hasRunTimeExtent(descriptor.outputs[i]))
         session->dynamicRecords[i].assign(1 + descriptor.outputs[i].rank, 0);
     session->pool = std::make_unique<ThreadPool>(threads);
     session->callbacks.abi_version = KILN_ABI_VERSION;
@@ -411,7 +406,7 @@ kiln_session_run(kiln_session *session, const kiln_named_tensor *inputs,
       outputs[i] = nullptr;
     for (size_t i = 0; i < num_outputs; ++i) {
       const kiln_tensor_desc &desc = descriptor.outputs[i];
-      if (isDynamic(desc)) {
+      if (hasRunTimeExtent(desc)) {
         // Created after the run, from the shape the run reports.
         std::fill(session->dynamicRecords[i].begin(),
                   session->dynamicRecords[i].end(), 0);
@@ -434,7 +429,7 @@ kiln_session_run(kiln_session *session, const kiln_named_tensor *inputs,
                             /*deviceBuffers=*/false);
       // Outputs of a run-time shape: the record names device memory.
       for (size_t i = 0; i < num_outputs && status == KILN_OK; ++i)
-        if (isDynamic(descriptor.outputs[i]))
+        if (hasRunTimeExtent(descriptor.outputs[i]))
           status = takeDynamicOutput(
               descriptor.outputs[i], session->dynamicRecords[i], &outputs[i],
               [&](void *host, const void *device, uint64_t bytes) {
@@ -465,7 +460,7 @@ kiln_session_run(kiln_session *session, const kiln_named_tensor *inputs,
     for (size_t i = 0; i < num_outputs; ++i) {
       const kiln_tensor_desc &desc = descriptor.outputs[i];
       kiln_status status = KILN_OK;
-      if (isDynamic(desc))
+      if (hasRunTimeExtent(desc))
         status =
             takeDynamicOutput(desc, session->dynamicRecords[i], &outputs[i]);
       // A string output points into the inputs, the weights or the run's
@@ -525,7 +520,7 @@ extern "C" kiln_status kiln_session_run_device(kiln_session *session,
     const kiln_tensor_desc &desc =
         input ? descriptor.inputs[i]
               : descriptor.outputs[i - descriptor.num_inputs];
-    if (isDynamic(desc))
+    if (hasRunTimeExtent(desc))
       return fail(KILN_ERROR_INVALID_ARGUMENT,
                   "kiln_session_run_device: " +
                       std::string(input ? "input " : "output ") +

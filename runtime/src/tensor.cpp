@@ -3,6 +3,7 @@
 #include "aligned_buffer.h"
 #include "status.h"
 
+#include <algorithm>
 #include <new>
 
 using namespace kiln::rt;
@@ -132,4 +133,9 @@ extern "C" size_t kiln_tensor_size_bytes(const kiln_tensor *tensor) {
 
 extern "C" void *kiln_tensor_data(kiln_tensor *tensor) {
   return tensor ? tensor->data : nullptr;
+}
+
+bool kiln::rt::hasRunTimeExtent(const kiln_tensor_desc &desc) {
+  return std::any_of(desc.shape, desc.shape + desc.rank,
+                     [](int64_t d) { return d < 0; });
 }

@@ -25,6 +25,10 @@ namespace kiln::rt {
 kiln_status denseSize(kiln_dtype dtype, int32_t rank, const int64_t *shape,
                       size_t *elements, size_t *bytes);
 
+// Whether `desc` has a dim known only at run time (a symbolic input dim, an
+// output shaped by the run).
+bool hasRunTimeExtent(const kiln_tensor_desc &desc);
+
 } // namespace kiln::rt
 
 #endif // KILN_RUNTIME_TENSOR_H
